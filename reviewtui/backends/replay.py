@@ -1,0 +1,31 @@
+"""The ``replay`` backend: re-score stored raw outputs, ``<case_id>.json`` each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..cases import Case
+from .base import Backend, BackendUsageError, CaseOutput
+
+
+class ReplayBackend(Backend):
+    name = "replay"
+
+    def __init__(self, replay_dir: str | Path) -> None:
+        self.replay_dir = Path(replay_dir)
+        if not self.replay_dir.is_dir():
+            raise BackendUsageError(f"--replay-dir {self.replay_dir} is not a folder of <case_id>.json outputs")
+        self.model = f"replay:{self.replay_dir}"
+
+    async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
+        path = self.replay_dir / f"{case.case_id}.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return CaseOutput(case.case_id, None, error=f"no stored output {path}")
+        except (OSError, UnicodeDecodeError) as exc:
+            return CaseOutput(case.case_id, None, error=f"cannot read {path}: {exc}")
+        return CaseOutput(case.case_id, text, model=self.model)
+
+    def describe(self) -> dict:
+        return {"backend": self.name, "model": None, "replay_dir": str(self.replay_dir)}

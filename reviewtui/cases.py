@@ -1,0 +1,483 @@
+"""Cases: ``cases/<case_id>/snapshot.json`` + ``expected.yaml``.
+
+Loading, validation (``reviewtui check``) and the round-trip editing API the
+app uses. expected.yaml is read and written with ruamel.yaml's round-trip
+mode so the seniors' comments and key order survive every save; saves are
+atomic and refuse to overwrite a file that changed on disk since it was read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from . import taxonomy
+from .atomic import atomic_write_text
+from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
+
+LISTS = ("must_find", "may_find", "must_not_say")
+CASE_KINDS = ("ordinary", "broken_data", "clean", "trap")
+CASE_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{1,63}$")
+TOP_KEYS = {"case", "kind", "source", "notes", *LISTS}
+ENTRY_KEYS = {"id", "evidence", "rows", "says", "claim", "note"}
+EXPECTED_FILE = "expected.yaml"
+SNAPSHOT_FILE = "snapshot.json"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a case, printed as ``path:line: message``."""
+
+    path: Path
+    line: int
+    message: str
+    severity: str = "error"  # "error" fails `reviewtui check`; "warning" does not
+
+    def __str__(self) -> str:
+        prefix = "warning: " if self.severity == "warning" else ""
+        return f"{self.path}:{self.line}: {prefix}{self.message}"
+
+
+class CaseFileError(Exception):
+    """expected.yaml cannot be parsed at all."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+class ExternalChangeError(Exception):
+    """expected.yaml changed on disk since it was loaded; saving would lose that change."""
+
+
+def _yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 4096  # never fold a long evidence line
+    y.indent(mapping=2, sequence=4, offset=2)
+    return y
+
+
+def _line(node: Any, key: Any = None) -> int:
+    """1-based line of a mapping key / sequence item (or the node itself)."""
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return 1
+    try:
+        if key is None:
+            return lc.line + 1
+        if isinstance(node, CommentedSeq):
+            return lc.item(key)[0] + 1
+        return lc.key(key)[0] + 1
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return lc.line + 1
+
+
+# --------------------------------------------------------------------------
+# Round-trip document
+# --------------------------------------------------------------------------
+
+
+class ExpectedDoc:
+    """An expected.yaml held as a round-trip tree, for editing with comments kept."""
+
+    def __init__(self, path: Path, data: CommentedMap, raw: bytes) -> None:
+        self.path = path
+        self.data = data
+        self.loaded_digest = hashlib.sha256(raw).hexdigest()
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ExpectedDoc":
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise CaseFileError(Problem(path, 1, "file not found: every case needs an expected.yaml")) from None
+        return cls.parse(path, raw)
+
+    @classmethod
+    def parse(cls, path: Path, raw: bytes) -> "ExpectedDoc":
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CaseFileError(Problem(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")) from None
+        try:
+            data = _yaml().load(text)
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark else 1
+            what = exc.problem or exc.context or "invalid YAML"
+            raise CaseFileError(Problem(path, line, f"malformed YAML: {what}; fix the YAML syntax")) from None
+        except YAMLError as exc:
+            raise CaseFileError(Problem(path, 1, f"malformed YAML: {exc}; fix the YAML syntax")) from None
+        if data is None:
+            data = CommentedMap()
+        if not isinstance(data, CommentedMap):
+            raise CaseFileError(Problem(path, 1, "expected.yaml must be a mapping with keys case, kind, must_find, ..."))
+        return cls(path, data, raw)
+
+    # -- editing ------------------------------------------------------------
+
+    def entries(self, list_name: str) -> CommentedSeq:
+        """The list, created (as an empty block list) if absent."""
+        if list_name not in LISTS:
+            raise ValueError(f"unknown list {list_name!r}; use one of {', '.join(LISTS)}")
+        seq = self.data.get(list_name)
+        if not isinstance(seq, CommentedSeq):
+            seq = CommentedSeq()
+            self.data[list_name] = seq
+        return seq
+
+    def add_entry(self, list_name: str, entry: dict[str, Any], index: int | None = None) -> int:
+        """Append (or insert at ``index``) an entry; returns its index."""
+        seq = self.entries(list_name)
+        node = _entry_node(entry)
+        if index is None or index >= len(seq):
+            seq.append(node)
+            return len(seq) - 1
+        seq.insert(index, node)
+        return index
+
+    def update_entry(self, list_name: str, index: int, fields: dict[str, Any]) -> None:
+        """Set (or, with value None, remove) fields of one entry, keeping its other keys and comments."""
+        node = self.entries(list_name)[index]
+        for key, value in fields.items():
+            if value is None or value == [] and key in ("rows", "says"):
+                node.pop(key, None)
+            else:
+                node[key] = _flow_list(value) if isinstance(value, list) else value
+
+    def remove_entry(self, list_name: str, index: int) -> dict[str, Any]:
+        seq = self.entries(list_name)
+        removed = seq.pop(index)
+        return _plain(removed)
+
+    def entry(self, list_name: str, index: int) -> dict[str, Any]:
+        return _plain(self.entries(list_name)[index])
+
+    # -- saving ---------------------------------------------------------------
+
+    def dump(self) -> str:
+        buf = io.StringIO()
+        _yaml().dump(self.data, buf)
+        return buf.getvalue()
+
+    def changed_on_disk(self) -> bool:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return True
+        return hashlib.sha256(raw).hexdigest() != self.loaded_digest
+
+    def save(self, path: str | Path | None = None, *, force: bool = False) -> None:
+        """Write atomically. Refuses (ExternalChangeError) when the file changed since load, unless ``force``."""
+        target = Path(path) if path is not None else self.path
+        if not force and target == self.path and self.changed_on_disk():
+            raise ExternalChangeError(
+                f"{self.path} changed on disk since it was loaded; reload it or save elsewhere"
+            )
+        text = self.dump()
+        atomic_write_text(target, text)
+        if target == self.path:
+            self.loaded_digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _flow_list(values: list[Any]) -> CommentedSeq:
+    seq = CommentedSeq(values)
+    seq.fa.set_flow_style()
+    return seq
+
+
+def _entry_node(entry: dict[str, Any]) -> CommentedMap:
+    node = CommentedMap()
+    for key in ("id", "evidence", "rows", "says", "claim", "note"):
+        value = entry.get(key)
+        if value is None or (key in ("rows", "says") and not value):
+            continue
+        node[key] = _flow_list(list(value)) if isinstance(value, (list, tuple)) else value
+    for key, value in entry.items():  # keep fields this version does not know
+        if key not in node and value is not None:
+            node[key] = value
+    return node
+
+
+def _plain(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {str(k): _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return node
+
+
+# --------------------------------------------------------------------------
+# Case model
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Expectation:
+    list_name: str
+    index: int
+    id: str
+    evidence: str
+    rows: list[str] = field(default_factory=list)
+    says: list[str] = field(default_factory=list)
+    claim: str | None = None
+    line: int = 1
+
+    @property
+    def kind(self) -> str:
+        return taxonomy.split_id(self.id)[0]
+
+    @property
+    def scope(self) -> str | None:
+        return taxonomy.split_id(self.id)[1]
+
+
+@dataclass
+class Case:
+    case_id: str
+    dir: Path
+    kind: str
+    source: str | None
+    notes: str | None
+    must_find: list[Expectation]
+    may_find: list[Expectation]
+    must_not_say: list[Expectation]
+    doc: ExpectedDoc
+    snapshot: Snapshot | None
+
+    @property
+    def expected_path(self) -> Path:
+        return self.dir / EXPECTED_FILE
+
+    @property
+    def snapshot_path(self) -> Path:
+        return self.dir / SNAPSHOT_FILE
+
+    def expectations(self, list_name: str | None = None) -> list[Expectation]:
+        if list_name is not None:
+            return getattr(self, list_name)
+        return [*self.must_find, *self.may_find, *self.must_not_say]
+
+    def source_path(self) -> Path | None:
+        """The write-up file, relative to the folder that holds ``cases/``."""
+        if not self.source:
+            return None
+        return (self.dir.parent.parent / self.source).resolve()
+
+    def refresh(self) -> None:
+        """Rebuild the expectation lists from the (edited) round-trip tree."""
+        self.kind = str(self.doc.data.get("kind", ""))
+        self.source = self.doc.data.get("source")
+        self.notes = self.doc.data.get("notes")
+        for name in LISTS:
+            setattr(self, name, _expectations(self.doc.data, name))
+
+
+def _expectations(data: CommentedMap, list_name: str) -> list[Expectation]:
+    seq = data.get(list_name)
+    if not isinstance(seq, list):
+        return []
+    out = []
+    for index, node in enumerate(seq):
+        if not isinstance(node, dict):
+            continue
+        rows = node.get("rows") or []
+        says = node.get("says") or []
+        out.append(
+            Expectation(
+                list_name=list_name,
+                index=index,
+                id=str(node.get("id", "")),
+                evidence=str(node.get("evidence", "") or ""),
+                rows=[str(r) for r in rows] if isinstance(rows, list) else [],
+                says=[str(s) for s in says] if isinstance(says, list) else [],
+                claim=node.get("claim"),
+                line=_line(seq, index),
+            )
+        )
+    return out
+
+
+def load_case(case_dir: str | Path, *, with_snapshot: bool = True) -> Case:
+    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed."""
+    case_dir = Path(case_dir)
+    doc = ExpectedDoc.load(case_dir / EXPECTED_FILE)
+    snapshot = Snapshot.load(case_dir / SNAPSHOT_FILE) if with_snapshot else None
+    data = doc.data
+    case = Case(
+        case_id=case_dir.name,
+        dir=case_dir,
+        kind=str(data.get("kind", "")),
+        source=data.get("source"),
+        notes=data.get("notes"),
+        must_find=[],
+        may_find=[],
+        must_not_say=[],
+        doc=doc,
+        snapshot=snapshot,
+    )
+    case.refresh()
+    return case
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+
+def validate_case(case: Case) -> list[Problem]:
+    """Every structural problem of a loaded case (the snapshot must be loaded)."""
+    path = case.expected_path
+    data = case.doc.data
+    problems: list[Problem] = []
+
+    def err(line: int, msg: str) -> None:
+        problems.append(Problem(path, line, msg))
+
+    if not CASE_ID_RE.match(case.case_id):
+        err(1, f"case folder name {case.case_id!r} is not a valid case id (lowercase letters, digits, '-' and '_', 2 to 64 characters)")
+    if data.get("case") != case.case_id:
+        err(_line(data, "case"), f"'case' is {data.get('case')!r} but the folder is {case.case_id!r}; they must be equal")
+    if case.kind not in CASE_KINDS:
+        err(_line(data, "kind"), f"'kind' is {case.kind!r}; use one of {', '.join(CASE_KINDS)}")
+    for key in data:
+        if key not in TOP_KEYS:
+            problems.append(Problem(path, _line(data, key), f"unknown key {key!r} (known: {', '.join(sorted(TOP_KEYS))})", "warning"))
+    if case.source is not None and not isinstance(case.source, str):
+        err(_line(data, "source"), "'source' must be a path such as writeups/wu01-name.md")
+    elif case.source:
+        src = case.source_path()
+        if src is not None and not src.is_file():
+            err(_line(data, "source"), f"source write-up {case.source!r} not found next to the cases folder")
+
+    snapshot = case.snapshot
+    if snapshot is not None:
+        for msg in required_field_problems(snapshot.data):
+            problems.append(Problem(snapshot.path, 1, msg + "; add it to the snapshot"))
+    campaign_ids = snapshot.campaign_ids if snapshot is not None else set()
+
+    seen: dict[str, tuple[str, int]] = {}
+    for list_name in LISTS:
+        seq = data.get(list_name)
+        if seq is None:
+            continue
+        if not isinstance(seq, list):
+            err(_line(data, list_name), f"'{list_name}' must be a list of entries")
+            continue
+        for index, node in enumerate(seq):
+            line = _line(seq, index)
+            where = f"{list_name}[{index}]"
+            if not isinstance(node, dict):
+                err(line, f"{where} must be a mapping with id and evidence")
+                continue
+            for key in node:
+                if key not in ENTRY_KEYS:
+                    problems.append(Problem(path, _line(node, key), f"{where}: unknown key {key!r} (known: {', '.join(sorted(ENTRY_KEYS))})", "warning"))
+            fid = node.get("id")
+            if not isinstance(fid, str) or not fid:
+                err(line, f"{where} has no 'id'; add a taxonomy id such as tracking.conversions_stopped")
+            else:
+                kind, scope = taxonomy.split_id(fid)
+                if not taxonomy.is_kind(kind):
+                    err(_line(node, "id"), f"{where}: unknown finding kind {kind!r}; see reviewtui/taxonomy.yaml for the ids")
+                if scope is not None and snapshot is not None and scope not in campaign_ids:
+                    err(_line(node, "id"), f"{where}: scope {scope!r} is not a campaign id in snapshot.json (campaigns: {', '.join(sorted(campaign_ids)) or 'none'})")
+                if fid in seen:
+                    other_list, other_line = seen[fid]
+                    err(_line(node, "id"), f"{where}: id {fid!r} already used in {other_list} at line {other_line}; ids are unique across the three lists")
+                else:
+                    seen[fid] = (list_name, _line(node, "id"))
+            evidence = node.get("evidence")
+            if not isinstance(evidence, str) or not evidence.strip():
+                err(line, f"{where} has no 'evidence'; add one line with the figures from the rows")
+            elif "\n" in evidence.strip():
+                err(_line(node, "evidence"), f"{where}: 'evidence' must be one line")
+            rows = node.get("rows")
+            if rows is not None:
+                if not isinstance(rows, list):
+                    err(_line(node, "rows"), f"{where}: 'rows' must be a list of JSON Pointers such as /daily/12")
+                elif snapshot is not None:
+                    for ptr in rows:
+                        try:
+                            snapshot.resolve(str(ptr))
+                        except PointerError as exc:
+                            err(_line(node, "rows"), f"{where}: row {ptr!r} does not resolve in snapshot.json ({exc}); fix the pointer")
+            says = node.get("says")
+            if says is not None:
+                if not isinstance(says, list):
+                    err(_line(node, "says"), f"{where}: 'says' must be a list of regexes")
+                else:
+                    for pattern in says:
+                        try:
+                            re.compile(str(pattern))
+                        except re.error as exc:
+                            err(_line(node, "says"), f"{where}: 'says' pattern {pattern!r} is not a valid regex ({exc})")
+    return problems
+
+
+@dataclass
+class CaseSet:
+    root: Path
+    cases: list[Case]
+    problems: list[Problem]
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def by_id(self, case_id: str) -> Case:
+        for case in self.cases:
+            if case.case_id == case_id:
+                return case
+        raise KeyError(case_id)
+
+    def digest(self) -> str:
+        """SHA-256 over every case's expected.yaml and snapshot.json bytes, in id order."""
+        h = hashlib.sha256()
+        for case in sorted(self.cases, key=lambda c: c.case_id):
+            h.update(case.case_id.encode())
+            for p in (case.expected_path, case.snapshot_path):
+                h.update(b"\0")
+                h.update(p.read_bytes())
+        return h.hexdigest()
+
+
+def case_dirs(root: str | Path) -> Iterator[Path]:
+    root = Path(root)
+    for child in sorted(root.iterdir()):
+        if child.is_dir() and not child.name.startswith("."):
+            yield child
+
+
+def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:
+    """Load and validate every case under ``root``; unparseable files become problems."""
+    root = Path(root)
+    cases: list[Case] = []
+    problems: list[Problem] = []
+    if not root.is_dir():
+        problems.append(Problem(root, 1, "cases folder not found; pass --cases DIR"))
+        return CaseSet(root, cases, problems)
+    for case_dir in case_dirs(root):
+        try:
+            case = load_case(case_dir, with_snapshot=with_snapshots)
+        except CaseFileError as exc:
+            problems.append(exc.problem)
+            continue
+        except SnapshotError as exc:
+            problems.append(Problem(exc.path, exc.line, exc.message))
+            continue
+        cases.append(case)
+        problems.extend(validate_case(case))
+    if not cases and not problems:
+        problems.append(Problem(root, 1, "no cases found: each case is a folder with snapshot.json and expected.yaml"))
+    return CaseSet(root, cases, problems)

@@ -1,0 +1,35 @@
+"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``reviewtui check``.
+
+The subcommands import only the headless core; the app's Textual import
+happens only when no subcommand is given.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "eval":
+        from .eval import main as eval_main
+
+        return eval_main(args[1:])
+    if args and args[0] == "check":
+        from .check import main as check_main
+
+        return check_main(args[1:])
+    if args and args[0] in ("-h", "--help"):
+        print(
+            "usage: reviewtui [--cases DIR] [--results-dir DIR]   open the app\n"
+            "       reviewtui eval [options]                      run and gate the evaluation (see reviewtui eval --help)\n"
+            "       reviewtui check [--cases DIR]                 validate the case set"
+        )
+        return 0
+    from .tui.app import main as app_main
+
+    return app_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

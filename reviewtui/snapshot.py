@@ -1,0 +1,140 @@
+"""Account snapshots (``snapshot.json``): loading, required fields, JSON Pointers.
+
+A snapshot is kept as the plain parsed JSON (``Snapshot.data``): unknown
+fields are kept and shown, never rejected. Tools never modify snapshot.json.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+REQUIRED_TOP = ("schema_version", "platform", "account", "period", "daily")
+REQUIRED_ACCOUNT = ("id", "currency_code", "time_zone")
+REQUIRED_PERIOD = ("start", "end", "as_of")
+
+
+class SnapshotError(Exception):
+    """A snapshot that cannot be read at all (missing file, malformed JSON)."""
+
+    def __init__(self, path: Path, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+class PointerError(LookupError):
+    """A JSON Pointer that does not resolve in the document."""
+
+
+def resolve_pointer(doc: Any, pointer: str) -> Any:
+    """Resolve an RFC 6901 JSON Pointer; raise PointerError with the failing step."""
+    if pointer == "":
+        return doc
+    if not pointer.startswith("/"):
+        raise PointerError(f"pointer {pointer!r} must start with '/'")
+    node = doc
+    walked = ""
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list):
+            if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+                raise PointerError(f"{walked or '/'} is a list; {token!r} is not an index")
+            index = int(token)
+            if index >= len(node):
+                raise PointerError(f"{walked or '/'} has {len(node)} items; index {index} is past the end")
+            node = node[index]
+        elif isinstance(node, dict):
+            if token not in node:
+                raise PointerError(f"{walked or '/'} has no key {token!r}")
+            node = node[token]
+        else:
+            raise PointerError(f"{walked or '/'} is a value, not a list or object")
+        walked += "/" + raw
+    return node
+
+
+def required_field_problems(data: Any) -> list[str]:
+    """Messages for each required field that is missing or of the wrong type."""
+    if not isinstance(data, dict):
+        return ["the snapshot must be a JSON object"]
+    problems = [f"missing required field '{k}'" for k in REQUIRED_TOP if k not in data]
+    account = data.get("account")
+    if "account" in data:
+        if not isinstance(account, dict):
+            problems.append("'account' must be an object")
+        else:
+            problems += [f"missing required field 'account.{k}'" for k in REQUIRED_ACCOUNT if k not in account]
+    period = data.get("period")
+    if "period" in data:
+        if not isinstance(period, dict):
+            problems.append("'period' must be an object")
+        else:
+            problems += [f"missing required field 'period.{k}'" for k in REQUIRED_PERIOD if k not in period]
+    if "daily" in data and not isinstance(data["daily"], list):
+        problems.append("'daily' must be a list of rows")
+    return problems
+
+
+@dataclass
+class Snapshot:
+    path: Path
+    data: dict[str, Any]
+    text: str = field(repr=False, default="")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Snapshot":
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise SnapshotError(path, 1, "file not found: every case needs a snapshot.json") from None
+        except UnicodeDecodeError as exc:
+            raise SnapshotError(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SnapshotError(
+                path, exc.lineno, f"malformed JSON at column {exc.colno}: {exc.msg}; fix the JSON syntax"
+            ) from None
+        return cls(path=path, data=data, text=text)
+
+    def resolve(self, pointer: str) -> Any:
+        return resolve_pointer(self.data, pointer)
+
+    @cached_property
+    def campaigns(self) -> dict[str, dict[str, Any]]:
+        """Campaigns by id (as strings), from ``campaigns`` and from daily rows."""
+        found: dict[str, dict[str, Any]] = {}
+        for camp in self.data.get("campaigns") or []:
+            if isinstance(camp, dict) and camp.get("id") is not None:
+                found[str(camp["id"])] = camp
+        for row in self.data.get("daily") or []:
+            if isinstance(row, dict) and row.get("campaign_id") is not None:
+                found.setdefault(str(row["campaign_id"]), {"id": str(row["campaign_id"])})
+        return found
+
+    @property
+    def campaign_ids(self) -> set[str]:
+        return set(self.campaigns)
+
+    def line_of(self, pointer: str) -> int:
+        """Best-effort line number of a pointer's value in the JSON text (1 if unknown).
+
+        Only used for messages; a key search from the parent's position is
+        enough for the pretty-printed snapshots the project ships.
+        """
+        if not self.text or not pointer:
+            return 1
+        pos = 0
+        for raw in pointer[1:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            found = self.text.find(json.dumps(token) + ":", pos)
+            if found < 0:
+                break
+            pos = found
+        return self.text.count("\n", 0, pos) + 1
