@@ -1,0 +1,165 @@
+"""Scoring one case: recall, precision and fabrication (DESIGN.md section 7).
+
+``score_case(case, output)`` parses the assistant's raw output, matches the
+returned findings against the case's must_find / may_find / must_not_say
+entries, and grounds every figure in the findings' text against the
+snapshot (``grounding.py``). The result, ``CaseScore``, is JSON-safe so the
+runner can store it beside the raw output and the app can show it later.
+
+Matching rules:
+
+- a returned finding matches an expected ``kind@scope`` when its id equals
+  kind and its scope equals scope; an expected id without a scope matches
+  the kind with any scope (or none);
+- each expected entry is matched at most once; a further finding that could
+  only match already-matched entries is a ``duplicate`` and does not count
+  for precision;
+- an exact scoped match is preferred over an unscoped one, must_find over
+  may_find, so one finding never uses up an entry another finding needs more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from . import taxonomy
+from .assistant import Finding, OutputError, parse_output
+from .backends.base import CaseOutput
+from .cases import Case, Expectation
+from .grounding import FIGURE_MODES, GroundingIndex
+from .snapshot import Snapshot
+
+STATUSES = ("ok", "unparseable", "error")
+FINDING_VERDICTS = ("matched", "may_find", "extra", "duplicate", "must_not_say")
+
+
+@dataclass
+class CaseScore:
+    case_id: str
+    status: str  # "ok" | "unparseable" | "error" (output not obtained)
+    recall: float
+    precision: float
+    fabrication: int  # len(fabricated_figures) + len(must_not_say_hits)
+    missed_ids: list[str] = field(default_factory=list)
+    matched_ids: list[str] = field(default_factory=list)
+    extra_ids: list[str] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    fabricated_figures: list[dict[str, Any]] = field(default_factory=list)
+    must_not_say_hits: list[dict[str, Any]] = field(default_factory=list)
+    parse_error: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CaseScore":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> CaseScore:
+    """Score one case's output. ``figures``: ``"derived"`` (default) or ``"strict"``."""
+    if figures not in FIGURE_MODES:
+        raise ValueError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
+    must_ids = [e.id for e in case.must_find]
+    if output.error is not None:
+        return CaseScore(case.case_id, "error", 0.0, 0.0, 0, missed_ids=must_ids, error=output.error)
+    try:
+        returned = parse_output(output.raw_text or "")
+    except OutputError as exc:
+        # Nothing usable came back: recall 0, and no credit for precision either.
+        return CaseScore(case.case_id, "unparseable", 0.0, 0.0, 0, missed_ids=must_ids, parse_error=str(exc))
+
+    finding_rows = [_finding_row(f) for f in returned]
+    matched = _match_expected(case, returned, finding_rows)
+    hits = _must_not_say_hits(case.must_not_say, returned, finding_rows)
+
+    snapshot = case.snapshot if case.snapshot is not None else Snapshot.load(case.snapshot_path)
+    index = GroundingIndex.for_snapshot(snapshot, figures)
+    figure_rows: list[dict[str, Any]] = []
+    for i, finding in enumerate(returned):
+        for verdict in index.check_texts(finding.texts()):
+            figure_rows.append({"finding_index": i, **verdict.to_dict()})
+    fabricated = [row for row in figure_rows if not row["grounded"]]
+
+    counted = sum(1 for row in finding_rows if row["matches"] is not None)
+    return CaseScore(
+        case_id=case.case_id,
+        status="ok",
+        recall=(len(matched) / len(must_ids)) if must_ids else 1.0,
+        precision=(counted / len(returned)) if returned else 1.0,
+        fabrication=len(fabricated) + len(hits),
+        missed_ids=[i for i in must_ids if i not in matched],
+        matched_ids=[i for i in must_ids if i in matched],
+        extra_ids=[row["full_id"] for row in finding_rows if row["verdict"] in ("extra",) or
+                   (row["verdict"] == "must_not_say" and row["matches"] is None)],
+        findings=finding_rows,
+        figures=figure_rows,
+        fabricated_figures=fabricated,
+        must_not_say_hits=hits,
+    )
+
+
+def _finding_row(finding: Finding) -> dict[str, Any]:
+    return {**finding.to_dict(), "full_id": finding.full_id, "verdict": "extra", "matches": None}
+
+
+def _covers(entry: Expectation, finding: Finding) -> bool:
+    """Does an expected id (``kind`` or ``kind@scope``) cover this returned finding?"""
+    kind, scope = taxonomy.split_id(entry.id)
+    return finding.id == kind and (scope is None or scope == finding.scope)
+
+
+def _match_expected(case: Case, returned: list[Finding], rows: list[dict[str, Any]]) -> set[str]:
+    """Set each row's verdict/matches; return the must_find ids matched."""
+    used: set[str] = set()
+    matched_must: set[str] = set()
+    for finding, row in zip(returned, rows):
+        candidates = [e for e in (*case.must_find, *case.may_find) if _covers(e, finding)]
+        if not candidates:
+            continue  # stays "extra"
+        free = [e for e in candidates if e.id not in used]
+        if not free:
+            row["verdict"] = "duplicate"
+            continue
+        # Exact scope first, then must_find before may_find (stable sort keeps list order).
+        best = sorted(free, key=lambda e: (e.scope is None, e.list_name != "must_find"))[0]
+        used.add(best.id)
+        row["matches"] = best.id
+        if best.list_name == "must_find":
+            row["verdict"] = "matched"
+            matched_must.add(best.id)
+        else:
+            row["verdict"] = "may_find"
+    return matched_must
+
+
+def _says_pattern(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error:  # `reviewtui check` reports it; scoring falls back to the literal text
+        return re.compile(re.escape(pattern), re.IGNORECASE)
+
+
+def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One hit per (finding, entry): by id when the id matches, else by the first ``says`` pattern found."""
+    hits: list[dict[str, Any]] = []
+    for i, (finding, row) in enumerate(zip(returned, rows)):
+        text = "\n".join(finding.texts().values())
+        for entry in entries:
+            hit = None
+            if _covers(entry, finding):
+                hit = {"finding_index": i, "entry_id": entry.id, "by": "id", "pattern": None}
+            else:
+                for pattern in entry.says:
+                    if _says_pattern(pattern).search(text):
+                        hit = {"finding_index": i, "entry_id": entry.id, "by": "says", "pattern": pattern}
+                        break
+            if hit is not None:
+                hits.append(hit)
+                row["verdict"] = "must_not_say"
+    return hits
