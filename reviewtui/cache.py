@@ -1,0 +1,138 @@
+"""Content-addressed on-disk cache of the Claude backend's responses.
+
+A paid call is made once: the key is the SHA-256 of the model, the whole
+request (canonical JSON: system prompt, output schema, snapshot text,
+max_tokens) and the repeat index, so a rerun or a run resumed after Ctrl-C
+reads the answers it already has, and anything that changes the request
+(a prompt edit, another model, a new snapshot) misses and calls the API.
+
+Only successful responses are stored (a truncated or refused answer, or an
+API error, is asked again next time). Each entry is one JSON file
+``<directory>/<key>.json`` written atomically, so an interrupted run never
+leaves half an entry. A file that cannot be read back (corrupt, hand-edited,
+another format) is reported on stderr, ignored and overwritten by the next
+good response.
+
+The eval keeps the cache in ``<results-dir>/.cache/responses/``
+(``default_cache_dir``); it is git-ignored and safe to delete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from .atomic import atomic_write_text
+
+CACHE_FORMAT = 1
+
+
+def default_cache_dir(results_dir: str | Path) -> Path:
+    """Where the eval keeps the response cache for a results folder."""
+    return Path(results_dir) / ".cache" / "responses"
+
+
+def cache_key(request: dict[str, Any], repeat: int = 0) -> str:
+    """SHA-256 over the model, the whole request and the repeat index."""
+    payload = {"model": request.get("model"), "request": request, "repeat": repeat}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class CachedResponse:
+    """What is kept of a successful response: enough to rebuild the case's output."""
+
+    text: str
+    stop_reason: str | None
+    input_tokens: int
+    output_tokens: int
+    model: str | None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "CachedResponse":
+        """Rebuild from a stored entry; ValueError saying what is wrong with it."""
+        if not isinstance(data, dict):
+            raise ValueError("'response' is not an object")
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise ValueError("'response.text' is not a string")
+        tokens = {k: data.get(k) for k in ("input_tokens", "output_tokens")}
+        for name, value in tokens.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"'response.{name}' is not a token count")
+        stop_reason, model = data.get("stop_reason"), data.get("model")
+        if not isinstance(stop_reason, (str, type(None))) or not isinstance(model, (str, type(None))):
+            raise ValueError("'response.stop_reason' or 'response.model' is not a string")
+        return cls(text=text, stop_reason=stop_reason, model=model, **tokens)
+
+
+def _warn_on_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+class ResponseCache:
+    """The cache folder. ``read=False`` (``--no-cache``) skips lookups but still stores.
+
+    Storing on ``--no-cache`` keeps the freshest answer for the next run, so a
+    ``--no-cache`` run interrupted by Ctrl-C can be resumed without the flag
+    and pays for nothing twice.
+    """
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        read: bool = True,
+        warn: Callable[[str], None] = _warn_on_stderr,
+    ) -> None:
+        self.directory = Path(directory)
+        self.read = read
+        self._warn = warn
+
+    def path_for(self, key: str) -> Path:
+        return self.directory / f"{key}.json"
+
+    def get(self, key: str) -> CachedResponse | None:
+        """The stored response for ``key``; None on a miss, when reads are off, or for an unreadable entry."""
+        if not self.read:
+            return None
+        path = self.path_for(key)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            self._warn(f"cannot read cache file {path} ({exc}); asking the API again")
+            return None
+        try:
+            entry = json.loads(text)
+            if not isinstance(entry, dict):
+                raise ValueError("not a JSON object")
+            if entry.get("format") != CACHE_FORMAT:
+                raise ValueError(f"format {entry.get('format')!r}, expected {CACHE_FORMAT}")
+            if entry.get("key") != key:
+                raise ValueError("its key does not match its file name")
+            return CachedResponse.from_dict(entry.get("response"))
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
+            self._warn(f"ignoring corrupt cache file {path} ({exc}); it will be overwritten")
+            return None
+
+    def put(self, key: str, response: CachedResponse) -> None:
+        """Store a successful response atomically. A failed write warns and is otherwise harmless."""
+        entry = {
+            "format": CACHE_FORMAT,
+            "key": key,
+            "stored_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "response": asdict(response),
+        }
+        path = self.path_for(key)
+        try:
+            atomic_write_text(path, json.dumps(entry, indent=2, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            self._warn(f"cannot write cache file {path} ({exc}); a rerun will call the API again for this case")
