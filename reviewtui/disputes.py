@@ -1,0 +1,239 @@
+"""``disputed.md``: write-up claims the snapshot rows do not support.
+
+Format (docs/internals.md): a ``# Disputed claims`` title and an intro, one
+``## <write-up path>`` section per write-up holding ``### D-<wu-prefix>-<n>``
+entries, and a closing section ``## What the disputes say about how we audit``
+that always stays last.
+
+Every change edits the text in place: a new entry is inserted at the end of
+its write-up's section (the section is created, in write-up order, before the
+closing section when absent); reopening removes that entry's ``###`` block.
+All other bytes stay as they were, and the file is replaced atomically.
+
+Entry numbers are never reused. Reopening leaves a one-line HTML comment
+``<!-- reopened D-wu03-2 -->`` (invisible when the markdown is rendered) so
+the next dispute of that write-up still gets a fresh number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .atomic import atomic_write_text
+
+DISPUTED_FILE = "disputed.md"
+TITLE = "# Disputed claims"
+CLOSING_HEADING = "## What the disputes say about how we audit"
+INTRO = (
+    "Claims from the seniors' write-ups that the snapshot rows do not support. Each entry quotes the "
+    "sentence, says what the rows show instead and why the claim stays out of the case; a claim kept "
+    "out of a case here is never scored."
+)
+CLOSING_PLACEHOLDER = "(to be written once the disputes are in)"
+
+_HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t]*$", re.M)
+_ENTRY_ID = re.compile(r"^D-(?P<prefix>[A-Za-z0-9_]+)-(?P<n>\d+)$")
+_TOMBSTONE = re.compile(r"<!-- reopened (D-[A-Za-z0-9_]+-\d+) -->")
+_FIELD = re.compile(r"^- \*\*(?P<name>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
+_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.M)
+
+
+class DisputeFileError(Exception):
+    """disputed.md cannot be edited safely (for example the entry to reopen is not there)."""
+
+
+@dataclass
+class Dispute:
+    id: str
+    writeup: str  # the section name: the write-up's path as written in expected.yaml's source
+    quote: str
+    fields: dict[str, str]
+    start: int  # span of the ``###`` block in the file's text
+    end: int
+
+    @property
+    def case(self) -> str:
+        return self.fields.get("Case", "")
+
+    @property
+    def rows(self) -> list[str]:
+        return [r.strip() for r in self.fields.get("Rows", "").split(",") if r.strip()]
+
+
+@dataclass
+class Section:
+    writeup: str
+    start: int  # offset of the ``##`` line
+    end: int  # offset where the next ``##`` (or the end of the file) begins
+    disputes: list[Dispute] = field(default_factory=list)
+
+
+@dataclass
+class DisputeFile:
+    path: Path
+    text: str
+    sections: list[Section]
+    closing_start: int | None  # offset of the closing section's heading, if present
+    reopened: set[str]
+
+    @property
+    def disputes(self) -> list[Dispute]:
+        return [d for s in self.sections for d in s.disputes]
+
+    def for_writeup(self, writeup: str) -> list[Dispute]:
+        return [d for s in self.sections if s.writeup == writeup for d in s.disputes]
+
+    def by_id(self, entry_id: str) -> Dispute | None:
+        return next((d for d in self.disputes if d.id == entry_id), None)
+
+
+def writeup_prefix(writeup: str) -> str:
+    """``writeups/wu03-outdoor-retail.md`` -> ``wu03`` (the part before the first dash)."""
+    stem = Path(writeup).stem
+    prefix = stem.split("-", 1)[0]
+    return re.sub(r"[^A-Za-z0-9_]", "_", prefix) or "wu"
+
+
+def disputed_path(repo_root: str | Path) -> Path:
+    return Path(repo_root) / DISPUTED_FILE
+
+
+def load(path: str | Path) -> DisputeFile:
+    """Parse disputed.md; a missing file is an empty one."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    return parse(path, text)
+
+
+def parse(path: Path, text: str) -> DisputeFile:
+    headings = [m for m in _HEADING.finditer(text) if not _in_fence(text, m.start())]
+    sections: list[Section] = []
+    closing_start = None
+    level2 = [m for m in headings if len(m.group(1)) == 2]
+    for i, m in enumerate(level2):
+        end = level2[i + 1].start() if i + 1 < len(level2) else len(text)
+        if m.group(0).strip() == CLOSING_HEADING:
+            closing_start = m.start()
+            continue
+        section = Section(m.group(2).strip(), m.start(), end)
+        entries = [h for h in headings if len(h.group(1)) == 3 and m.start() < h.start() < end]
+        for j, h in enumerate(entries):
+            block_end = entries[j + 1].start() if j + 1 < len(entries) else end
+            section.disputes.append(_dispute(section.writeup, text, h, block_end))
+        sections.append(section)
+    return DisputeFile(path, text, sections, closing_start, set(_TOMBSTONE.findall(text)))
+
+
+def _in_fence(text: str, pos: int) -> bool:
+    return len(_FENCE.findall(text, 0, pos)) % 2 == 1
+
+
+def _dispute(writeup: str, text: str, heading: re.Match[str], end: int) -> Dispute:
+    body = text[heading.end():end]
+    quote_lines = [line[1:].strip() for line in body.splitlines() if line.startswith(">")]
+    fields = {m.group("name").strip(): m.group("value").strip() for m in _FIELD.finditer(body)}
+    return Dispute(heading.group(2).strip(), writeup, " ".join(quote_lines), fields, heading.start(), end)
+
+
+def next_id(df: DisputeFile, writeup: str) -> str:
+    prefix = writeup_prefix(writeup)
+    used = [0]
+    for entry_id in [d.id for d in df.disputes] + sorted(df.reopened):
+        m = _ENTRY_ID.match(entry_id)
+        if m and m.group("prefix") == prefix:
+            used.append(int(m.group("n")))
+    return f"D-{prefix}-{max(used) + 1}"
+
+
+def format_entry(entry_id: str, quote: str, case_id: str, rows_show: str, rows: list[str], why: str) -> str:
+    lines = [f"### {entry_id}", f"> {_one_line(quote)}", ""]
+    lines.append(f"- **Case:** {_one_line(case_id)}")
+    lines.append(f"- **Rows show:** {_one_line(rows_show)}")
+    lines.append(f"- **Rows:** {', '.join(rows) if rows else '(none)'}")
+    lines.append(f"- **Why it stays out:** {_one_line(why)}")
+    return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def append_dispute(
+    path: str | Path,
+    *,
+    writeup: str,
+    quote: str,
+    case_id: str,
+    rows_show: str,
+    rows: list[str],
+    why: str,
+) -> Dispute:
+    """Add an entry at the end of ``writeup``'s section and save atomically; returns the new entry."""
+    for name, value in (("quote", quote), ("rows show", rows_show), ("why it stays out", why)):
+        if not str(value).strip():
+            raise ValueError(f"a dispute needs a non-empty {name}")
+    df = load(path)
+    entry_id = next_id(df, writeup)
+    entry = format_entry(entry_id, quote, case_id, rows_show, rows, why)
+    text = df.text or _skeleton()
+    df = parse(df.path, text)
+    section = next((s for s in df.sections if s.writeup == writeup), None)
+    if section is None:
+        text, at = _insert_section(df, writeup)
+    else:
+        at = section.end  # the next "##" heading (perhaps the closing one) or the end of the file
+    before, after = text[:at], text[at:]
+    text = _with_blank_line(before) + entry + ("\n" if after else "") + after
+    atomic_write_text(df.path, text)
+    result = parse(df.path, text).by_id(entry_id)
+    assert result is not None
+    return result
+
+
+def reopen(path: str | Path, entry_id: str) -> Dispute:
+    """Remove one entry's ``###`` block (leaving a tombstone comment) and save atomically."""
+    df = load(path)
+    dispute = df.by_id(entry_id)
+    if dispute is None:
+        raise DisputeFileError(f"{df.path}: no entry {entry_id!r} to reopen; it may have been reopened already")
+    tombstone = f"<!-- reopened {entry_id} -->\n"
+    block = df.text[dispute.start:dispute.end]
+    # Keep the blank lines that separated this block from the next one.
+    trailing = block[len(block.rstrip("\n")):]
+    text = df.text[:dispute.start] + tombstone + trailing[1:] + df.text[dispute.end:]
+    atomic_write_text(df.path, text)
+    return dispute
+
+
+def _skeleton() -> str:
+    return f"{TITLE}\n\n{INTRO}\n\n{CLOSING_HEADING}\n\n{CLOSING_PLACEHOLDER}\n"
+
+
+def _with_blank_line(text: str) -> str:
+    """``text`` ending in exactly one blank line (unless it already ends in more)."""
+    if not text:
+        return text
+    if text.endswith("\n\n"):
+        return text
+    return text + ("\n" if text.endswith("\n") else "\n\n")
+
+
+def _insert_section(df: DisputeFile, writeup: str) -> tuple[str, int]:
+    """Add an empty ``## writeup`` section in write-up order; returns the new text and where entries go."""
+    later = [s for s in df.sections if s.writeup > writeup]
+    if later:
+        at = later[0].start
+    elif df.closing_start is not None:
+        at = df.closing_start
+    else:
+        at = len(df.text)
+    heading = f"## {writeup}\n"
+    before, after = df.text[:at], df.text[at:]
+    before = _with_blank_line(before)
+    # Entries go right after the heading's blank line; the rest follows after one more blank line.
+    return before + heading + "\n" + after, len(before) + len(heading) + 1

@@ -1,0 +1,120 @@
+"""Undo and redo of edits to an ``ExpectedDoc``, and whether it has unsaved changes.
+
+Each step stores the document's YAML text before and after the edit, and
+undoing re-reads the earlier text into the round-trip tree. Working on the
+serialised text (rather than inverse operations) means an undo gives back
+exactly what was there, comments on a deleted entry included, and "unsaved"
+is simply "the text differs from what was last saved".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .cases import ExpectedDoc
+
+EDITED_KEYS = ("id", "evidence", "rows", "says", "claim")
+
+
+@dataclass(frozen=True)
+class Step:
+    label: str
+    before: str
+    after: str
+
+
+class History:
+    def __init__(self, doc: ExpectedDoc, limit: int = 500) -> None:
+        self.doc = doc
+        self.limit = limit
+        self._undo: list[Step] = []
+        self._redo: list[Step] = []
+        self._current = doc.dump()
+        self._saved = self._current
+
+    # -- state ----------------------------------------------------------------
+
+    @property
+    def dirty(self) -> bool:
+        """True when the document differs from what was last loaded or saved."""
+        return self._current != self._saved
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def mark_saved(self) -> None:
+        self._saved = self._current
+
+    def reset(self, doc: ExpectedDoc) -> None:
+        """Start over on a freshly loaded document (after a reload from disk)."""
+        self.__init__(doc, self.limit)  # type: ignore[misc]
+
+    # -- edits ------------------------------------------------------------------
+
+    def apply(self, label: str, edit: Callable[[ExpectedDoc], Any]) -> Any:
+        """Run ``edit(doc)`` as one undoable step; returns what the edit returned."""
+        before = self._current
+        result = edit(self.doc)
+        after = self.doc.dump()
+        if after != before:
+            self._undo.append(Step(label, before, after))
+            del self._undo[: -self.limit]
+            self._redo.clear()
+            self._current = after
+        return result
+
+    def add(self, list_name: str, entry: dict[str, Any]) -> int:
+        return self.apply(f"add {entry.get('id', 'entry')} to {list_name}", lambda d: d.add_entry(list_name, entry))
+
+    def remove(self, list_name: str, index: int) -> dict[str, Any]:
+        entry_id = self.doc.entry(list_name, index).get("id", "entry")
+        return self.apply(f"delete {entry_id} from {list_name}", lambda d: d.remove_entry(list_name, index))
+
+    def replace(self, list_name: str, index: int, entry: dict[str, Any], new_list: str | None = None) -> tuple[str, int]:
+        """Edit an entry in place (keeping its comments and unknown keys), or move it to ``new_list``.
+
+        The fields the app edits (``EDITED_KEYS``) that are missing from ``entry`` or None are
+        removed; other keys such as ``note`` stay. Returns the entry's new (list, index).
+        """
+        target = new_list or list_name
+
+        def edit(doc: ExpectedDoc) -> tuple[str, int]:
+            if target == list_name:
+                old = doc.entry(list_name, index)
+                fields: dict[str, Any] = {key: None for key in old if key in EDITED_KEYS and key not in entry}
+                fields.update(entry)
+                doc.update_entry(list_name, index, fields)
+                return list_name, index
+            doc.remove_entry(list_name, index)
+            return target, doc.add_entry(target, entry)
+
+        return self.apply(f"edit {entry.get('id', 'entry')}", edit)
+
+    # -- undo / redo ------------------------------------------------------------
+
+    def undo(self) -> str | None:
+        """Undo the last step; returns its label, or None when there is nothing to undo."""
+        if not self._undo:
+            return None
+        step = self._undo.pop()
+        self._redo.append(step)
+        self._restore(step.before)
+        return step.label
+
+    def redo(self) -> str | None:
+        if not self._redo:
+            return None
+        step = self._redo.pop()
+        self._undo.append(step)
+        self._restore(step.after)
+        return step.label
+
+    def _restore(self, text: str) -> None:
+        self.doc.data = ExpectedDoc.parse(self.doc.path, text.encode("utf-8")).data
+        self._current = text
