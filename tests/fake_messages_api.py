@@ -1,0 +1,411 @@
+"""A local fake of the Anthropic Messages API, for driving the real SDK in tests.
+
+A real HTTP server on 127.0.0.1 (a free port, in a daemon thread) that
+implements ``POST /v1/messages``:
+
+- it checks the request the way the real API would reject it, and a bit
+  more strictly (the ``Authorization: Bearer <key>`` header, ``model``,
+  ``max_tokens``, ``system``, ``messages``, ``output_config.format`` of type
+  ``json_schema`` whose schema has ``additionalProperties: false`` on every
+  object, no ``temperature``, no unknown parameters); a bad request gets a
+  400 ``invalid_request_error`` (401 for the key) saying what is wrong;
+- it answers each request with the next planned response of the case it
+  is about, found by a marker (e.g. the snapshot's account id) in the user
+  message; the last planned response repeats once the plan runs out;
+- it records every request, so a test can count calls per marker.
+
+Use::
+
+    with FakeMessagesAPI(api_key="sk-test") as api:
+        api.plan("111-000-0001", rate_limited(), answer('{"findings": []}'))
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        ...
+        assert api.count("111-000-0001") == 2
+
+Planned responses: ``answer``, ``answer_with_thinking``, ``truncated``,
+``refusal``, ``rate_limited``, ``overloaded``, ``server_error``, ``hang``,
+``api_error`` (any status).
+``write_case`` writes a valid case whose snapshot carries a marker.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+# Parameters of messages.create the fake accepts; anything else is a 400.
+KNOWN_PARAMS = {
+    "model", "max_tokens", "messages", "system", "output_config", "metadata", "stop_sequences",
+    "stream", "thinking", "tool_choice", "tools", "service_tier", "cache_control", "container",
+    "inference_geo", "speed", "diagnostics", "user_profile_id", "workspace_id",
+}  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# Planned responses
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Planned:
+    """One planned response: a status, headers, a JSON body; or a delay before answering."""
+
+    status: int = 200
+    body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait before answering (a read timeout when above the client's)
+    label: str = ""
+
+
+def _message(content: list[dict[str, Any]], stop_reason: str, *, output_tokens: int | None = None, **extra: Any) -> dict:
+    # The id, model and input_tokens are filled in per request by the server.
+    text_length = sum(len(block.get("text") or block.get("thinking") or "") for block in content)
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"output_tokens": output_tokens if output_tokens is not None else max(1, text_length // 4)},
+        **extra,
+    }
+
+
+def answer(text: str, *, output_tokens: int | None = None) -> Planned:
+    """A good answer: one text block holding ``text``."""
+    return Planned(body=_message([{"type": "text", "text": text}], "end_turn", output_tokens=output_tokens), label="answer")
+
+
+def answer_with_thinking(text: str, thinking: str = "Looking at the daily rows first.") -> Planned:
+    """A good answer whose text block comes after a thinking block."""
+    content = [
+        {"type": "thinking", "thinking": thinking, "signature": "fake-signature"},
+        {"type": "text", "text": text},
+    ]
+    return Planned(body=_message(content, "end_turn"), label="thinking+answer")
+
+
+def truncated(partial_text: str = '{"findings": [{"id": "pacing.overspend", "scope": nu') -> Planned:
+    """The model ran out of max_tokens mid-answer."""
+    return Planned(body=_message([{"type": "text", "text": partial_text}], "max_tokens"), label="max_tokens")
+
+
+def refusal(explanation: str | None = None) -> Planned:
+    """The model declined to answer."""
+    details = {"type": "refusal", "category": None, "explanation": explanation}
+    return Planned(body=_message([], "refusal", stop_details=details), label="refusal")
+
+
+def api_error(status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Planned:
+    """An API error response in the API's shape: ``{"type": "error", "error": {...}}``."""
+    body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_fake"}
+    return Planned(status=status, body=body, headers=headers or {}, label=f"{status} {error_type}")
+
+
+def rate_limited(retry_after: str = "1") -> Planned:
+    """429 with a retry-after header (seconds), as the API sends it."""
+    return api_error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", {"retry-after": retry_after})
+
+
+def overloaded() -> Planned:
+    return api_error(529, "overloaded_error", "Overloaded")
+
+
+def server_error() -> Planned:
+    return api_error(500, "api_error", "Internal server error")
+
+
+def hang(seconds: float) -> Planned:
+    """Answer only after ``seconds``: a read timeout for a client with a shorter timeout."""
+    planned = answer('{"findings": []}')
+    planned.delay, planned.label = seconds, f"hang {seconds:g}s"
+    return planned
+
+
+# --------------------------------------------------------------------------
+# Request validation
+# --------------------------------------------------------------------------
+
+
+def _objects_without_closed_properties(schema: Any, where: str = "schema") -> list[str]:
+    """Paths of object schemas that lack ``additionalProperties: false``."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        kinds = schema.get("type")
+        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds) or "properties" in schema
+        if is_object and schema.get("additionalProperties") is not False:
+            found.append(where)
+        for key, value in schema.items():
+            found += _objects_without_closed_properties(value, f"{where}.{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _objects_without_closed_properties(value, f"{where}[{i}]")
+    return found
+
+
+def request_problem(body: Any) -> str | None:
+    """Why the real API (or our contract) would reject this request body, or None."""
+    if not isinstance(body, dict):
+        return "the body must be a JSON object"
+    if "temperature" in body:
+        return "temperature: this model does not accept temperature"
+    unknown = sorted(set(body) - KNOWN_PARAMS)
+    if unknown:
+        return f"{unknown[0]}: Extra inputs are not permitted"
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return "model: Field required"
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        return "max_tokens: must be a positive integer"
+    if body.get("stream"):
+        return "stream: the fake serves non-streaming requests only"
+    system = body.get("system")
+    if isinstance(system, list):
+        if not system or not all(isinstance(b, dict) and b.get("type") == "text" and b.get("text") for b in system):
+            return "system: must be a non-empty list of text blocks"
+    elif not isinstance(system, str) or not system:
+        return "system: Field required (the audit prompt)"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: Field required"
+    if not isinstance(messages[0], dict) or messages[0].get("role") != "user":
+        return "messages.0.role: the first message must be from the user"
+    if not user_text(body):
+        return "messages.0.content: must not be empty"
+    fmt = (body.get("output_config") or {}).get("format") if isinstance(body.get("output_config"), dict) else None
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return "output_config.format.type: expected 'json_schema'"
+    schema = fmt.get("schema")
+    if not isinstance(schema, dict) or not schema:
+        return "output_config.format.schema: Field required"
+    open_objects = _objects_without_closed_properties(schema)
+    if open_objects:
+        return f"output_config.format.{open_objects[0]}: 'additionalProperties' must be explicitly set to false for object types"
+    return None
+
+
+def user_text(body: dict[str, Any]) -> str:
+    """All the text of the request's user messages."""
+    parts = []
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------
+# The server
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    marker: str | None
+    status: int  # what the fake answered (before any delay)
+    label: str
+
+
+class FakeMessagesAPI:
+    """The fake server. Start it with ``with`` (or ``start()``/``stop()``)."""
+
+    def __init__(self, *, api_key: str = "sk-ant-test-fake-key", default: Planned | None = None) -> None:
+        self.api_key = api_key
+        self.default = default  # served when no marker matches; None answers 400
+        self.requests: list[RecordedRequest] = []
+        self._plans: dict[str, list[Planned]] = {}
+        self._lock = threading.Lock()
+        self._released = threading.Event()  # set on stop, so hanging handlers end at once
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- planning and counting ------------------------------------------------
+
+    def plan(self, marker: str, *responses: Planned) -> None:
+        """Responses for requests whose user message contains ``marker``, in order; the last repeats."""
+        if not responses:
+            raise ValueError("plan at least one response")
+        with self._lock:
+            self._plans[marker] = list(responses)
+
+    def count(self, marker: str | None = None) -> int:
+        """Requests received (for one marker, or all)."""
+        with self._lock:
+            return sum(1 for r in self.requests if marker is None or r.marker == marker)
+
+    def clear_requests(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    def _next_response(self, marker: str | None) -> Planned | None:
+        with self._lock:
+            queue = self._plans.get(marker) if marker is not None else None
+            if not queue:
+                return self.default
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    def _marker_in(self, text: str) -> str | None:
+        with self._lock:
+            hits = [m for m in self._plans if m in text]
+        return max(hits, key=len) if hits else None  # "acct-10" wins over "acct-1"
+
+    # -- lifecycle --------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the fake server is not running")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "FakeMessagesAPI":
+        handler = type("Handler", (_Handler,), {"api": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-messages-api", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._released.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "FakeMessagesAPI":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # -- answering --------------------------------------------------------------
+
+    def respond(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[Planned, RecordedRequest]:
+        """Decide the answer to one request, and record it."""
+        try:
+            body = json.loads(raw.decode("utf-8")) if raw else None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            body = None
+            planned = api_error(400, "invalid_request_error", f"the body is not JSON: {exc}")
+        else:
+            planned = self._check_and_plan(method, path, headers, body)
+        marker = self._marker_in(user_text(body)) if isinstance(body, dict) else None
+        if planned.status == 200 and planned.body is not None:
+            planned = _fill_in(planned, body, len(self.requests) + 1)
+        record = RecordedRequest(method, path, headers, body, marker, planned.status, planned.label)
+        with self._lock:
+            self.requests.append(record)
+        return planned, record
+
+    def _check_and_plan(self, method: str, path: str, headers: dict[str, str], body: Any) -> Planned:
+        if method != "POST" or path.split("?")[0] != "/v1/messages":
+            return api_error(404, "not_found_error", f"the fake serves POST /v1/messages only, not {method} {path}")
+        if headers.get("authorization") != f"Bearer {self.api_key}":
+            return api_error(401, "authentication_error", "invalid x-api-key or bearer token")
+        if not headers.get("anthropic-version"):
+            return api_error(400, "invalid_request_error", "anthropic-version: header is required")
+        problem = request_problem(body)
+        if problem:
+            return api_error(400, "invalid_request_error", problem)
+        planned = self._next_response(self._marker_in(user_text(body)))
+        if planned is None:
+            return api_error(400, "invalid_request_error", "fake server: no planned response matches this request")
+        return planned
+
+
+def _fill_in(planned: Planned, request: dict[str, Any], number: int) -> Planned:
+    """A copy of a planned message with the request's model, an id and input token usage."""
+    body = json.loads(json.dumps(planned.body))
+    body["id"] = f"msg_fake_{number:04d}"
+    body["model"] = request.get("model")
+    body["usage"]["input_tokens"] = max(1, len(json.dumps(request)) // 4)
+    return Planned(planned.status, body, dict(planned.headers), planned.delay, planned.label)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    api: FakeMessagesAPI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        planned, _ = self.api.respond(self.command, self.path, headers, raw)
+        if planned.delay and self.api._released.wait(planned.delay):
+            return  # the server is stopping
+        payload = json.dumps(planned.body or {}).encode("utf-8")
+        try:
+            self.send_response(planned.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.send_header("request-id", "req_fake")
+            for name, value in planned.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout), as a real client would
+
+    do_POST = _handle
+    do_GET = _handle
+
+
+# --------------------------------------------------------------------------
+# Cases for tests that drive the fake
+# --------------------------------------------------------------------------
+
+
+def write_case(cases_dir: Path, case_id: str, marker: str, *, must_find: str = "tracking.conversions_stopped") -> Path:
+    """Write a valid case whose snapshot's account id is ``marker``; returns its folder."""
+    case_dir = Path(cases_dir) / case_id
+    case_dir.mkdir(parents=True, exist_ok=True)
+    snapshot = {
+        "schema_version": "1.0",
+        "platform": "google_ads",
+        "account": {"id": marker, "currency_code": "EUR", "time_zone": "Europe/Berlin"},
+        "period": {"start": "2025-03-01", "end": "2025-03-31", "as_of": "2025-03-19"},
+        "campaigns": [{"id": "111", "name": "Search | Generic | DE", "status": "ENABLED"}],
+        "daily": [
+            {"date": "2025-03-08", "campaign_id": "111", "clicks": 410, "cost": 520.0, "conversions": 12.0},
+            {"date": "2025-03-09", "campaign_id": "111", "clicks": 405, "cost": 515.5, "conversions": 0.0},
+        ],
+    }
+    (case_dir / "snapshot.json").write_text(json.dumps(snapshot, indent=2) + "\n", encoding="utf-8")
+    (case_dir / "expected.yaml").write_text(
+        f"case: {case_id}\n"
+        "kind: ordinary\n"
+        "must_find:\n"
+        f"  - id: {must_find}\n"
+        "    evidence: Conversions are 0 on 2025-03-09 while clicks hold near 405\n"
+        "    rows: [/daily/1]\n",
+        encoding="utf-8",
+    )
+    return case_dir
+
+
+def findings_json(*finding_ids: str) -> str:
+    """An answer's JSON text holding one plain finding per id."""
+    findings = [
+        {"id": fid, "scope": None, "claim": "Conversions stopped.", "evidence": "Conversions are 0 on 2025-03-09.", "severity": "high"}
+        for fid in finding_ids
+    ]
+    return json.dumps({"findings": findings})
