@@ -1,0 +1,262 @@
+"""Finding figures in free text: what is a figure and what is not.
+
+A *figure* is a number a reader would take as a claim about the account:
+``$1,234``, ``-12.5%``, ``1.2k clicks``, ``2.4x target``, ``EUR 48,213.77``.
+Each ``Figure`` keeps its span in the text (so the app can highlight it in
+place), its value, its unit kind and its printed precision (so grounding can
+accept exactly the values that round to what was printed).
+
+Not figures (returned by ``scan`` as ``Skipped`` spans, with the reason):
+dates and times in the common forms (2025-03-09, 09/03/2025, 9.3.2025,
+9 March 2025, March 9, Mar 9th, March 9-18, 2025-03-09T10:00, 14:02, 3pm,
+a year after "in", "since", "of"...), ordinals (3rd, 21st), JSON Pointers
+(/daily/212), taxonomy ids with a scope (waste.zero_conv_campaign@333),
+digits glued to letters (GA4, Q1, B2B), and digits inside identifiers or
+names that appear verbatim in the snapshot (``Identifiers``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+UNITS = ("money", "percent", "multiplier", "plain")
+
+CURRENCY_SYMBOLS = {"US$": "USD", "A$": "AUD", "C$": "CAD", "$": "$", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
+CURRENCY_CODES = (
+    "USD EUR GBP CHF JPY AUD CAD NZD SEK NOK DKK PLN CZK HUF RON BGN TRY INR BRL MXN ARS CLP COP "
+    "ZAR SGD HKD CNY KRW TWD THB IDR MYR PHP ILS AED SAR"
+).split()
+CURRENCY_WORDS = {"euro": "EUR", "euros": "EUR", "dollar": "$", "dollars": "$", "pound": "GBP", "pounds": "GBP"}
+SCALES = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "m": 1e6, "million": 1e6, "bn": 1e9, "B": 1e9, "billion": 1e9}
+
+_SYMBOL = "|".join(re.escape(s) for s in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
+_CODE = "|".join(CURRENCY_CODES)
+_FIGURE_RE = re.compile(
+    rf"""
+    (?P<sign>[-+\u2212])?
+    (?:(?P<pre_sym>{_SYMBOL})\s?|(?P<pre_code>{_CODE})\s?)?
+    (?P<sign2>[-\u2212])?
+    (?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    (?P<scale>\s?(?:bn|k|K|M)(?![A-Za-z])|[mB](?![A-Za-z])|\s(?:thousand|million|billion)\b)?
+    (?P<post>
+        \s?%|\s?(?:per\s?cent|percent|pct)\b|\s?(?:pp|percentage\s+points?)\b
+      | x(?![A-Za-z0-9])|\s?\u00d7|\s(?:times)\b
+      | \s?(?:{_SYMBOL})|\s?(?:{_CODE})\b|\s(?:euros?|dollars?|pounds?)\b
+    )?
+    """,
+    re.VERBOSE,
+)
+
+_MONTH = (
+    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|MAY)\.?"
+)
+_ORD = r"(?:st|nd|rd|th)?"
+_DASH = r"\s*(?:-|\u2013|\u2014|to|until|through|till)\s*"
+_NOT_FIGURE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("date", re.compile(
+        r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)"
+        r"|\b\d{4}-\d{2}(?![\d-])"  # 2025-03
+        r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}/\d{1,2}/\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"
+    )),
+    ("date", re.compile(
+        rf"\b\d{{1,2}}{_ORD}(?:{_DASH}\d{{1,2}}{_ORD})?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}}(?![\d-]))?(?![\w])"
+        rf"|\b{_MONTH}\s+\d{{4}}\b"
+        rf"|\b{_MONTH}\s+\d{{1,2}}{_ORD}(?!\d)(?:{_DASH}(?:{_MONTH}\s+)?\d{{1,2}}{_ORD}(?!\d))?(?:,?\s+\d{{4}}(?![\d-]))?"
+    )),
+    ("year", re.compile(r"(?i:\b(?:in|since|of|during|from|until|before|after|year|fy|q[1-4]|h[12])\s+)((?:19|20)\d{2})\b(?![.,]\d)")),
+    ("time", re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?i:[ap]\.?m\.?))?(?!\d)|\b\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)(?![a-z])")),
+    ("ordinal", re.compile(r"\b\d+(?:st|nd|rd|th)\b")),
+    ("row pointer", re.compile(r"(?<![\w/])/[A-Za-z_][\w~]*(?:/[\w~.-]+)+")),
+    ("taxonomy id", re.compile(r"\b[a-z_]+\.[a-z0-9_]+@[\w-]+")),
+]
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2}|UTC)?")
+_DAYS_AFTER = re.compile(r"[\s-]?(?:(?:complete|full|consecutive|straight|calendar|more|further|remaining|elapsed|active)\s)?days?\b", re.IGNORECASE)
+_DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure as printed. ``value`` is signed and scaled (``-1.2k`` -> -1200.0);
+    a percentage's value is in percent (``12.5%`` -> 12.5)."""
+
+    text: str
+    start: int
+    end: int
+    value: float
+    unit: str  # money | percent | multiplier | plain
+    decimals: int  # digits printed after the decimal point
+    scale: float = 1.0  # 1e3 for "1.2k", 1e6 for "3M"...
+    currency: str | None = None
+    day_count: bool = False  # "7 days", "day 14"
+
+    @property
+    def half_unit(self) -> float:
+        """Half a unit of the last printed digit, in the figure's own unit."""
+        return 0.5 * 10.0 ** -self.decimals * self.scale
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Digits that are not a figure, and why (``date``, ``ordinal``, ``identifier: Search | DE 2025``...)."""
+
+    text: str
+    start: int
+    end: int
+    why: str
+
+
+class Identifiers:
+    """Names and ids from a snapshot whose digits are part of a name, not a figure.
+
+    Only strings that mix digits with other characters are kept (``Search | DE
+    2025``, ``123-456-7890``, ``b1``); a string that is just a number is a
+    number, grounded like any other. Lookup goes by digit run, so a text is
+    checked only against the names that share one of its numbers.
+    """
+
+    _PURE_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._by_digits: dict[str, set[tuple[str, int]]] = {}
+        for name in names:
+            self.add(name)
+
+    def add(self, name: str) -> None:
+        name = name.strip()
+        if len(name) < 2 or len(name) > 200 or self._PURE_NUMBER.fullmatch(name):
+            return
+        folded = name.lower()
+        if len(folded) != len(name):
+            return
+        for m in re.finditer(r"\d+", folded):
+            self._by_digits.setdefault(m.group(), set()).add((folded, m.start()))
+
+    def __len__(self) -> int:
+        return len(self._by_digits)
+
+    def spans(self, text: str) -> list[Skipped]:
+        if not self._by_digits:
+            return []
+        folded = text.lower()
+        if len(folded) != len(text):
+            return []
+        found: list[Skipped] = []
+        for m in re.finditer(r"\d+", folded):
+            for name, offset in self._by_digits.get(m.group(), ()):
+                start = m.start() - offset
+                end = start + len(name)
+                if start < 0 or folded[start:end] != name:
+                    continue
+                if (start > 0 and folded[start - 1].isalnum()) or (end < len(folded) and folded[end].isalnum()):
+                    continue  # "b1" inside "b12" is not the name
+                found.append(Skipped(text[start:end], start, end, f"identifier: {text[start:end]}"))
+        return found
+
+
+def not_figure_spans(text: str, identifiers: Identifiers | None = None) -> list[Skipped]:
+    """Spans holding digits that are not figures (dates, times, ordinals, ids...)."""
+    spans: list[Skipped] = []
+    for why, pattern in _NOT_FIGURE_PATTERNS:
+        for m in pattern.finditer(text):
+            group = 1 if pattern.groups else 0
+            if m.group(group):
+                spans.append(Skipped(m.group(group), m.start(group), m.end(group), why))
+    if identifiers is not None:
+        spans.extend(identifiers.spans(text))
+    spans.sort(key=lambda s: (s.start, -s.end))
+    kept: list[Skipped] = []
+    for span in spans:  # drop spans inside one already kept ("9th" inside "Mar 9th")
+        if not kept or span.end > kept[-1].end:
+            kept.append(span)
+    return kept
+
+
+def scan(text: str, identifiers: Identifiers | None = None) -> tuple[list[Figure], list[Skipped]]:
+    """Figures in ``text`` and the digit spans skipped as not figures."""
+    if not text:
+        return [], []
+    skipped = not_figure_spans(text, identifiers)
+    figures: list[Figure] = []
+    for m in _FIGURE_RE.finditer(text):
+        figure = _figure(text, m)
+        if figure is None:
+            continue
+        if any(s.start < figure.end and figure.start < s.end for s in skipped):
+            continue
+        figures.append(figure)
+    glued = _glued_spans(text, figures, skipped)
+    return figures, sorted(skipped + glued, key=lambda s: s.start)
+
+
+def is_date_or_time(text: str) -> bool:
+    """Is the whole string a date, time or timestamp (``2025-03-10T14:02:00+01:00``)?"""
+    text = text.strip()
+    return any(why in ("date", "time") and pattern.fullmatch(text) for why, pattern in _NOT_FIGURE_PATTERNS) or bool(
+        _TIMESTAMP.fullmatch(text))
+
+
+def find_figures(text: str, identifiers: Identifiers | None = None) -> list[Figure]:
+    """The figures in ``text``, in order."""
+    return scan(text, identifiers)[0]
+
+
+def _figure(text: str, m: re.Match[str]) -> Figure | None:
+    start, end = m.span()
+    sign = m.group("sign") or m.group("sign2")
+    before = text[start - 1] if start > 0 else ""
+    if m.group("sign") and before and (before.isalnum() or before in "_."):
+        # "a-5" or "Q1-2": a hyphen, not a minus; retry without it.
+        start += 1
+        sign = m.group("sign2")
+        before = text[start - 1]
+        if not (m.group("pre_sym") or m.group("pre_code")) and before.isalnum():
+            return None
+    if before and (before.isalnum() or before in "_.") and not m.group("pre_code"):
+        if not (m.group("pre_sym") or m.group("sign")):
+            return None  # digits glued to a word: GA4, v2.3
+    after = text[end] if end < len(text) else ""
+    if after.isalnum() or after == "_" or (after in ".," and text[end + 1:end + 2].isdigit()):
+        return None  # 3D, 1.5.2
+    num = m.group("num")
+    scale_word = (m.group("scale") or "").strip()
+    post = (m.group("post") or "").strip()
+    scale = SCALES.get(scale_word, 1.0)
+    decimals = len(num.split(".", 1)[1]) if "." in num else 0
+    value = float(num.replace(",", "")) * scale
+    if sign in ("-", "\u2212"):
+        value = -value
+    currency = None
+    unit = "plain"
+    if m.group("pre_sym"):
+        unit, currency = "money", CURRENCY_SYMBOLS[m.group("pre_sym")]
+    elif m.group("pre_code"):
+        unit, currency = "money", m.group("pre_code")
+    post_lower = post.lower()
+    if post == "%" or post_lower.startswith(("per", "pct", "pp", "percentage")):
+        unit = "percent"
+    elif post in ("x", "\u00d7", "times"):
+        unit = "multiplier"
+    elif post in CURRENCY_SYMBOLS:
+        unit, currency = "money", CURRENCY_SYMBOLS[post]
+    elif post in CURRENCY_CODES:
+        unit, currency = "money", post
+    elif post_lower in CURRENCY_WORDS:
+        unit, currency = "money", CURRENCY_WORDS[post_lower]
+    day_count = (
+        unit == "plain" and scale == 1.0 and decimals == 0
+        and (_DAYS_AFTER.match(text, end) is not None or _DAY_BEFORE.search(text, max(0, start - 6), start) is not None)
+    )
+    return Figure(text[start:end], start, end, value, unit, decimals, scale, currency, day_count)
+
+
+def _glued_spans(text: str, figures: list[Figure], skipped: list[Skipped]) -> list[Skipped]:
+    """Digit runs that are neither figures nor skipped already: digits inside words."""
+    taken = [(f.start, f.end) for f in figures] + [(s.start, s.end) for s in skipped]
+    out = []
+    for m in re.finditer(r"[\w.]*\d[\w.]*", text):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            out.append(Skipped(m.group(), m.start(), m.end(), "part of a word"))
+    return out

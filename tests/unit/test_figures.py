@@ -1,0 +1,190 @@
+"""What is a figure, and is it grounded: a table of texts against a real snapshot on disk.
+
+The snapshot (tests/fixtures/scoring/snapshot.json) is small enough to check
+by hand: campaign 111 spends 120.00 a day for 18 complete days (2,160.00, 20
+conversions, CPA 108.00 against a 45.00 target); campaign 333 has 9,503
+impressions, 1,187 clicks and 1,234.38 of cost (CTR 0.124908); campaign 222
+spends 300.00 a day from 2025-03-10; 2025-03-19 is the incomplete as_of day.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from reviewtui.figures import Identifiers, find_figures, scan
+from reviewtui.grounding import GroundingIndex, verdicts_for_text
+from reviewtui.snapshot import Snapshot
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "scoring" / "snapshot.json"
+
+G, F, N = "grounded", "fabricated", "not a figure"
+
+# (text, verdict of its one figure (N: the text holds no figure), a fragment of the reason)
+FIGURE_CASES = [
+    # DESIGN.md section 7's table
+    ("$1,234", G, "campaign 333: cost"),
+    ("12.5%", G, "campaign 333: CTR"),
+    ("1.2k clicks", G, ""),
+    ("$48,213.77 wasted", F, "nothing in the snapshot"),
+    ("CPA 108.00 is 2.4x the 45.00 target", G, ""),
+    ("on 2025-03-09", N, ""),
+    # currency symbols and codes, before and after
+    ("€1,234.38", G, "1234.38"),
+    ("1,234.38 EUR", G, "1234.38"),
+    ("1234.38€", G, "1234.38"),
+    ("EUR 2,160.00", G, "campaign 111: cost"),
+    ("USD 2,160", G, "campaign 111: cost"),
+    ("2,160 euros", G, "campaign 111: cost"),
+    ("£3,450.00 lost", F, ""),
+    # thousands separators and decimals at printed precision
+    ("1,234.4", G, "1234.38"),
+    ("1,234.3", F, "±0.05"),
+    ("$2,161", F, "±0.5"),
+    ("6,094.38 spent to date", G, "account: cost, to last complete day"),
+    ("1,240.50", F, ""),
+    # negatives: the sign is wording, the magnitude is checked
+    ("-12.5%", G, "CTR"),
+    ("−$1,234", G, "1234.38"),
+    ("-$48,213", F, ""),
+    # percentages against ratios and values already in percent
+    ("91% impression share", G, "search_impression_share"),
+    ("12.4%", F, "±0.05"),
+    ("65.5% of the expected spend", G, "spend to date over expected, budget schedule"),
+    ("a CTR of 47%", F, ""),
+    # scale suffixes and words
+    ("1.19k clicks", G, "campaign 333: clicks"),
+    ("1.18k clicks", F, "±5"),
+    ("6.1k spent", G, "6094.38"),
+    ("$6.12 thousand", G, "account: cost, period"),
+    ("2 million impressions", F, ""),
+    ("$1.2bn", F, ""),
+    ("0.5M", F, ""),
+    # multipliers
+    ("2.4x target", G, "CPA over target"),
+    ("2.4× target", G, "CPA over target"),
+    ("7.5x target", F, ""),
+    # in-finding arithmetic: difference, ratio, percent change of two grounded figures
+    ("cost fell from $411.46 to $300.00, down 27.1%", G, "arithmetic in this finding: change from"),
+    ("a $111.46 gap between $411.46 and $300.00", G, "arithmetic in this finding: $411.46 - $300.00"),
+    ("$111.46 gap", F, ""),
+    ("down 27.1%", F, ""),
+    # zero and day counts
+    ("0 conversions", G, "zero"),
+    ("$0.00", G, "zero"),
+    ("over the last 7 days", G, "fits the 31-day period"),
+    ("for 90 days", F, ""),
+    # derived index figures
+    ("211.50 on zero-conversion search terms", G, "zero-conversion cost, search terms"),
+    ("17,419.35 expected on the straight line", G, "expected spend to date, straight line"),
+    ("10,496 projected by month end", G, "projected month-end spend, straight line"),
+    # dates and times in several forms
+    ("on 9 March 2025", N, ""),
+    ("since 09/03/2025", N, ""),
+    ("from March 9", N, ""),
+    ("from Mar 9th", N, ""),
+    ("March 9-18", N, ""),
+    ("changed 2025-03-10T14:02", N, ""),
+    ("at 14:02", N, ""),
+    ("in 2024", N, ""),
+    ("on 9.3.2025", N, ""),
+    # ordinals
+    ("the 3rd day", N, ""),
+    ("on the 21st", N, ""),
+    # digits inside names and ids from the snapshot, taxonomy ids, row pointers, words
+    ("campaign PMax | DE 2025", N, ""),
+    ("campaign Search | Generic 24/7", N, ""),
+    ("search term widget 3000 price", N, ""),
+    ("account 123-456-7890", N, ""),
+    ("waste.zero_conv_campaign@333", N, ""),
+    ("rows /daily/12 and /daily/13", N, ""),
+    ("the GA4 tag", N, ""),
+]
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
+    path = tmp_path_factory.mktemp("case") / "snapshot.json"
+    shutil.copyfile(FIXTURE, path)
+    return Snapshot.load(path)
+
+
+def test_table_has_every_category() -> None:
+    assert len(FIGURE_CASES) >= 40
+    assert {v for _, v, _ in FIGURE_CASES} == {G, F, N}
+
+
+@pytest.mark.parametrize(("text", "verdict", "reason"), FIGURE_CASES, ids=[c[0] for c in FIGURE_CASES])
+def test_figure_verdict(snapshot: Snapshot, text: str, verdict: str, reason: str) -> None:
+    verdicts = verdicts_for_text(text, snapshot)
+    if verdict == N:
+        assert verdicts == [], [v.to_dict() for v in verdicts]
+        return
+    # Every figure of a multi-figure text must share the verdict; the reason fragment is on one of them.
+    assert verdicts, f"no figure found in {text!r}"
+    want = verdict == G
+    assert all(v.grounded is want for v in verdicts), [(v.figure.text, v.reason) for v in verdicts]
+    assert any(reason in v.reason for v in verdicts), [v.reason for v in verdicts]
+
+
+def test_arithmetic_uses_only_figures_grounded_directly_in_the_same_finding(snapshot: Snapshot) -> None:
+    # Strict mode: no derived index. 60.00 is 120.00 / 2 (both snapshot values cited in the finding);
+    # 1.33x would need 60.00, which is itself only grounded by arithmetic: arithmetic does not chain.
+    strict = GroundingIndex.for_snapshot(snapshot, "strict")
+    verdicts = strict.check_texts(
+        {"claim": "120.00 a day for 2 conversions: 60.00 per conversion", "evidence": "1.33x the 45.00 target"})
+    by_text = {v.figure.text: v for v in verdicts}
+    assert by_text["60.00"].grounded and "120.00 / 2" in by_text["60.00"].reason
+    assert not by_text["1.33x"].grounded
+    # The evidence field counts as the same finding: 411.46 / 45.00 = 9.14.
+    verdicts = strict.check_texts({"claim": "9.1x the target", "evidence": "411.46 a day against 45.00"})
+    assert verdicts[0].figure.text == "9.1x" and verdicts[0].grounded
+    assert not strict.check_texts({"claim": "9.1x the target"})[0].grounded
+
+
+def test_strict_mode_grounds_on_snapshot_values_alone(snapshot: Snapshot) -> None:
+    text = "211.50 on zero-conversion search terms, CTR 12.5%, 120.00 a day"
+    derived = {v.figure.text: v.grounded for v in verdicts_for_text(text, snapshot)}
+    strict = {v.figure.text: v.grounded for v in verdicts_for_text(text, snapshot, mode="strict")}
+    assert derived == {"211.50": True, "12.5%": True, "120.00": True}
+    assert strict == {"211.50": False, "12.5%": False, "120.00": True}
+
+
+def test_figure_keeps_span_value_unit_and_precision() -> None:
+    text = "Spend of EUR 1,234.50 (-12.5%) at 2.4x, 1.2k clicks"
+    figures = find_figures(text)
+    assert [(text[f.start:f.end], f.value, f.unit, f.decimals) for f in figures] == [
+        ("EUR 1,234.50", 1234.5, "money", 2),
+        ("-12.5%", -12.5, "percent", 1),
+        ("2.4x", 2.4, "multiplier", 1),
+        ("1.2k", 1200.0, "plain", 1),
+    ]
+    assert figures[0].currency == "EUR"
+    assert figures[3].half_unit == pytest.approx(50.0)
+
+
+def test_skipped_spans_say_why() -> None:
+    names = Identifiers(["Search | DE 2025", "b1"])
+    figures, skipped = scan("Search | DE 2025 on 2025-03-09 (3rd week), budget b1 at 400", names)
+    assert [f.text for f in figures] == ["400"]
+    assert [(s.text, s.why) for s in skipped] == [
+        ("Search | DE 2025", "identifier: Search | DE 2025"),
+        ("2025-03-09", "date"),
+        ("3rd", "ordinal"),
+        ("b1", "identifier: b1"),
+    ]
+
+
+def test_identifier_must_stand_alone() -> None:
+    # "b1" names a budget; "b12" is another word and its digits are not that name.
+    assert [s.text for s in Identifiers(["b1"]).spans("b12 and b1")] == ["b1"]
+
+
+def test_index_is_built_once_per_snapshot_object(snapshot: Snapshot) -> None:
+    first = GroundingIndex.for_snapshot(snapshot)
+    assert GroundingIndex.for_snapshot(snapshot) is first
+    assert GroundingIndex.for_snapshot(snapshot, "strict") is not first
+    other = Snapshot.load(snapshot.path)
+    assert GroundingIndex.for_snapshot(other) is not first
