@@ -179,7 +179,8 @@ class ClaudeBackend(Backend):
     def _describe_error(self, exc: Exception) -> str:
         """One line naming the status and the reason, for the summary and the results."""
         sdk = self._sdk
-        retried = f" (still failing after {self.max_retries} retries)" if self.max_retries else ""
+        plural = "retry" if self.max_retries == 1 else "retries"
+        retried = f" (still failing after {self.max_retries} {plural})" if self.max_retries else ""
         if isinstance(exc, sdk.APITimeoutError):
             return f"request timed out after {self.timeout:g}s{retried}"
         if isinstance(exc, sdk.APIConnectionError):

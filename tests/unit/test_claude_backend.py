@@ -97,9 +97,9 @@ async def test_overload_then_server_error_then_answer(api, case, tmp_path):
 @pytest.mark.parametrize(
     "planned, words",
     [
-        (overloaded(), ["API overloaded", "HTTP 529", "overloaded_error", "after 1 retries"]),
-        (server_error(), ["API internal error", "HTTP 500", "api_error", "after 1 retries"]),
-        (rate_limited(retry_after="0"), ["rate limited", "HTTP 429", "rate_limit_error", "after 1 retries"]),
+        (overloaded(), ["API overloaded", "HTTP 529", "overloaded_error", "after 1 retry"]),
+        (server_error(), ["API internal error", "HTTP 500", "api_error", "after 1 retry"]),
+        (rate_limited(retry_after="0"), ["rate limited", "HTTP 429", "rate_limit_error", "after 1 retry"]),
     ],
 )
 async def test_errors_that_outlast_the_retries_become_the_case_error(api, case, tmp_path, planned, words):

@@ -1,0 +1,191 @@
+"""Issue 2 item 9: ``reviewtui eval --backend claude`` end to end, through the real anthropic SDK,
+against the fake Messages API on 127.0.0.1.
+
+The run completes with some cases failed, names them with their reasons,
+exits 3; a rerun asks again only for what failed; a run with everything
+cached makes no request at all; Ctrl-C keeps what finished. The dummy key
+never reaches a file under the results folder or any output.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewtui.eval import main
+from tests.fake_messages_api import (
+    FakeMessagesAPI,
+    answer,
+    answer_with_thinking,
+    findings_json,
+    hang,
+    overloaded,
+    rate_limited,
+    refusal,
+    server_error,
+    truncated,
+    write_case,
+)
+
+KEY = "sk-ant-dummy-key-for-the-claude-path-test-4f1c"
+GOOD = findings_json("tracking.conversions_stopped")
+
+# case id -> (marker, planned responses in order; the last one repeats)
+PLANS = {
+    "c01-good": ("ACCT-0001", [answer(GOOD)]),
+    "c02-thinking": ("ACCT-0002", [answer_with_thinking(GOOD)]),
+    "c03-rate-limited": ("ACCT-0003", [rate_limited(retry_after="1"), answer(GOOD)]),
+    "c04-overloaded": ("ACCT-0004", [overloaded()]),
+    "c05-server-error": ("ACCT-0005", [server_error(), answer(GOOD)]),
+    "c06-timeout": ("ACCT-0006", [hang(60)]),
+    "c07-truncated": ("ACCT-0007", [truncated()]),
+    "c08-refusal": ("ACCT-0008", [refusal()]),
+}
+FAILED = {
+    "c04-overloaded": "API overloaded (HTTP 529 overloaded_error): Overloaded (still failing after 1 retry)",
+    "c06-timeout": "request timed out after 1s (still failing after 1 retry)",
+    "c07-truncated": "output truncated at max_tokens (8000); raise --max-tokens",
+    "c08-refusal": "the model refused",
+}
+
+
+@pytest.fixture
+def api(monkeypatch):
+    with FakeMessagesAPI(api_key=KEY) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        yield server
+
+
+@pytest.fixture
+def cases_dir(tmp_path):
+    root = tmp_path / "cases"
+    for case_id, (marker, _) in PLANS.items():
+        write_case(root, case_id, marker)
+    return root
+
+
+def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
+    return ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results_dir),
+            "--timeout", "1", "--max-retries", "1", "--concurrency", "4"]  # fmt: skip
+
+
+def csv_rows(results_dir: Path) -> dict[str, dict[str, str]]:
+    [path] = results_dir.glob("*.csv")
+    with path.open(newline="", encoding="utf-8") as fh:
+        return {row["case_id"]: row for row in csv.DictReader(fh)}
+
+
+def assert_key_written_nowhere(results_dir: Path, *outputs: str) -> None:
+    files = [p for p in results_dir.rglob("*") if p.is_file()]
+    assert files, "the run wrote no files"
+    for path in files:
+        assert KEY.encode() not in path.read_bytes(), f"the API key leaked into {path}"
+    for text in outputs:
+        assert KEY not in text
+
+
+def test_claude_path_errors_rerun_and_cache(api, cases_dir, tmp_path, capsys):
+    for marker, planned in PLANS.values():
+        api.plan(marker, *planned)
+    results = tmp_path / "results"
+
+    # 1. The run completes; four cases could not be obtained: exit 3, each named with its reason.
+    assert main(eval_args(cases_dir, results)) == 3
+    first = capsys.readouterr()
+    for case_id, reason in FAILED.items():
+        assert f"  {case_id}: {reason}" in first.out
+    assert "errors          4" in first.out and "NO VERDICT" in first.out
+    rows = csv_rows(results)
+    assert set(rows) == set(PLANS)
+    assert {case_id for case_id, row in rows.items() if row["status"] == "error"} == set(FAILED)
+    assert all(float(rows[c]["recall"]) == 1.0 for c in set(PLANS) - set(FAILED))
+    [manifest_path] = results.glob("*/manifest.json")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    assert manifest["status"] == "incomplete" and manifest["gate"]["passed"] is None
+    assert manifest["usage"]["input_tokens"] > 0 and manifest["usage"]["cost_usd"] > 0
+    per_case = json.loads((manifest_path.parent / "cases" / "c07-truncated.json").read_text(encoding="utf-8"))
+    assert per_case["output"]["raw_text"].startswith('{"findings": [')  # the partial answer is kept
+    # what the fake saw: the first try and one retry for each error that outlasted it
+    requests = {case_id: api.count(marker) for case_id, (marker, _) in PLANS.items()}
+    assert requests == {"c01-good": 1, "c02-thinking": 1, "c03-rate-limited": 2, "c04-overloaded": 2,
+                        "c05-server-error": 2, "c06-timeout": 2, "c07-truncated": 1, "c08-refusal": 1}  # fmt: skip
+
+    # 2. The API recovers; the rerun asks again only for the four failed cases.
+    for case_id in FAILED:
+        api.plan(PLANS[case_id][0], answer(GOOD))
+    api.clear_requests()
+    assert main(eval_args(cases_dir, results)) == 0
+    second = capsys.readouterr()
+    assert sorted(r.marker for r in api.requests) == sorted(PLANS[c][0] for c in FAILED)
+    assert "errors          0" in second.out and "PASSED" in second.out
+    assert "4 answer(s) from the cache cost nothing" in second.out
+
+    # 3. Everything is cached now: zero requests, same verdict.
+    api.clear_requests()
+    assert main(eval_args(cases_dir, results)) == 0
+    third = capsys.readouterr()
+    assert api.count() == 0
+    assert "8 answer(s) from the cache cost nothing" in third.out
+    assert {row["status"] for row in csv_rows(results).values()} == {"ok"}
+
+    # 4. --no-cache sends every case again.
+    assert main([*eval_args(cases_dir, results), "--no-cache"]) == 0
+    fourth = capsys.readouterr()
+    assert api.count() == len(PLANS)
+
+    assert_key_written_nowhere(results, *(o.out + o.err for o in (first, second, third, fourth)))
+
+
+def test_missing_key_is_one_line_and_exit_2(cases_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "ANTHROPIC_API_KEY" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.csv"))
+
+
+def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, cases_dir, tmp_path):
+    """A real process and a real SIGINT: two cases finish, one hangs; the rerun asks only for the one."""
+    for case_id in list(PLANS)[3:]:
+        (cases_dir / case_id / "snapshot.json").unlink()
+        (cases_dir / case_id / "expected.yaml").unlink()
+        (cases_dir / case_id).rmdir()
+    api.plan("ACCT-0001", answer(GOOD))
+    api.plan("ACCT-0002", answer(GOOD))
+    api.plan("ACCT-0003", hang(60), answer(GOOD))
+    results = tmp_path / "results"
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+    args = ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results), "--concurrency", "3"]
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    cache = results / ".cache" / "responses"
+    try:
+        deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+        while not (api.count("ACCT-0003") == 1 and len(list(cache.glob("*.json"))) == 2):
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended or stalled before Ctrl-C"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 3
+    assert "cancelled" in err
+    rows = csv_rows(results)
+    assert {c for c, row in rows.items() if row["status"] == "ok"} == {"c01-good", "c02-thinking"}
+
+    api.clear_requests()
+    rerun = subprocess.run([sys.executable, "-m", "reviewtui.eval", *args], env=env, capture_output=True,
+                           text=True, timeout=120)  # fmt: skip
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert [r.marker for r in api.requests] == ["ACCT-0003"]
+    assert_key_written_nowhere(results, out, err, rerun.stdout, rerun.stderr)
