@@ -213,7 +213,7 @@ class ClaudeBackend(Backend):
             "max_retries": self.max_retries,
             "cache_dir": str(self.cache.directory) if self.cache is not None else None,
             "cache_reads": bool(self.cache and self.cache.read),
-            "api_calls": self.api_calls,
+            "api_calls": self.api_calls,  # messages.create calls; the SDK's retries are not counted
             "cache_hits": self.cache_hits,
         }
 

@@ -155,6 +155,18 @@ async def test_cache_answers_a_rerun_without_a_request(api, case, tmp_path):
     assert (tmp_path / "cache" / f"{key}.json").is_file()
 
 
+async def test_a_corrupt_cache_entry_is_asked_again_and_overwritten(api, case, tmp_path, capsys):
+    api.plan("ACCT-0001", answer(GOOD))
+    await run_once(tmp_path, case)
+    [entry] = (tmp_path / "cache").glob("*.json")
+    entry.write_text('{"format": 1, "key": "trunc', encoding="utf-8")
+    out = await run_once(tmp_path, case)
+    assert out.error is None and out.cached is False and api.count() == 2
+    assert f"ignoring corrupt cache file {entry}" in capsys.readouterr().err
+    again = await run_once(tmp_path, case)
+    assert again.cached is True and api.count() == 2
+
+
 async def test_repeat_index_and_model_are_part_of_the_key(api, case, tmp_path):
     api.plan("ACCT-0001", answer(GOOD))
     await run_once(tmp_path, case, repeat=0)
