@@ -109,20 +109,30 @@ class Skipped:
 
 
 class Identifiers:
-    """Names and ids from a snapshot whose digits are part of a name, not a figure.
+    """Names and ids from a snapshot whose digits name something rather than count it.
 
-    Only strings that mix digits with other characters are kept (``Search | DE
-    2025``, ``123-456-7890``, ``b1``); a string that is just a number is a
-    number, grounded like any other. Lookup goes by digit run, so a text is
+    Names that mix digits with other characters (``Search | DE 2025``,
+    ``123-456-7890``, ``b1``) are skipped wherever they appear verbatim. An id
+    that is just digits (campaign ``333``, ad ``5551``) is skipped only where
+    the text says it is an id: after "campaign", "ad", "budget", "id", "#" and
+    the like (``campaigns 111 and 222``), or after ``@``; elsewhere ``333`` is
+    a number, grounded like any other. Lookup goes by digit run, so a text is
     checked only against the names that share one of its numbers.
     """
 
     _PURE_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
+    _ID_CONTEXT = re.compile(
+        r"(?i:\b(?:campaigns?|ad\s?groups?|ads?|budgets?|ids?|actions?|accounts?|terms?)\b\s*(?:id\s*)?[:#]?\s*|#|@)"
+        r"((?:\d[\d-]*)(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*/\s*|\s*&\s*)\d[\d-]*)*)\b"
+    )
 
-    def __init__(self, names: Iterable[str] = ()) -> None:
+    def __init__(self, names: Iterable[str] = (), ids: Iterable[str] = ()) -> None:
         self._by_digits: dict[str, set[tuple[str, int]]] = {}
+        self._ids: set[str] = set()
         for name in names:
             self.add(name)
+        for ident in ids:
+            self.add_id(ident)
 
     def add(self, name: str) -> None:
         name = name.strip()
@@ -134,16 +144,30 @@ class Identifiers:
         for m in re.finditer(r"\d+", folded):
             self._by_digits.setdefault(m.group(), set()).add((folded, m.start()))
 
+    def add_id(self, ident: str) -> None:
+        """An id made of digits (``"333"``); ids with other characters are names (``add``)."""
+        ident = str(ident).strip()
+        if ident.isdigit():
+            self._ids.add(ident)
+        else:
+            self.add(ident)
+
     def __len__(self) -> int:
-        return len(self._by_digits)
+        return len(self._by_digits) + len(self._ids)
 
     def spans(self, text: str) -> list[Skipped]:
+        found: list[Skipped] = []
+        if self._ids:
+            for m in self._ID_CONTEXT.finditer(text):
+                for d in re.finditer(r"\d[\d-]*", m.group(1)):
+                    if d.group() in self._ids:
+                        start = m.start(1) + d.start()
+                        found.append(Skipped(d.group(), start, start + len(d.group()), f"identifier: id {d.group()}"))
         if not self._by_digits:
-            return []
+            return found
         folded = text.lower()
         if len(folded) != len(text):
-            return []
-        found: list[Skipped] = []
+            return found
         for m in re.finditer(r"\d+", folded):
             for name, offset in self._by_digits.get(m.group(), ()):
                 start = m.start() - offset

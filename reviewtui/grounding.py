@@ -108,7 +108,8 @@ class GroundingIndex:
         self.mode = mode
         plain: dict[float, _Source] = {}
         names: set[str] = set()
-        _collect(data, (), plain, names, {})
+        ids: set[str] = set()
+        _collect(data, (), plain, names, ids, {})
         self.snapshot_values = len(plain)
         self.derived_values = 0
         if mode == "derived":
@@ -124,7 +125,7 @@ class GroundingIndex:
             percent.setdefault(value, source)
         self._values = _SortedValues(plain)
         self._percents = _SortedValues(percent)
-        self.identifiers = Identifiers(names)
+        self.identifiers = Identifiers(names, ids)
         self.period_days = _period_days(data)
 
     # -- construction and cache ------------------------------------------------
@@ -243,14 +244,25 @@ def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int
     return None
 
 
-def _collect(node: Any, path: tuple, out: dict[float, _Source], names: set[str], seen_text: dict[str, list[float]]) -> None:
-    """Every number (values and numbers inside strings) and every digit-bearing name in the snapshot."""
+def _is_id_key(key: Any) -> bool:
+    return isinstance(key, str) and (key == "id" or key.endswith(("_id", "_ids")))
+
+
+def _collect(
+    node: Any, path: tuple, out: dict[float, _Source], names: set[str], ids: set[str],
+    seen_text: dict[str, list[float]],
+) -> None:
+    """Every number (values and numbers inside strings), name with digits and id in the snapshot."""
     if isinstance(node, dict):
         for key, value in node.items():
-            _collect(value, path + (key,), out, names, seen_text)
+            if _is_id_key(key) and isinstance(value, (str, int)) and not isinstance(value, bool):
+                ids.add(str(value))
+            elif _is_id_key(key) and isinstance(value, list):
+                ids.update(str(v) for v in value if isinstance(v, (str, int)) and not isinstance(v, bool))
+            _collect(value, path + (key,), out, names, ids, seen_text)
     elif isinstance(node, list):
         for i, value in enumerate(node):
-            _collect(value, path + (i,), out, names, seen_text)
+            _collect(value, path + (i,), out, names, ids, seen_text)
     elif isinstance(node, str):
         numbers = seen_text.get(node)
         if numbers is None:

@@ -98,6 +98,8 @@ FIGURE_CASES = [
     ("campaign Search | Generic 24/7", N, ""),
     ("search term widget 3000 price", N, ""),
     ("account 123-456-7890", N, ""),
+    ("campaigns 111 and 222", N, ""),
+    ("ad 5551", N, ""),
     ("waste.zero_conv_campaign@333", N, ""),
     ("rows /daily/12 and /daily/13", N, ""),
     ("the GA4 tag", N, ""),
