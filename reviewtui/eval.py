@@ -1,0 +1,316 @@
+"""``reviewtui eval`` (also ``python -m reviewtui.eval``): run, score, write results, gate.
+
+Progress goes to stderr, the summary to stdout, the results to disk
+(``report.py`` describes the files). Exit codes: 0 gate passed, 1 gate
+failed, 2 bad usage or invalid case set (nothing scored), 3 run incomplete
+(a case could not be obtained, or the run was cancelled: no verdict).
+
+``run_eval`` is the same run without the command line, for the app's worker:
+it takes a loaded case set and a backend, reports ``Progress`` through a
+callback and stops cleanly when its ``cancel`` event is set.
+
+Tests and the app may hand ``main`` a ready backend (``main(argv,
+backend=...)``) instead of building one from ``--backend``; everything else
+(case loading, scoring, files, summary, exit code) runs the real path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Callable, Mapping, TextIO
+
+from . import assistant
+from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
+from .cases import CaseSet, load_case_set
+from .report import (
+    THRESHOLDS,
+    CaseRecord,
+    ResultsError,
+    RunPaths,
+    RunRecorder,
+    format_summary,
+    now_iso,
+)
+from .runner import Progress, run_cases
+from .runs import Run
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+DEFAULT_CONCURRENCY = 4
+FIGURE_MODES = ("derived", "strict")
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad usage: one line on stderr, exit 2."""
+
+
+# --------------------------------------------------------------------------
+# The run, without the command line
+# --------------------------------------------------------------------------
+
+
+def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency: int, repeats: int) -> dict[str, Any]:
+    """What the manifest records about the run before it starts."""
+    details = backend.describe()
+    return {
+        "prompt_version": assistant.PROMPT_VERSION,
+        "prompt_sha256": assistant.prompt_sha256(),
+        "backend": backend.name,
+        "model": details.get("model", backend.model),
+        "backend_details": details,
+        "cases_dir": str(case_set.root),
+        "case_set_hash": case_set.digest(),
+        "figures": figures,
+        "thresholds": dict(THRESHOLDS),
+        "concurrency": concurrency,
+        "repeats": repeats,
+        "started_at": now_iso(),
+    }
+
+
+def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
+                concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1) -> RunRecorder:
+    """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2)."""
+    if figures not in FIGURE_MODES:
+        raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
+    header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats)
+    recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
+                           figures=figures, repeats=repeats)
+    recorder.start()
+    return recorder
+
+
+async def record_run(recorder: RunRecorder, backend: Backend, *, concurrency: int, repeats: int,
+                     on_progress: Callable[[Progress], None] | None = None,
+                     cancel: asyncio.Event | None = None) -> str:
+    """Run the backend over the recorder's cases; returns the run status. Does not close the backend."""
+
+    def progress(p: Progress) -> None:
+        recorder.set_progress(p)
+        if on_progress is not None:
+            on_progress(p)
+
+    outcome = await run_cases(list(recorder.cases.values()), backend, concurrency=concurrency, repeats=repeats,
+                              on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
+    return outcome.status
+
+
+def finish_run(recorder: RunRecorder, backend: Backend, status: str) -> Run:
+    recorder.header["backend_details"] = backend.describe()  # final call and cache counts
+    manifest = recorder.finish(status)
+    return Run(recorder.paths, manifest, dict(recorder.records))
+
+
+async def run_eval(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
+                   concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1,
+                   on_progress: Callable[[Progress], None] | None = None,
+                   on_record: Callable[[CaseRecord], None] | None = None,
+                   cancel: asyncio.Event | None = None) -> Run:
+    """The whole eval for a valid case set: results written, manifest returned.
+
+    Raises ResultsError (the prompt-hash guard) before anything runs. The
+    caller owns the backend and closes it.
+    """
+    recorder = prepare_run(case_set, backend, results_dir=results_dir, figures=figures,
+                           concurrency=concurrency, repeats=repeats)
+    recorder.on_record = on_record
+    status = "cancelled"
+    try:
+        status = await record_run(recorder, backend, concurrency=concurrency, repeats=repeats,
+                                  on_progress=on_progress, cancel=cancel)
+    finally:
+        result = finish_run(recorder, backend, status)
+    return result
+
+
+# --------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reviewtui eval",
+        description="Run the audit assistant over the case set, score recall, precision and fabrication, "
+        "write results/<PROMPT_VERSION>.csv and results/<PROMPT_VERSION>/, and gate the prompt version.",
+        epilog="exit codes: 0 gate passed, 1 gate failed, 2 bad usage or invalid case set, "
+        "3 run incomplete (a case could not be obtained, or cancelled)",
+    )
+    parser.add_argument("--backend", help=f"one of {', '.join(BACKEND_NAMES)} (default: claude when "
+                        f"{API_KEY_ENV} is set, else rules, the built-in reference auditor)")
+    parser.add_argument("--cases", default="cases", metavar="DIR", help="the case set (default: ./cases)")
+    parser.add_argument("--results-dir", default="results", metavar="DIR", help="where results go (default: ./results)")
+    parser.add_argument("--replay-dir", metavar="DIR", help="with --backend replay: a folder of <case_id>.json raw outputs")
+    parser.add_argument("--model", help=f"claude model (default {assistant.DEFAULT_MODEL}; cheap: {assistant.CHEAP_MODEL})")
+    parser.add_argument("--max-tokens", type=_positive_int, metavar="N",
+                        help=f"claude output token limit, thinking included (default {assistant.DEFAULT_MAX_TOKENS})")
+    parser.add_argument("--concurrency", type=_positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
+                        help=f"cases in flight at once (default {DEFAULT_CONCURRENCY})")
+    parser.add_argument("--repeats", type=_positive_int, default=1, metavar="N",
+                        help="run each case N times (scores are averaged; fabrications add up)")
+    parser.add_argument("--figures", choices=FIGURE_MODES, default="derived",
+                        help="ground figures on snapshot values and the derived index (default) or on snapshot values only")
+    parser.add_argument("--no-cache", action="store_true", help="claude: do not answer from the response cache")
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+                        help="claude: seconds per request attempt before it counts as timed out (default 600)")
+    parser.add_argument("--max-retries", type=_non_negative_int, metavar="N",
+                        help="claude: retries per case on 429, 5xx, 529, timeouts and dropped connections (default 2)")
+    return parser
+
+
+def _number_at_least(convert: Callable[[str], float], minimum: float, *, above: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a number (int or float) of at least ``minimum`` (strictly above it with ``above``)."""
+    noun = "whole number" if convert is int else "number"
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
+        if value < minimum or (above and value == minimum):
+            raise argparse.ArgumentTypeError(f"{text} must be {'above' if above else 'at least'} {minimum:g}")
+        return value
+
+    return parse
+
+
+_positive_int = _number_at_least(int, 1)
+_non_negative_int = _number_at_least(int, 0)
+_positive_float = _number_at_least(float, 0, above=True)
+
+
+def choose_backend(requested: str | None, environ: Mapping[str, str] = os.environ) -> tuple[str, str]:
+    """The backend to run and the sentence saying why."""
+    has_key = bool(environ.get(API_KEY_ENV, "").strip())
+    if requested:
+        if requested not in BACKEND_NAMES:
+            raise UsageError(f"unknown backend {requested!r}; use one of {', '.join(BACKEND_NAMES)}")
+        if requested == "claude" and not has_key:
+            raise UsageError(f"--backend claude needs {API_KEY_ENV} in the environment (or use --backend rules or --backend replay)")
+        why = {"claude": "Claude over the Messages API", "rules": "the built-in reference auditor",
+               "replay": "stored raw outputs"}[requested]
+        return requested, f"backend {requested} (--backend {requested}): running {why}"
+    if has_key:
+        return "claude", f"{API_KEY_ENV} is set: running Claude (claude backend)"
+    return "rules", f"no {API_KEY_ENV}: running the built-in reference auditor (rules backend)"
+
+
+def make_backend(name: str, args: argparse.Namespace) -> Backend:
+    """Build the named backend from the arguments. Raises UsageError."""
+    if name != "claude":
+        claude_only = (("--model", args.model), ("--max-tokens", args.max_tokens), ("--no-cache", args.no_cache or None),
+                       ("--timeout", args.timeout), ("--max-retries", args.max_retries))
+        for flag, value in claude_only:
+            if value is not None:
+                print(f"note: {flag} applies to the claude backend only; ignored", file=sys.stderr)
+    if name != "replay" and args.replay_dir:
+        print("note: --replay-dir applies to the replay backend only; ignored", file=sys.stderr)
+    options: dict[str, Any] = {}
+    if name == "replay":
+        options["replay_dir"] = args.replay_dir
+    elif name == "claude":
+        from .cache import default_cache_dir
+
+        options = {"model": args.model, "max_tokens": args.max_tokens,
+                   "cache_dir": default_cache_dir(args.results_dir), "use_cache": not args.no_cache,
+                   "timeout": args.timeout, "max_retries": args.max_retries}
+    try:
+        return create_backend(name, **options)
+    except BackendUsageError as exc:
+        raise UsageError(str(exc)) from None
+    except ModuleNotFoundError as exc:
+        if name == "rules" and exc.name and exc.name.startswith(f"{__package__}.backends.rules"):
+            raise UsageError(
+                "the rules backend (the built-in reference auditor) is not in this build yet; "
+                f"use --backend replay --replay-dir DIR, or set {API_KEY_ENV} for --backend claude"
+            ) from None
+        raise
+
+
+class _ProgressPrinter:
+    """One line per finished case on stderr."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, p: Progress) -> None:
+        if p.case_id is None:
+            return
+        what = "error: " + p.error if p.error else "done"
+        tokens = f", {p.input_tokens:,} in / {p.output_tokens:,} out" if p.input_tokens or p.output_tokens else ""
+        cost = f", ${p.cost_usd:,.2f}" if p.cost_usd else ""
+        repeat = f" (repeat {p.repeat + 1})" if p.repeat else ""
+        print(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", file=self.stream, flush=True)
+
+
+def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> int:
+    """``reviewtui eval``; returns the exit code. ``backend``: a ready backend instead of ``--backend``."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the usage line
+        return EXIT_USAGE if exc.code not in (0, None) else 0
+
+    try:
+        if backend is None:
+            name, why = choose_backend(args.backend)
+            print(why, flush=True)
+        else:
+            print(f"backend {backend.name}: supplied by the caller", flush=True)
+        case_set = load_case_set(args.cases)
+        if case_set.errors:
+            for problem in case_set.problems:
+                print(problem, file=sys.stderr)
+            print(f"invalid case set {args.cases}: {len(case_set.errors)} error(s); fix them "
+                  "(see `reviewtui check`); nothing was scored", file=sys.stderr)
+            return EXIT_USAGE
+        if backend is None:
+            backend = make_backend(name, args)
+        recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
+                               concurrency=args.concurrency, repeats=args.repeats)
+    except (UsageError, ResultsError) as exc:
+        print(f"reviewtui eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    print(f"running {len(case_set.cases)} case(s) x {args.repeats} with concurrency {args.concurrency}; "
+          f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
+    status = "cancelled"
+    try:
+        status = asyncio.run(_run_until_interrupted(recorder, backend, args))
+    except KeyboardInterrupt:
+        status = "cancelled"
+    finally:
+        result = finish_run(recorder, backend, status)
+    if result.manifest["status"] == "cancelled":
+        print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
+    sys.stdout.write(format_summary(result.manifest))
+    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", flush=True)
+    return result.exit_code
+
+
+async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
+    """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
+    cancel = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    handled = False
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here: KeyboardInterrupt instead
+        pass
+    try:
+        return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
+                                on_progress=_ProgressPrinter(sys.stderr), cancel=cancel)
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
+        await backend.aclose()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

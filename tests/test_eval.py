@@ -1,0 +1,422 @@
+"""``reviewtui eval`` through its real path: case files on disk, the replay backend reading
+stored outputs (or a stub handed to ``main``), results written and read back.
+
+The three deliberately broken assistants of issue 2 item 8 prove the harness
+measures something; the rest pins exit codes, bad input and the result files.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from statistics import fmean
+
+import pytest
+
+from reviewtui import assistant
+from reviewtui.backends.base import CaseOutput
+from reviewtui.cases import load_case_set
+from reviewtui.cli import main as cli_main
+from reviewtui.eval import main
+from tests.stub_backends import (
+    FIXTURE_CASES,
+    CorrectAssistant,
+    EmptyAssistant,
+    EverythingAssistant,
+    ScriptedBackend,
+    TextAssistant,
+    copy_fixture_cases,
+    finding,
+    output_text,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+VERSION = assistant.PROMPT_VERSION
+MADE_UP = ("c04-overspend-disapproved", "$48,213.77")
+
+
+@pytest.fixture(scope="module")
+def fixture_set():
+    case_set = load_case_set(FIXTURE_CASES)
+    assert not case_set.problems
+    return case_set
+
+
+def run_replay(stub: TextAssistant, case_set, tmp_path: Path, *extra: str) -> int:
+    replay = stub.write_replay_dir(case_set.cases, tmp_path / "replay")
+    return main(["--backend", "replay", "--cases", str(case_set.root), "--replay-dir", str(replay),
+                 "--results-dir", str(tmp_path / "results"), *extra])
+
+
+def read_csv(tmp_path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
+    with (tmp_path / "results" / f"{VERSION}.csv").open(newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        rows = {row["case_id"]: row for row in reader}
+        return list(reader.fieldnames or []), rows
+
+
+def read_manifest(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "results" / VERSION / "manifest.json").read_text(encoding="utf-8"))
+
+
+def mean_of(rows: dict[str, dict[str, str]], column: str) -> float:
+    return fmean(float(row[column]) for row in rows.values())
+
+
+# --------------------------------------------------------------------------
+# The three broken assistants (and the correct one)
+# --------------------------------------------------------------------------
+
+
+def test_a_empty_findings_fail_the_gate_on_recall(fixture_set, tmp_path, capsys):
+    assert run_replay(EmptyAssistant(), fixture_set, tmp_path) == 1
+    _, rows = read_csv(tmp_path)
+    assert len(rows) == len(fixture_set.cases)
+    assert mean_of(rows, "recall") <= 0.05
+    manifest = read_manifest(tmp_path)
+    assert manifest["gate"]["passed"] is False
+    assert any(r.startswith("mean recall 0.000 is below 0.90") for r in manifest["gate"]["reasons"])
+    assert "gate            FAILED" in capsys.readouterr().out
+
+
+def test_b_every_id_with_every_scope_has_recall_but_no_precision(fixture_set, tmp_path):
+    assert run_replay(EverythingAssistant(), fixture_set, tmp_path) == 1
+    _, rows = read_csv(tmp_path)
+    assert mean_of(rows, "recall") >= 0.95
+    assert mean_of(rows, "precision") <= 0.35
+    # the ids it could not know are counted as extra, and must_not_say ids as fabrications
+    assert all(row["extra_ids"] for row in rows.values())
+    assert read_manifest(tmp_path)["summary"]["fabrications"] > 0
+
+
+def test_c_correct_findings_plus_one_made_up_dollar_figure_fail_on_fabrication(fixture_set, tmp_path, capsys):
+    assert run_replay(CorrectAssistant(made_up=MADE_UP), fixture_set, tmp_path) == 1
+    out = capsys.readouterr().out
+    _, rows = read_csv(tmp_path)
+    assert mean_of(rows, "recall") >= 0.90
+    assert rows[MADE_UP[0]]["fabrication"] == "1"
+    assert rows[MADE_UP[0]]["fabricated_figures"] == MADE_UP[1]
+    assert sum(int(r["fabrication"]) for r in rows.values()) == 1
+    gate = read_manifest(tmp_path)["gate"]
+    assert gate["passed"] is False
+    assert gate["reasons"] == [f"1 fabrication(s), 0 allowed: {MADE_UP[0]} (1)"]
+    # the summary names the case and the figure
+    assert f'  {MADE_UP[0]}: 1: figure "{MADE_UP[1]}" in finding #1 evidence' in out
+    assert "mean recall     1.000" in out
+
+
+def test_correct_findings_pass_the_gate(fixture_set, tmp_path, capsys):
+    """The fixture evidence is grounded: copying it into the answer fabricates nothing."""
+    assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
+    out = capsys.readouterr().out
+    assert "gate            PASSED" in out
+    _, rows = read_csv(tmp_path)
+    assert {row["status"] for row in rows.values()} == {"ok"}
+    assert mean_of(rows, "recall") == 1.0 and mean_of(rows, "precision") == 1.0
+
+
+# --------------------------------------------------------------------------
+# Result files
+# --------------------------------------------------------------------------
+
+
+def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
+    assert run_replay(CorrectAssistant(made_up=MADE_UP), fixture_set, tmp_path) == 1
+    columns, rows = read_csv(tmp_path)
+    assert columns[:5] == ["case_id", "recall", "precision", "fabrication", "missed_ids"]
+    assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs"]
+    assert list(rows) == sorted(c.case_id for c in fixture_set.cases)
+    assert rows["c07-clean-steady"]["kind"] == "clean"
+
+    manifest = read_manifest(tmp_path)
+    assert manifest["prompt_version"] == VERSION
+    assert manifest["prompt_sha256"] == assistant.prompt_sha256()
+    assert manifest["case_set_hash"] == fixture_set.digest()
+    assert manifest["backend"] == "replay" and manifest["status"] == "complete"
+    assert manifest["thresholds"] == {"min_mean_recall": 0.9, "max_fabrications": 0}
+    assert manifest["summary"]["cases"] == len(fixture_set.cases)
+
+    case_file = tmp_path / "results" / VERSION / "cases" / f"{MADE_UP[0]}.json"
+    stored = json.loads(case_file.read_text(encoding="utf-8"))
+    raw = (tmp_path / "replay" / f"{MADE_UP[0]}.json").read_text(encoding="utf-8")
+    assert stored["output"]["raw_text"] == raw
+    assert [f["text"] for f in stored["score"]["fabricated_figures"]] == [MADE_UP[1]]
+
+
+def test_missed_ids_grouped_by_kind_one_finding_missed_everywhere(fixture_set, tmp_path, capsys):
+    """Dropping the clean-case finding misses one kind in two cases: listed first, called concentrated."""
+
+    class NoSummary(CorrectAssistant):
+        def text_for(self, case):
+            doc = json.loads(super().text_for(case))
+            return output_text(f for f in doc["findings"] if f["id"] != "summary.no_material_issues")
+
+    assert run_replay(NoSummary(), fixture_set, tmp_path) == 1
+    out = capsys.readouterr().out
+    manifest = read_manifest(tmp_path)
+    assert manifest["missed_by_kind"] == {
+        "summary.no_material_issues": {"cases": 2, "ids": {"summary.no_material_issues": ["c07-clean-steady", "c08-clean-flight"]}}
+    }
+    assert manifest["miss_pattern"]["pattern"] == "concentrated"
+    assert "    2 cases  summary.no_material_issues  c07-clean-steady, c08-clean-flight" in out
+    assert "pattern: concentrated: summary.no_material_issues missed in 2 cases" in out
+
+
+def test_missed_ids_grouped_by_kind_many_findings_missed_once(fixture_set, tmp_path, capsys):
+    dropped = {"c01-tracking-stopped", "c03-zero-conv-campaign", "c05-duplicate-rows"}
+
+    class DropsThree(CorrectAssistant):
+        def text_for(self, case):
+            return output_text([]) if case.case_id in dropped else super().text_for(case)
+
+    assert run_replay(DropsThree(), fixture_set, tmp_path) == 1
+    out = capsys.readouterr().out
+    by_kind = read_manifest(tmp_path)["missed_by_kind"]
+    assert {k: v["cases"] for k, v in by_kind.items()} == {
+        "data.duplicate_rows": 1, "tracking.conversions_stopped": 1, "waste.zero_conv_campaign": 1}
+    assert by_kind["tracking.conversions_stopped"]["ids"] == {"tracking.conversions_stopped@333": ["c01-tracking-stopped"]}
+    assert "c01-tracking-stopped (@333)" in out
+    assert "pattern: scattered: 3 finding kind(s) missed once each" in out
+
+
+def test_repeats_average_scores_and_add_fabrications(fixture_set, tmp_path):
+    exit_code = run_replay(CorrectAssistant(made_up=MADE_UP), fixture_set, tmp_path, "--repeats", "2")
+    assert exit_code == 1
+    _, rows = read_csv(tmp_path)
+    assert rows[MADE_UP[0]]["runs"] == "2"
+    assert rows[MADE_UP[0]]["fabrication"] == "2"
+    stored = json.loads((tmp_path / "results" / VERSION / "cases" / f"{MADE_UP[0]}.json").read_text(encoding="utf-8"))
+    assert len(stored["repeats"]) == 2
+
+
+# --------------------------------------------------------------------------
+# Bad input and exit codes
+# --------------------------------------------------------------------------
+
+
+def test_malformed_snapshot_exits_2_with_file_and_line_and_scores_nothing(tmp_path, capsys):
+    cases = copy_fixture_cases(tmp_path / "cases")
+    snapshot = cases / "c03-zero-conv-campaign" / "snapshot.json"
+    lines = snapshot.read_text(encoding="utf-8").splitlines()
+    lines[5] = lines[5].rstrip(",")  # drop a comma between two keys on line 6
+    snapshot.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = main(["--backend", "replay", "--replay-dir", str(tmp_path), "--cases", str(cases),
+                 "--results-dir", str(tmp_path / "results")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"{snapshot}:7: malformed JSON" in err
+    assert "nothing was scored" in err
+    assert not (tmp_path / "results").exists()
+
+
+def test_malformed_expected_yaml_exits_2_with_file_and_line(tmp_path, capsys):
+    cases = copy_fixture_cases(tmp_path / "cases")
+    expected = cases / "c09-trap-learning-period" / "expected.yaml"
+    text = expected.read_text(encoding="utf-8").replace("  - id: bidding.learning_period@333", "  - id: [bidding.learning_period@333")
+    expected.write_text(text, encoding="utf-8")
+    code = main(["--backend", "replay", "--replay-dir", str(tmp_path), "--cases", str(cases),
+                 "--results-dir", str(tmp_path / "results")])
+    assert code == 2
+    err = capsys.readouterr().err
+    line = text.splitlines().index("  - id: [bidding.learning_period@333") + 1
+    assert any(l.startswith(f"{expected}:{line}: malformed YAML") or l.startswith(f"{expected}:{line + 1}: malformed YAML")
+               for l in err.splitlines()), err
+    assert not (tmp_path / "results").exists()
+
+
+def test_invalid_case_content_exits_2(tmp_path, capsys):
+    cases = copy_fixture_cases(tmp_path / "cases")
+    expected = cases / "c01-tracking-stopped" / "expected.yaml"
+    expected.write_text(expected.read_text(encoding="utf-8").replace("@333", "@999"), encoding="utf-8")
+    assert main(["--backend", "replay", "--replay-dir", str(tmp_path), "--cases", str(cases),
+                 "--results-dir", str(tmp_path / "results")]) == 2
+    err = capsys.readouterr().err
+    assert f"{expected}:6: must_find[0]: scope '999' is not a campaign id" in err
+
+
+def test_unparseable_output_is_a_row_with_recall_0_and_the_raw_text_kept(fixture_set, tmp_path, capsys):
+    not_json = "Here are my findings: the account looks fine."
+    wrong_schema = json.dumps({"results": []})
+
+    class Garbled(CorrectAssistant):
+        def text_for(self, case):
+            return {"c02-brand-lost-is": not_json, "c08-clean-flight": wrong_schema}.get(case.case_id) or super().text_for(case)
+
+    assert run_replay(Garbled(), fixture_set, tmp_path) == 1  # 8 of 10 recalled: 0.8 < 0.9
+    out = capsys.readouterr().out
+    _, rows = read_csv(tmp_path)
+    for case_id in ("c02-brand-lost-is", "c08-clean-flight"):
+        assert rows[case_id]["status"] == "unparseable"
+        assert rows[case_id]["recall"] == "0"
+        assert rows[case_id]["error"].startswith(("not JSON", "not the output schema"))
+    stored = json.loads((tmp_path / "results" / VERSION / "cases" / "c02-brand-lost-is.json").read_text(encoding="utf-8"))
+    assert stored["output"]["raw_text"] == not_json
+    assert stored["score"]["status"] == "unparseable"
+    assert "unparseable     2" in out and "  c02-brand-lost-is: not JSON" in out
+    # unparseable cases are listed on their own, not as missed findings
+    assert read_manifest(tmp_path)["missed_by_kind"] == {}
+
+
+def test_output_not_obtained_makes_the_run_incomplete_exit_3(fixture_set, tmp_path, capsys):
+    failing = CaseOutput("c05-duplicate-rows", None, error="API overloaded (HTTP 529)")
+    stub = ScriptedBackend({"c05-duplicate-rows": failing, "c06-micros-not-converted": RuntimeError("boom")})
+    code = main(["--cases", str(fixture_set.root), "--results-dir", str(tmp_path / "results")], backend=stub)
+    assert code == 3
+    out = capsys.readouterr().out
+    assert "  c05-duplicate-rows: API overloaded (HTTP 529)" in out
+    assert "  c06-micros-not-converted: backend raised RuntimeError: boom" in out
+    assert "gate            NO VERDICT (run incomplete)" in out
+    _, rows = read_csv(tmp_path)
+    assert rows["c05-duplicate-rows"]["status"] == "error" and len(rows) == len(fixture_set.cases)
+    manifest = read_manifest(tmp_path)
+    assert manifest["status"] == "incomplete" and manifest["gate"]["passed"] is None
+    # the means still describe the cases that were scored
+    assert manifest["summary"]["scored"] == len(fixture_set.cases) - 2
+
+
+def test_keyboard_interrupt_keeps_what_finished_and_exits_3(fixture_set, tmp_path, capsys):
+    stub = ScriptedBackend({"c04-overspend-disapproved": KeyboardInterrupt()})
+    code = main(["--cases", str(fixture_set.root), "--results-dir", str(tmp_path / "results"), "--concurrency", "1"],
+                backend=stub)
+    assert code == 3
+    captured = capsys.readouterr()
+    assert "cancelled: what finished is kept" in captured.err
+    _, rows = read_csv(tmp_path)
+    assert sorted(rows) == ["c01-tracking-stopped", "c02-brand-lost-is", "c03-zero-conv-campaign"]
+    manifest = read_manifest(tmp_path)
+    assert manifest["status"] == "cancelled" and manifest["gate"]["passed"] is None
+    assert "c04-overspend-disapproved" in manifest["summary"]["not_run_cases"]
+    assert sorted(p.stem for p in (tmp_path / "results" / VERSION / "cases").glob("*.json")) == sorted(rows)
+
+
+def test_sigint_in_a_real_process_cancels_and_exits_3(tmp_path):
+    """Ctrl-C: a real SIGINT while two cases are done and the third hangs."""
+    script = textwrap.dedent(f"""
+        import asyncio, os, signal, sys
+        from reviewtui.backends.base import Backend, CaseOutput
+        from reviewtui.eval import main
+
+        class Slow(Backend):
+            name = "stub-slow"
+            done = 0
+            async def run(self, case, *, repeat=0):
+                if self.done == 2:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    await asyncio.sleep(3600)
+                self.done += 1
+                return CaseOutput(case.case_id, '{{"findings": []}}')
+
+        sys.exit(main(["--cases", {str(FIXTURE_CASES)!r}, "--results-dir", {str(tmp_path / "results")!r},
+                       "--concurrency", "1"], backend=Slow()))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    _, rows = read_csv(tmp_path)
+    assert sorted(rows) == ["c01-tracking-stopped", "c02-brand-lost-is"]
+    assert read_manifest(tmp_path)["status"] == "cancelled"
+
+
+def test_prompt_hash_guard_refuses_results_of_other_prompt_text(fixture_set, tmp_path, monkeypatch, capsys):
+    assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
+    csv_before = (tmp_path / "results" / f"{VERSION}.csv").read_bytes()
+    manifest_before = (tmp_path / "results" / VERSION / "manifest.json").read_bytes()
+    capsys.readouterr()
+
+    monkeypatch.setattr(assistant, "prompt_sha256", lambda: "f" * 64)  # the prompt text was edited
+    assert run_replay(EmptyAssistant(), fixture_set, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "bump PROMPT_VERSION in reviewtui/assistant.py" in err
+    assert len(err.strip().splitlines()) == 1
+    assert (tmp_path / "results" / f"{VERSION}.csv").read_bytes() == csv_before
+    assert (tmp_path / "results" / VERSION / "manifest.json").read_bytes() == manifest_before
+
+
+def test_same_prompt_rerun_replaces_the_results(fixture_set, tmp_path, capsys):
+    assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
+    assert run_replay(EmptyAssistant(), fixture_set, tmp_path) == 1
+    _, rows = read_csv(tmp_path)
+    assert mean_of(rows, "recall") == 0.0
+
+
+def test_unknown_backend_is_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["--backend", "gpt", "--cases", str(FIXTURE_CASES), "--results-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "reviewtui eval: unknown backend 'gpt'; use one of claude, rules, replay"
+    assert not (tmp_path / "r").exists()
+
+
+def test_missing_key_for_claude_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["--backend", "claude", "--cases", str(FIXTURE_CASES), "--results-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "ANTHROPIC_API_KEY" in err and "\n" not in err
+
+
+def test_bad_flag_value_exits_2(capsys):
+    assert main(["--concurrency", "0"]) == 2
+    assert "--concurrency: 0 must be at least 1" in capsys.readouterr().err
+
+
+def test_default_backend_without_a_key_is_rules_and_the_first_line_says_why(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    copy_fixture_cases(tmp_path / "cases")  # the default --cases is ./cases
+    code = main([])
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "no ANTHROPIC_API_KEY: running the built-in reference auditor (rules backend)"
+    if code == 2:  # the reference auditor has not landed in this build: a clear message, not a traceback
+        assert "the rules backend (the built-in reference auditor) is not in this build yet" in captured.err
+    else:
+        assert code in (0, 1)
+        assert (tmp_path / "results" / f"{VERSION}.csv").is_file()
+
+
+def test_replay_without_a_stored_output_is_an_error_row(fixture_set, tmp_path, capsys):
+    replay = CorrectAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
+    (replay / "c10-trap-primary-action.json").unlink()
+    code = main(["--backend", "replay", "--cases", str(fixture_set.root), "--replay-dir", str(replay),
+                 "--results-dir", str(tmp_path / "results")])
+    assert code == 3
+    assert "  c10-trap-primary-action: no stored output" in capsys.readouterr().out
+
+
+def test_the_cli_entry_dispatches_eval(fixture_set, tmp_path, capsys):
+    replay = EmptyAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
+    code = cli_main(["eval", "--backend", "replay", "--cases", str(fixture_set.root), "--replay-dir", str(replay),
+                     "--results-dir", str(tmp_path / "results")])
+    assert code == 1
+    assert (tmp_path / "results" / f"{VERSION}.csv").is_file()
+
+
+def test_python_dash_m_reviewtui_eval(fixture_set, tmp_path):
+    replay = CorrectAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
+    proc = subprocess.run([sys.executable, "-m", "reviewtui.eval", "--backend", "replay", "--cases", str(fixture_set.root),
+                           "--replay-dir", str(replay), "--results-dir", str(tmp_path / "results")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "backend replay (--backend replay): running stored raw outputs"
+    assert "[10/10]" in proc.stderr  # progress on stderr
+    assert "gate            PASSED" in proc.stdout and "[1/10]" not in proc.stdout
+
+
+def test_scoped_answers_match_only_their_scope(fixture_set, tmp_path):
+    """A finding with the wrong campaign does not recall a scoped must_find."""
+
+    class WrongScope(CorrectAssistant):
+        def text_for(self, case):
+            if case.case_id != "c01-tracking-stopped":
+                return super().text_for(case)
+            return output_text([finding("tracking.conversions_stopped", "111")])
+
+    run_replay(WrongScope(), fixture_set, tmp_path)
+    _, rows = read_csv(tmp_path)
+    assert rows["c01-tracking-stopped"]["recall"] == "0"
+    assert rows["c01-tracking-stopped"]["missed_ids"] == "tracking.conversions_stopped@333"
+    assert rows["c01-tracking-stopped"]["extra_ids"] == "tracking.conversions_stopped@111"
