@@ -14,12 +14,11 @@ implements ``POST /v1/messages``:
   message; the last planned response repeats once the plan runs out;
 - it records every request, so a test can count calls per marker.
 
-Use::
+Use (``serving_in_env`` also sets ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL)::
 
-    with FakeMessagesAPI(api_key="sk-test") as api:
+    with serving_in_env(monkeypatch, "sk-test") as api:
         api.plan("111-000-0001", rate_limited(), answer('{"findings": []}'))
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
-        ...
+        ...  # run the claude backend or `reviewtui eval --backend claude`
         assert api.count("111-000-0001") == 2
 
 Planned responses: ``answer``, ``answer_with_thinking``, ``truncated``,
@@ -32,10 +31,11 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 # Parameters of messages.create the fake accepts; anything else is a 400.
 KNOWN_PARAMS = {
@@ -327,6 +327,15 @@ class FakeMessagesAPI:
         if planned is None:
             return api_error(400, "invalid_request_error", "fake server: no planned response matches this request")
         return planned
+
+
+@contextmanager
+def serving_in_env(monkeypatch: Any, api_key: str) -> Iterator[FakeMessagesAPI]:
+    """A running fake, with ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL pointing the SDK at it (pytest's monkeypatch)."""
+    with FakeMessagesAPI(api_key=api_key) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", api_key)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        yield server
 
 
 def _fill_in(planned: Planned, request: dict[str, Any], number: int) -> Planned:

@@ -22,7 +22,6 @@ import pytest
 
 from reviewtui.eval import main
 from tests.fake_messages_api import (
-    FakeMessagesAPI,
     answer,
     answer_with_thinking,
     findings_json,
@@ -31,6 +30,7 @@ from tests.fake_messages_api import (
     rate_limited,
     refusal,
     server_error,
+    serving_in_env,
     truncated,
     write_case,
 )
@@ -59,9 +59,7 @@ FAILED = {
 
 @pytest.fixture
 def api(monkeypatch):
-    with FakeMessagesAPI(api_key=KEY) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    with serving_in_env(monkeypatch, KEY) as server:
         yield server
 
 

@@ -25,6 +25,7 @@ from tests.fake_messages_api import (
     rate_limited,
     refusal,
     server_error,
+    serving_in_env,
     truncated,
     write_case,
 )
@@ -35,9 +36,7 @@ GOOD = findings_json("tracking.conversions_stopped")
 
 @pytest.fixture
 def api(monkeypatch):
-    with FakeMessagesAPI(api_key=KEY) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    with serving_in_env(monkeypatch, KEY) as server:
         yield server
 
 
