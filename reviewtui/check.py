@@ -1,0 +1,81 @@
+"""``reviewtui check [--cases DIR]``: every problem of the case set, as ``path:line: message``.
+
+The structural validation comes from ``cases.load_case_set``. Further checks
+are functions ``(case_set) -> list[Problem]``; modules add theirs without
+touching this one by exposing a module-level ``CHECKS`` list and being named
+in ``CHECK_MODULES``. Those modules are imported lazily and only if present,
+so a build without them still checks what it can.
+
+Exit codes: 0 no errors (warnings allowed), 2 any error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Callable
+
+from .cases import CaseSet, Problem, load_case_set
+
+Check = Callable[[CaseSet], list[Problem]]
+
+# Modules that may contribute checks (each exposes ``CHECKS: list[Check]``):
+# the case-set mix and write-up checks, and the auditor's "do the rows
+# support this finding?" warnings.
+CHECK_MODULES = (
+    "reviewtui.caseset_checks",
+    "reviewtui.auditor.checks",
+)
+
+EXIT_OK = 0
+EXIT_ERRORS = 2
+
+
+def available_checks(module_names: tuple[str, ...] | None = None) -> list[Check]:
+    """The ``CHECKS`` of every listed module (default ``CHECK_MODULES``) that exists, in order."""
+    found: list[Check] = []
+    for name in CHECK_MODULES if module_names is None else module_names:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue  # the module (or its package) is not in this build
+            raise  # the module exists but one of its own imports is broken: say so
+        found.extend(getattr(module, "CHECKS", ()))
+    return found
+
+
+def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Problem]:
+    """The case set's own problems plus every check's, sorted by file and line."""
+    problems = list(case_set.problems)
+    for check in available_checks() if checks is None else checks:
+        problems.extend(check(case_set))
+    return sorted(problems, key=lambda p: (str(p.path), p.line, p.severity != "error", p.message))
+
+
+def count_line(problems: list[Problem], cases: int) -> str:
+    errors = sum(1 for p in problems if p.severity == "error")
+    warnings = len(problems) - errors
+    verdict = "fix the errors above" if errors else "ok"
+    return f"{cases} case(s) checked: {errors} error(s), {warnings} warning(s): {verdict}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="reviewtui check", description="Validate the case set: every problem "
+                                     "as path:line: message. Exit 0 when there is no error, 2 otherwise.")
+    parser.add_argument("--cases", default="cases", metavar="DIR", help="the case set (default: ./cases)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_ERRORS if exc.code not in (0, None) else EXIT_OK
+    case_set = load_case_set(args.cases)
+    problems = run_checks(case_set)
+    for problem in problems:
+        print(problem)
+    print(count_line(problems, len(case_set.cases)))
+    return EXIT_ERRORS if any(p.severity == "error" for p in problems) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""reviewtui check: every problem as path:line: message, a count, exit 2 on errors; pluggable checks."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from reviewtui import check
+from reviewtui.cases import Problem, load_case_set
+from reviewtui.cli import main as cli_main
+from tests.stub_backends import FIXTURE_CASES, copy_fixture_cases
+
+
+@pytest.fixture
+def no_extra_checks(monkeypatch):
+    """Only the case set's own validation (other areas' check modules may be mid-edit)."""
+    monkeypatch.setattr(check, "CHECK_MODULES", ())
+
+
+def test_the_fixture_case_set_passes(no_extra_checks, capsys):
+    assert check.main(["--cases", str(FIXTURE_CASES)]) == 0
+    out = capsys.readouterr().out
+    assert out == "10 case(s) checked: 0 error(s), 0 warning(s): ok\n"
+
+
+def test_the_fixture_case_set_passes_with_every_available_check(capsys):
+    """The real command, with whatever check modules this build has."""
+    assert cli_main(["check", "--cases", str(FIXTURE_CASES)]) == 0
+    assert "0 error(s)" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_every_problem_is_printed_with_file_and_line_and_exit_2(no_extra_checks, tmp_path, capsys):
+    cases = copy_fixture_cases(tmp_path / "cases")
+    expected = cases / "c04-overspend-disapproved" / "expected.yaml"
+    text = expected.read_text(encoding="utf-8")
+    text = text.replace("status.disapproved_ads@222", "status.disaproved_ads@222")  # unknown kind
+    text = text.replace("rows: [/ads/0]", "rows: [/ads/7]")  # pointer past the end
+    text = text.replace("kind: ordinary", "kind: ordinary\nreviewer: anna")  # unknown key: a warning
+    expected.write_text(text, encoding="utf-8")
+    snapshot = cases / "c05-duplicate-rows" / "snapshot.json"
+    snapshot.write_text(snapshot.read_text(encoding="utf-8").replace('"platform": "google_ads",', '"platform": "google_ads"'), encoding="utf-8")
+
+    assert check.main(["--cases", str(cases)]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    lines_of = {n: l for n, l in enumerate(expected.read_text(encoding="utf-8").splitlines(), 1)}
+    kind_line = next(n for n, l in lines_of.items() if "disaproved" in l)
+    rows_line = next(n for n, l in lines_of.items() if "/ads/7" in l)
+    key_line = next(n for n, l in lines_of.items() if l.startswith("reviewer:"))
+    assert f"{expected}:{key_line}: warning: unknown key 'reviewer' (known: case, kind, may_find, must_find, must_not_say, notes, source)" in lines
+    assert any(l.startswith(f"{expected}:{kind_line}: must_find[1]: unknown finding kind 'status.disaproved_ads'") for l in lines)
+    assert any(l.startswith(f"{expected}:{rows_line}: must_find[1]: row '/ads/7' does not resolve") for l in lines)
+    assert any(l.startswith(f"{snapshot}:4: malformed JSON") for l in lines)  # where the parser noticed: the next key
+    assert lines[-1] == "9 case(s) checked: 3 error(s), 1 warning(s): fix the errors above"
+
+
+def test_warnings_alone_do_not_fail(no_extra_checks, tmp_path, capsys):
+    cases = copy_fixture_cases(tmp_path / "cases")
+    expected = cases / "c01-tracking-stopped" / "expected.yaml"
+    expected.write_text(expected.read_text(encoding="utf-8") + "reviewed_by: anna\n", encoding="utf-8")
+    assert check.main(["--cases", str(cases)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: unknown key 'reviewed_by'" in out
+    assert out.splitlines()[-1] == "10 case(s) checked: 0 error(s), 1 warning(s): ok"
+
+
+def test_missing_cases_folder(no_extra_checks, tmp_path, capsys):
+    assert check.main(["--cases", str(tmp_path / "nope")]) == 2
+    assert f"{tmp_path / 'nope'}:1: cases folder not found" in capsys.readouterr().out
+
+
+def test_bad_usage_exits_2(capsys):
+    assert check.main(["--bogus"]) == 2
+
+
+@pytest.fixture
+def plugin_modules(tmp_path, monkeypatch):
+    """Two check modules on sys.path: one contributing checks, one importing something missing."""
+    pkg = tmp_path / "plugins"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "mix.py").write_text(textwrap.dedent("""
+        from reviewtui.cases import Problem
+
+        def too_few_cases(case_set):
+            return [Problem(case_set.root, 1, f"only {len(case_set.cases)} cases; the set needs 50")]
+
+        def note(case_set):
+            return [Problem(case_set.root / "c01-tracking-stopped" / "expected.yaml", 5, "rows may not support this", "warning")]
+
+        CHECKS = [too_few_cases, note]
+    """), encoding="utf-8")
+    (pkg / "broken.py").write_text("import plugins.does_not_exist\nCHECKS = []\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "plugins"
+    for name in [m for m in sys.modules if m == "plugins" or m.startswith("plugins.")]:
+        del sys.modules[name]
+
+
+def test_check_modules_are_found_lazily_and_absent_ones_skipped(plugin_modules, monkeypatch, capsys):
+    monkeypatch.setattr(check, "CHECK_MODULES", ("plugins.absent", "plugins.mix", "no_such_package.checks"))
+    assert [f.__name__ for f in check.available_checks()] == ["too_few_cases", "note"]
+    assert check.main(["--cases", str(FIXTURE_CASES)]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert f"{FIXTURE_CASES}:1: only 10 cases; the set needs 50" in out
+    assert f"{FIXTURE_CASES / 'c01-tracking-stopped' / 'expected.yaml'}:5: warning: rows may not support this" in out
+    assert out[-1] == "10 case(s) checked: 1 error(s), 1 warning(s): fix the errors above"
+
+
+def test_a_check_module_with_a_broken_import_is_not_silently_skipped(plugin_modules):
+    with pytest.raises(ModuleNotFoundError, match="plugins.does_not_exist"):
+        check.available_checks(("plugins.broken",))
+
+
+def test_run_checks_sorts_by_file_and_line():
+    case_set = load_case_set(FIXTURE_CASES)
+    late = Problem(FIXTURE_CASES / "b" / "x.yaml", 9, "late")
+    early = Problem(FIXTURE_CASES / "b" / "x.yaml", 2, "early", "warning")
+    first = Problem(FIXTURE_CASES / "a" / "x.yaml", 30, "first")
+    problems = check.run_checks(case_set, [lambda cs: [late, early], lambda cs: [first]])
+    assert problems == [first, early, late]
