@@ -38,7 +38,11 @@ _END = re.compile(r"[.!?]+[\"'”’)\]*_]*")
 _STARTER = re.compile(r"[\s]+(?=[A-Z0-9\"'“‘(\[*_`]|$)")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _SPACE_RUN = re.compile(r"\s*\n[ \t]*(?:>[ \t]?)*|[ \t]+")
-_INLINE = re.compile(r"(\*\*|__)(.+?)\1|(\*|_)(?!\s)(.+?)(?<!\s)\3|`([^`]+)`|\[([^\]]+)\]\([^)]*\)")
+# Inline markup; the named group holds the text that is displayed.
+INLINE_MARKUP = re.compile(
+    r"(\*\*|__)(?P<strong>.+?)\1|(?<![\w*])(\*|_)(?!\s)(?P<em>.+?)(?<!\s)\3|`(?P<code>[^`]+)`|\[(?P<link>[^\]]+)\]\([^)]*\)"
+)
+INLINE_GROUPS = ("strong", "em", "code", "link")
 
 TEXT_BLOCKS = ("paragraph", "item", "quote")
 
@@ -99,7 +103,7 @@ def plain_text(text: str) -> str:
     previous = None
     while previous != text:  # nested emphasis such as **a *b* c**
         previous = text
-        text = _INLINE.sub(lambda m: m.group(2) or m.group(4) or m.group(5) or m.group(6) or "", text)
+        text = INLINE_MARKUP.sub(lambda m: next(m.group(g) for g in INLINE_GROUPS if m.group(g) is not None), text)
     return text
 
 

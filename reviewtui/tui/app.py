@@ -1,0 +1,140 @@
+"""The reviewtui app: ``reviewtui [--cases DIR] [--results-dir DIR]``.
+
+One App with modes (top-level views, switched with the command palette or
+their keys) and pushed screens (the author screen over the cases view).
+A new top-level view is added by registering it in ``MODES`` below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+from textual.app import App
+from textual.binding import Binding
+
+from ..cases import CaseFileError, CaseSet
+from ..snapshot import Snapshot, SnapshotError
+from .commands import ReviewCommands
+from .messages import CaseSaved
+from .screens.author import AuthorScreen
+from .screens.cases import CasesScreen
+from .screens.dialogs import ConfirmModal
+from .screens.help import HelpScreen, register_help
+from .support import SupportVerdict, check_support
+
+
+class ReviewApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "reviewtui"
+    COMMANDS = App.COMMANDS | {ReviewCommands}
+
+    # ---- Modes: register each top-level view here (name -> Screen class). ----
+    # Part two adds its runs view here, e.g. "runs": RunsScreen.
+    MODES = {
+        "cases": CasesScreen,
+    }
+    DEFAULT_MODE = "cases"
+    # ---------------------------------------------------------------------------
+
+    BINDINGS = [
+        Binding("question_mark", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+    ]
+
+    def __init__(
+        self,
+        cases_dir: str | Path = "cases",
+        results_dir: str | Path = "results",
+        *,
+        support_check: Callable[[Snapshot | None, str], SupportVerdict] = check_support,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.cases_dir = Path(cases_dir)
+        self.results_dir = Path(results_dir)
+        self.support_check = support_check
+        self.cursor_blink = cursor_blink
+        self.case_set: CaseSet | None = None  # set by the cases view once loaded
+        self.load_seconds: float | None = None
+
+    @property
+    def repo_root(self) -> Path:
+        """The folder holding cases/, writeups/ and disputed.md."""
+        return self.cases_dir.resolve().parent
+
+    def case_summaries(self) -> list[tuple[str, str]]:
+        """(case id, kind) of every loaded case, for the command palette."""
+        if self.case_set is None:
+            return []
+        return [(case.case_id, case.kind) for case in self.case_set.cases]
+
+    def open_case(self, case_id: str) -> None:
+        """Push the author screen for a case (used by the cases view, the palette and part two's review)."""
+        try:
+            screen = AuthorScreen(self.cases_dir / case_id)
+        except (CaseFileError, SnapshotError, OSError) as exc:
+            self.notify(str(exc), title=f"Cannot open {case_id}", severity="error", timeout=10)
+            return
+        self.push_screen(screen)
+
+    def on_case_saved(self, message: CaseSaved) -> None:
+        cases = self._cases_screen()
+        if cases is not None:
+            cases.refresh_case(message.case_id)
+
+    def _cases_screen(self) -> CasesScreen | None:
+        for stack in self._screen_stacks.values():
+            for screen in stack:
+                if isinstance(screen, CasesScreen):
+                    return screen
+        return None
+
+    def unsaved_author_screens(self) -> list[AuthorScreen]:
+        return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, AuthorScreen) and s.dirty]
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        unsaved = self.unsaved_author_screens()
+        if not unsaved:
+            self.exit()
+            return
+        names = ", ".join(s.case.case_id for s in unsaved)
+
+        def answer(choice: str | None) -> None:
+            if choice == "s":
+                if all(screen.save() for screen in unsaved):
+                    self.exit()
+            elif choice == "d":
+                self.exit()
+
+        self.push_screen(
+            ConfirmModal("Unsaved changes", f"{names}: expected.yaml has unsaved changes.",
+                         [("s", "Save and quit"), ("d", "Quit without saving"), ("c", "Cancel")]),
+            answer,
+        )
+
+
+register_help("Everywhere", ReviewApp)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="reviewtui", description="Browse, author and review the evaluation cases.")
+    parser.add_argument("--cases", default="cases", metavar="DIR", help="the case folder (default: cases)")
+    parser.add_argument("--results-dir", default="results", metavar="DIR", help="the results folder (default: results)")
+    args = parser.parse_args(argv)
+    cases_dir = Path(args.cases)
+    if not cases_dir.is_dir():
+        print(f"reviewtui: cases folder {cases_dir} not found; pass --cases DIR", file=sys.stderr)
+        return 2
+    ReviewApp(cases_dir, args.results_dir).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

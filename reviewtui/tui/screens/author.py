@@ -1,0 +1,468 @@
+"""The author screen: the write-up, the snapshot and the expectations of one case.
+
+Left, the write-up with a sentence cursor and, below it, the expectations
+and the live validation. Right, the snapshot, one tab per section. Keys
+``1`` / ``2`` / ``3`` tag the current sentence and the marked rows as
+must_find / may_find / must_not_say; ``d`` disputes the sentence (or reopens
+a disputed one); ``ctrl+s`` saves expected.yaml through the round-trip API.
+
+expected.yaml loads at once; snapshot.json (which may hold 100,000 rows)
+loads in a worker while the write-up and the expectations are already
+usable.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ... import disputes
+from ...cases import Case, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
+from ...history import History
+from ...snapshot import Snapshot, SnapshotError
+from ...writeup import Writeup, parse_writeup
+from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
+from ..snapshot_sections import snapshot_sections
+from ..widgets.expectations import ExpectationList, entry_key
+from ..widgets.snapshot_panel import SnapshotPanel
+from ..widgets.virtual_table import VirtualTable
+from ..widgets.writeup_view import WriteupView
+from .dialogs import ConfirmModal
+from .dispute import DisputeDraft, DisputeModal
+from .help import register_help
+from .tag import TagDraft, TagModal
+
+ENTRY_REF = re.compile(r"^(must_find|may_find|must_not_say)\[(\d+)\]")
+NO_WRITEUP = (
+    "This case has no write-up.\n\n"
+    "Tag from the rows alone: move to the snapshot (tab), mark rows with space, "
+    "then press 1 (must_find), 2 (may_find) or 3 (must_not_say)."
+)
+
+
+def problem_entry_key(problem: Problem) -> str | None:
+    m = ENTRY_REF.match(problem.message)
+    return entry_key(m.group(1), int(m.group(2))) if m else None
+
+
+class AuthorScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save"),
+        Binding("1", "tag('must_find')", "Tag must_find"),
+        Binding("2", "tag('may_find')", "Tag may_find"),
+        Binding("3", "tag('must_not_say')", "Tag must_not_say"),
+        Binding("d", "dispute", "Dispute / reopen"),
+        Binding("ctrl+z", "undo", "Undo"),
+        Binding("ctrl+y", "redo", "Redo"),
+        Binding("w", "focus('writeup')", "Write-up", show=False),
+        Binding("x", "focus('expectations')", "Expectations", show=False),
+        Binding("t", "focus_table", "Table", show=False),
+        Binding("escape", "leave", "Back to cases"),
+    ]
+
+    def __init__(self, case_dir: Path) -> None:
+        super().__init__(id=f"author-{case_dir.name}")
+        self.case: Case = load_case(case_dir, with_snapshot=False)
+        self.history = History(self.case.doc)
+        self.writeup = self._load_writeup()
+        self.snapshot: Snapshot | None = None
+        self.panel: SnapshotPanel | None = None
+        self.problems: list[Problem] = []
+        self.support_problems: list[Problem] = []
+        self._validation = 0
+        self.snapshot_seconds: float | None = None
+
+    @property
+    def repo_root(self) -> Path:
+        return self.case.dir.parent.parent
+
+    @property
+    def disputed_path(self) -> Path:
+        return disputes.disputed_path(self.repo_root)
+
+    @property
+    def dirty(self) -> bool:
+        return self.history.dirty
+
+    def _load_writeup(self) -> Writeup | None:
+        path = self.case.source_path()
+        if path is None or not path.is_file():
+            return None
+        return parse_writeup(path.read_text(encoding="utf-8"))
+
+    # -- layout ------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="author-title")
+        with Horizontal(id="author-body"):
+            with Vertical(id="author-left"):
+                notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
+                yield WriteupView(self.writeup, notes + NO_WRITEUP, id="writeup")
+                yield ExpectationList(id="expectations")
+                with VerticalScroll(id="problems-box"):
+                    yield Static("", id="problems")
+            with Vertical(id="author-right"):
+                size = self.case.snapshot_path.stat().st_size if self.case.snapshot_path.exists() else 0
+                yield Static(f"Loading snapshot.json ({size / 1e6:.1f} MB)…", id="snapshot-loading")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.after_edit()
+        self.query_one("#writeup" if self.writeup else "#expectations").focus()
+        self.load_snapshot()
+
+    # -- snapshot loading ----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="snapshot")
+    def load_snapshot(self) -> None:
+        started = time.perf_counter()
+        try:
+            snapshot = Snapshot.load(self.case.snapshot_path)
+        except SnapshotError as exc:
+            self.post_message(SnapshotFailed(Problem(exc.path, exc.line, exc.message)))
+            return
+        tables = snapshot_sections(snapshot.data) if isinstance(snapshot.data, dict) else []
+        self.post_message(SnapshotLoaded(snapshot, tables, time.perf_counter() - started))
+
+    async def on_snapshot_loaded(self, message: SnapshotLoaded) -> None:
+        self.snapshot = self.case.snapshot = message.snapshot
+        self.snapshot_seconds = message.seconds
+        campaigns = {cid: str(c.get("name") or "") for cid, c in sorted(message.snapshot.campaigns.items())}
+        self.panel = SnapshotPanel(message.tables, campaigns, id="snapshot")
+        right = self.query_one("#author-right")
+        await self.query_one("#snapshot-loading").remove()
+        await right.mount(self.panel)
+        self.validate()
+        self._highlight_current_entry()
+
+    def on_snapshot_failed(self, message: SnapshotFailed) -> None:
+        self.query_one("#snapshot-loading", Static).update(Text(f"Cannot read the snapshot:\n{message.problem}", style="red"))
+
+    # -- state shown on screen ---------------------------------------------------------
+
+    def after_edit(self, select: tuple[str, int] | None = None) -> None:
+        """Re-read the entries from the document and redraw everything that depends on them."""
+        self.case.refresh()
+        self.validate()
+        if select is not None:
+            self.query_one(ExpectationList).select_key(entry_key(*select))
+        self.refresh_marks()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        title = Text()
+        title.append(self.case.case_id, style="bold")
+        title.append(f"  [{self.case.kind}]", style="dim")
+        title.append(f"  {self.case.source or 'no write-up'}", style="dim")
+        if self.dirty:
+            title.append("  ● unsaved (ctrl+s saves)", style="bold yellow")
+        if self.panel is not None and self.panel.marks:
+            title.append(f"  {len(self.panel.marks)} rows marked", style="cyan")
+        self.query_one("#author-title", Static).update(title)
+
+    def refresh_marks(self) -> None:
+        """Mark the write-up's tagged and disputed sentences."""
+        if self.writeup is None:
+            return
+        tagged = {s.index for e in self.case.expectations() if e.claim and (s := self.writeup.find(e.claim))}
+        disputed = {s.index for d in self.current_disputes() if (s := self.writeup.find(d.quote))}
+        self.query_one(WriteupView).set_marks(tagged, disputed)
+
+    def current_disputes(self) -> list[disputes.Dispute]:
+        if not self.case.source:
+            return []
+        return disputes.load(self.disputed_path).for_writeup(self.case.source)
+
+    # -- live validation -----------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Structural checks now (they are quick); the support check of must_find ids in a worker."""
+        self.problems = validate_case(self.case)
+        self._validation += 1
+        self._show_problems()
+        if self.snapshot is not None:
+            self.check_support(self._validation, [(e.index, e.id, e.line) for e in self.case.must_find])
+
+    @work(thread=True, exclusive=True, group="validate")
+    def check_support(self, generation: int, entries: list[tuple[int, str, int]]) -> None:
+        support = getattr(self.app, "support_check")
+        problems, verdicts = [], {}
+        for index, finding_id, line in entries:
+            verdict = support(self.snapshot, finding_id)
+            verdicts[finding_id] = verdict
+            if verdict.available and verdict.supported is False:
+                detail = f" ({verdict.detail})" if verdict.detail else ""
+                problems.append(Problem(self.case.expected_path, line,
+                                        f"must_find[{index}]: the rows do not support {finding_id} according to the reference auditor{detail}",
+                                        "warning"))
+        self.post_message(ValidationDone(generation, problems, verdicts))
+
+    def on_validation_done(self, message: ValidationDone) -> None:
+        if message.generation == self._validation:
+            self.support_problems = message.problems
+            self._show_problems()
+
+    def _show_problems(self) -> None:
+        problems = self.problems + self.support_problems
+        counts: dict[str, int] = {}
+        for problem in problems:
+            if (key := problem_entry_key(problem)) is not None:
+                counts[key] = counts.get(key, 0) + 1
+        self.query_one(ExpectationList).show_case(self.case, counts)
+        text = Text()
+        if not problems:
+            text.append("✓ no problems", style="green")
+        for problem in problems:
+            style = "red" if problem.severity == "error" else "yellow"
+            text.append(f"{problem.path.name}:{problem.line}: ", style="dim")
+            text.append(problem.message + "\n", style=style)
+        self.query_one("#problems", Static).update(text)
+
+    # -- selection -------------------------------------------------------------------------
+
+    def on_expectation_list_entry_highlighted(self, message: ExpectationList.EntryHighlighted) -> None:
+        self._highlight_entry(message.list_name, message.index)
+
+    def _highlight_current_entry(self) -> None:
+        key = self.query_one(ExpectationList).current_key
+        if key is not None:
+            list_name, _, index = key.partition(":")
+            self._highlight_entry(list_name, int(index))
+
+    def _highlight_entry(self, list_name: str, index: int) -> None:
+        entries = self.case.expectations(list_name)
+        if index >= len(entries):
+            return
+        entry = entries[index]
+        if self.panel is not None:
+            self.panel.set_highlights(entry.rows)
+        if self.writeup is not None and entry.claim and (sentence := self.writeup.find(entry.claim)):
+            self.query_one(WriteupView).move_to(sentence.index)
+
+    def select_expectation(self, list_name: str, index: int) -> None:
+        """Used by the command palette."""
+        expectations = self.query_one(ExpectationList)
+        expectations.focus()
+        expectations.select_key(entry_key(list_name, index))
+
+    def go_to_pointer(self, pointer: str) -> bool:
+        """Used by the command palette: show the row, cursor on it."""
+        return self.panel is not None and self.panel.jump_to(pointer, focus=True)
+
+    def on_snapshot_panel_marks_changed(self, message: SnapshotPanel.MarksChanged) -> None:
+        self._update_title()
+
+    # -- tagging --------------------------------------------------------------------------
+
+    def _campaigns(self) -> dict[str, str]:
+        return self.panel.campaigns if self.panel is not None else {}
+
+    def _taken_ids(self, skip: tuple[str, int] | None = None) -> set[str]:
+        return {e.id for e in self.case.expectations() if (e.list_name, e.index) != skip}
+
+    def _tag_modal(self, draft: TagDraft, title: str, skip: tuple[str, int] | None = None) -> TagModal:
+        return TagModal(
+            draft,
+            title=title,
+            campaigns=self._campaigns(),
+            snapshot=self.snapshot,
+            taken_ids=self._taken_ids(skip),
+            support_check=getattr(self.app, "support_check"),
+        )
+
+    def action_tag(self, list_name: str) -> None:
+        sentence = self.query_one(WriteupView).sentence
+        rows = self.panel.marked_rows() if self.panel is not None else []
+        draft = TagDraft(
+            list_name=list_name,
+            evidence=" ".join(sentence.plain.split()) if sentence else "",
+            rows=rows,
+            claim=sentence.text if sentence else None,
+        )
+        what = "the current sentence" if sentence else "rows alone"
+        self.app.push_screen(self._tag_modal(draft, f"Tag {what} as {list_name}"), self._tag_added)
+
+    def _tag_added(self, draft: TagDraft | None) -> None:
+        if draft is None:
+            return
+        index = self.history.add(draft.list_name, draft.entry())
+        if self.panel is not None:
+            self.panel.clear_marks()
+        self.after_edit(select=(draft.list_name, index))
+        self.notify(f"Added {draft.id} to {draft.list_name} (ctrl+s saves, ctrl+z undoes)")
+
+    def on_expectation_list_edit_requested(self, message: ExpectationList.EditRequested) -> None:
+        if isinstance(message, ExpectationList.DeleteRequested):
+            removed = self.history.remove(message.list_name, message.index)
+            self.after_edit()
+            self.notify(f"Deleted {removed.get('id')} from {message.list_name} (ctrl+z undoes)")
+            return
+        where = (message.list_name, message.index)
+        draft = TagDraft.from_entry(message.list_name, self.case.doc.entry(*where))
+
+        def edited(result: TagDraft | None) -> None:
+            if result is not None:
+                self.after_edit(select=self.history.replace(*where, result.entry(), new_list=result.list_name))
+
+        self.app.push_screen(self._tag_modal(draft, f"Edit {draft.id}", skip=where), edited)
+
+    def action_undo(self) -> None:
+        label = self.history.undo()
+        self.after_edit()
+        self.notify(f"Undid: {label}" if label else "Nothing to undo")
+
+    def action_redo(self) -> None:
+        label = self.history.redo()
+        self.after_edit()
+        self.notify(f"Redid: {label}" if label else "Nothing to redo")
+
+    # -- disputes ---------------------------------------------------------------------------
+
+    def action_dispute(self) -> None:
+        sentence = self.query_one(WriteupView).sentence
+        if sentence is None or not self.case.source:
+            self.notify("This case has no write-up sentence to dispute", severity="warning")
+            return
+        existing = next((d for d in self.current_disputes() if self.writeup and self.writeup.find(d.quote) == sentence), None)
+        if existing is not None:
+            self._ask_reopen(existing)
+            return
+        rows = self.panel.marked_rows() if self.panel is not None else []
+        modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows)
+
+        def save(draft: DisputeDraft | None) -> None:
+            if draft is None:
+                return
+            try:
+                entry = disputes.append_dispute(
+                    self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
+                    rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
+                )
+            except (OSError, ValueError) as exc:
+                self.notify(f"disputed.md not changed: {exc}", severity="error", timeout=8)
+                return
+            if self.panel is not None:
+                self.panel.clear_marks()
+            self.refresh_marks()
+            self.notify(f"{entry.id} added to disputed.md")
+
+        self.app.push_screen(modal, save)
+
+    def _ask_reopen(self, existing: disputes.Dispute) -> None:
+        def answer(choice: str | None) -> None:
+            if choice != "o":
+                return
+            try:
+                disputes.reopen(self.disputed_path, existing.id)
+            except (OSError, disputes.DisputeFileError) as exc:
+                self.notify(str(exc), severity="error", timeout=8)
+                return
+            self.refresh_marks()
+            self.notify(f"{existing.id} reopened: its entry is gone from disputed.md")
+
+        self.app.push_screen(
+            ConfirmModal(f"{existing.id} is disputed", f"> {existing.quote}\n\nReopen it? Its entry is removed from disputed.md.",
+                         [("o", "Reopen"), ("c", "Keep it disputed")]),
+            answer,
+        )
+
+    # -- saving -------------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        """Save expected.yaml; on an external change, ask what to do and return False."""
+        try:
+            self.case.doc.save()
+        except ExternalChangeError:
+            self._ask_external_change()
+            return False
+        except OSError as exc:
+            self.notify(f"Not saved: {exc}", severity="error", timeout=10)
+            return False
+        self.history.mark_saved()
+        self._update_title()
+        self.app.post_message(CaseSaved(self.case.case_id))
+        self.notify(f"Saved {self.case.case_id}/expected.yaml")
+        return True
+
+    def action_save(self) -> None:
+        self.save()
+
+    def _ask_external_change(self) -> None:
+        mine = self.case.expected_path.with_name("expected.yaml.mine")
+
+        def answer(choice: str | None) -> None:
+            if choice == "k":
+                try:
+                    self.case.doc.save(mine)
+                except OSError as exc:
+                    self.notify(f"Could not write {mine.name}: {exc}", severity="error", timeout=10)
+                    return
+                self.reload_from_disk()
+                self.notify(f"Your version is in {self.case.case_id}/{mine.name}; the editor now shows the file on disk. "
+                            "Merge by hand, then delete the .mine file.", timeout=15)
+            elif choice == "r":
+                self.reload_from_disk()
+                self.notify("Reloaded expected.yaml from disk; your edits were dropped")
+
+        self.app.push_screen(
+            ConfirmModal(
+                "expected.yaml changed on disk",
+                f"{self.case.case_id}/expected.yaml was changed by someone else since you opened it; "
+                "saving would overwrite their change.",
+                [("r", "Reload theirs (drop my edits)"), ("k", f"Keep both (mine to {mine.name})"), ("c", "Cancel")],
+            ),
+            answer,
+        )
+
+    def reload_from_disk(self) -> None:
+        self.case.doc = ExpectedDoc.load(self.case.expected_path)
+        self.history.reset(self.case.doc)
+        self.after_edit()
+
+    # -- leaving ---------------------------------------------------------------------------------
+
+    def confirm_discard(self, verb: str, then) -> None:
+        """Run ``then()`` now if nothing is unsaved, else after the user saves or discards."""
+        if not self.dirty:
+            then()
+            return
+
+        def answer(choice: str | None) -> None:
+            if choice == "s" and self.save():
+                then()
+            elif choice == "d":
+                then()
+
+        self.app.push_screen(
+            ConfirmModal("Unsaved changes", f"{self.case.case_id}/expected.yaml has unsaved changes.",
+                         [("s", f"Save and {verb}"), ("d", f"Discard and {verb}"), ("c", "Cancel")]),
+            answer,
+        )
+
+    def action_leave(self) -> None:
+        self.confirm_discard("leave", self.app.pop_screen)
+
+    def action_focus(self, widget_id: str) -> None:
+        self.query_one(f"#{widget_id}").focus()
+
+    def action_focus_table(self) -> None:
+        if self.panel is not None and self.panel.active_table is not None:
+            self.panel.active_table.focus()
+
+
+register_help("Author screen", AuthorScreen)
+register_help("Write-up", WriteupView)
+register_help("Expectations", ExpectationList)
+register_help("Snapshot", SnapshotPanel)
+register_help("Snapshot table", VirtualTable)
+register_help("Tag modal", TagModal)
+register_help("Dispute modal", DisputeModal)

@@ -1,0 +1,262 @@
+"""The cases view (the app's start): every case with its counts and validation status.
+
+The case set loads and validates in a worker, so the first paint does not
+wait for fifty snapshots to parse; the header shows the mix of kinds against
+the 30/10/5/5 the case set aims for.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ...cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
+from ...snapshot import SnapshotError
+from ..messages import CaseSetLoaded
+from .help import register_help
+
+KIND_TARGETS = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
+STATUS_FILTERS = ("all", "problems", "ok")
+
+
+@dataclass
+class CaseRow:
+    case_id: str
+    kind: str
+    counts: tuple[int, int, int]
+    source: str
+    problems: list[Problem] = field(default_factory=list)
+    loaded: bool = True
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return self.loaded and not self.errors
+
+    def status(self) -> Text:
+        if not self.problems:
+            return Text("ok", style="green")
+        first = self.errors[0] if self.errors else self.problems[0]
+        where = f"{first.path.name}:{first.line}"
+        if self.errors:
+            return Text(f"✗ {len(self.errors)}  {where}: {first.message}", style="red")
+        return Text(f"⚠ {len(self.problems)}  {where}: {first.message}", style="yellow")
+
+
+def problem_case_id(problem: Problem, root: Path) -> str | None:
+    """The case folder a problem belongs to (None for problems of the whole set)."""
+    try:
+        relative = problem.path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return None
+    return relative.parts[0] if len(relative.parts) > 1 else None
+
+
+def case_row(case: Case, problems: list[Problem]) -> CaseRow:
+    counts = (len(case.must_find), len(case.may_find), len(case.must_not_say))
+    return CaseRow(case.case_id, case.kind, counts, str(case.source or ""), problems)
+
+
+def case_rows(case_set: CaseSet) -> tuple[list[CaseRow], list[Problem]]:
+    """One row per case folder (unloadable ones included), and the problems of the set as a whole."""
+    by_case: dict[str, list[Problem]] = {}
+    general: list[Problem] = []
+    for problem in case_set.problems:
+        case_id = problem_case_id(problem, case_set.root)
+        (by_case.setdefault(case_id, []) if case_id else general).append(problem)
+    rows = [case_row(case, by_case.pop(case.case_id, [])) for case in case_set.cases]
+    for case_id, problems in by_case.items():  # folders whose files could not be parsed
+        rows.append(CaseRow(case_id, "?", (0, 0, 0), "", problems, loaded=False))
+    rows.sort(key=lambda r: r.case_id)
+    return rows, general
+
+
+def mix_text(rows: list[CaseRow]) -> Text:
+    text = Text()
+    for kind, target in KIND_TARGETS.items():
+        have = sum(1 for r in rows if r.kind == kind)
+        text.append(f"{kind} ", style="bold")
+        text.append(f"{have}/{target}", style="green" if have == target else "yellow")
+        text.append("   ")
+    other = sum(1 for r in rows if r.kind not in KIND_TARGETS)
+    if other:
+        text.append(f"other {other}", style="red")
+    return text
+
+
+class CasesScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "open", "Open case"),
+        Binding("k", "cycle_kind", "Kind filter"),
+        Binding("s", "cycle_status", "Status filter"),
+        Binding("r", "reload", "Reload"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="cases-screen")
+        self.rows: list[CaseRow] = []
+        self.general: list[Problem] = []
+        self.kind_filter = "all"
+        self.status_filter = "all"
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="cases-header")
+        yield Static("", id="cases-filters")
+        yield DataTable(id="cases-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("case", key="case")
+        table.add_column("kind", key="kind")
+        table.add_column("must", key="must")
+        table.add_column("may", key="may")
+        table.add_column("not", key="not")
+        table.add_column("source", key="source")
+        table.add_column("status", key="status")
+        self._render_header()
+        self.load()
+
+    @property
+    def cases_root(self) -> Path:
+        return self.app.cases_dir  # type: ignore[attr-defined]
+
+    # -- loading ---------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="cases")
+    def load(self) -> None:
+        started = time.perf_counter()
+        case_set = load_case_set(self.cases_root)
+        self.app.load_seconds = time.perf_counter() - started  # type: ignore[attr-defined]
+        self.post_message(CaseSetLoaded(case_set))
+
+    def on_case_set_loaded(self, message: CaseSetLoaded) -> None:
+        self.app.case_set = message.case_set  # type: ignore[attr-defined]
+        self.rows, self.general = case_rows(message.case_set)
+        self.loaded = True
+        self._render_header()
+        self._fill_table()
+
+    @work(thread=True, group="case-refresh")
+    def refresh_case(self, case_id: str) -> None:
+        """Re-read one case after its author screen saved it."""
+        case_dir = self.cases_root / case_id
+        try:
+            case = load_case(case_dir)
+        except (CaseFileError, SnapshotError):
+            self.app.call_from_thread(self.load)
+            return
+        row = case_row(case, validate_case(case))
+        self.app.call_from_thread(self._replace_row, case, row)
+
+    def _replace_row(self, case: Case, row: CaseRow) -> None:
+        self.rows = [row if r.case_id == row.case_id else r for r in self.rows]
+        case_set = getattr(self.app, "case_set", None)
+        if case_set is not None:
+            case_set.cases = [case if c.case_id == case.case_id else c for c in case_set.cases]
+        self._render_header()
+        self._fill_table()
+
+    # -- display -----------------------------------------------------------------------
+
+    def visible_rows(self) -> list[CaseRow]:
+        rows = self.rows
+        if self.kind_filter != "all":
+            rows = [r for r in rows if r.kind == self.kind_filter]
+        if self.status_filter == "ok":
+            rows = [r for r in rows if r.ok]
+        elif self.status_filter == "problems":
+            rows = [r for r in rows if not r.ok]
+        return rows
+
+    def _render_header(self) -> None:
+        header = Text()
+        header.append("reviewtui", style="bold")
+        header.append(f"  cases: {self.cases_root.name}/  ", style="dim")
+        if not self.loaded:
+            header.append("loading and validating the cases…", style="italic")
+        else:
+            header.append(f"{len(self.rows)} cases   ", style="bold")
+            header.append_text(mix_text(self.rows))
+            bad = sum(1 for r in self.rows if not r.ok)
+            header.append(f"  {bad} with errors" if bad else "  all valid", style="red" if bad else "green")
+            for problem in self.general[:2]:
+                header.append(f"\n{problem.message}", style="red")
+        self.query_one("#cases-header", Static).update(header)
+        shown = len(self.visible_rows()) if self.loaded else 0
+        filters = Text.assemble(
+            ("kind: ", "dim"), (self.kind_filter, "bold"), (" (k)   ", "dim"),
+            ("status: ", "dim"), (self.status_filter, "bold"), (" (s)   ", "dim"),
+            (f"{shown} shown", "dim"),
+        )
+        self.query_one("#cases-filters", Static).update(filters)
+
+    def _fill_table(self) -> None:
+        table = self.query_one(DataTable)
+        keep = self.current_case_id
+        table.clear()
+        for row in self.visible_rows():
+            must, may, never = row.counts
+            table.add_row(row.case_id, row.kind, str(must), str(may), str(never), row.source, row.status(), key=row.case_id)
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
+
+    @property
+    def current_case_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def select_case(self, case_id: str) -> None:
+        table = self.query_one(DataTable)
+        if case_id in table.rows:
+            table.move_cursor(row=table.get_row_index(case_id))
+
+    # -- actions ------------------------------------------------------------------------
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        case_id = self.current_case_id
+        if case_id is None:
+            return
+        row = next(r for r in self.rows if r.case_id == case_id)
+        if not row.loaded:
+            self.notify(str(row.problems[0]), title="Cannot open: fix this file first", severity="error", timeout=8)
+            return
+        self.app.open_case(case_id)  # type: ignore[attr-defined]
+
+    def action_cycle_kind(self) -> None:
+        order = ("all", *CASE_KINDS)
+        self.kind_filter = order[(order.index(self.kind_filter) + 1) % len(order)]
+        self._render_header()
+        self._fill_table()
+
+    def action_cycle_status(self) -> None:
+        self.status_filter = STATUS_FILTERS[(STATUS_FILTERS.index(self.status_filter) + 1) % len(STATUS_FILTERS)]
+        self._render_header()
+        self._fill_table()
+
+    def action_reload(self) -> None:
+        self.loaded = False
+        self._render_header()
+        self.load()
+
+
+register_help("Cases view", CasesScreen)

@@ -1,0 +1,59 @@
+"""Modal dialogs shared by the screens: the base class and the confirm dialog."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+ResultType = TypeVar("ResultType")
+
+
+class ReviewModal(ModalScreen[ResultType]):
+    """A modal that follows the app's cursor-blink setting (snapshot tests turn blinking off)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def on_mount(self) -> None:
+        if not getattr(self.app, "cursor_blink", True):
+            for field in self.query(Input):
+                field.cursor_blink = False
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmModal(ReviewModal[str]):
+    """A question with a few answers; dismisses with the chosen answer's key (None on escape).
+
+    ``choices`` are ``(key, label)`` pairs; each key is also a keyboard shortcut.
+    """
+
+    def __init__(self, title: str, question: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__(classes="confirm")
+        self.title_text = title
+        self.question = question
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield Static(self.question, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                for index, (key, label) in enumerate(self.choices):
+                    yield Button(f"[{key}] {label}", id=f"choice-{key}", variant="primary" if index == 0 else "default")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id.removeprefix("choice-") if event.button.id else None)
+
+    def on_key(self, event) -> None:
+        for key, _label in self.choices:
+            if event.key == key:
+                event.stop()
+                self.dismiss(key)
+                return

@@ -1,0 +1,82 @@
+"""The dispute modal: send the current write-up sentence to disputed.md.
+
+It asks what the rows show instead and why the claim stays out of the case;
+the rows default to the rows marked in the snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.widgets import Button, Input, Label, Static
+
+from .dialogs import ReviewModal
+from .tag import parse_rows
+
+
+@dataclass(frozen=True)
+class DisputeDraft:
+    rows_show: str
+    rows: list[str]
+    why: str
+
+
+class DisputeModal(ReviewModal[DisputeDraft]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Add to disputed.md"),
+    ]
+
+    def __init__(self, *, quote: str, case_id: str, writeup: str, rows: list[str]) -> None:
+        super().__init__(classes="dispute")
+        self.quote = quote
+        self.case_id = case_id
+        self.writeup = writeup
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(f"Dispute a claim of {self.writeup}", classes="dialog-title")
+            yield Static(f"> {self.quote}", classes="quote")
+            yield Static(f"Case: {self.case_id}", classes="hint")
+            with Grid(classes="dialog-form"):
+                yield Label("Rows show")
+                yield Input(placeholder="what the rows show instead, with figures", id="dispute-rows-show")
+                yield Label("Rows")
+                yield Input(", ".join(self.rows), placeholder="JSON Pointers: /daily/212, /daily/213", id="dispute-rows")
+                yield Label("Why it stays out")
+                yield Input(placeholder="why the claim is not in the case", id="dispute-why")
+            yield Static("", id="dispute-error", classes="error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Add to disputed.md (ctrl+s)", id="dispute-save", variant="primary")
+                yield Button("Cancel (esc)", id="dispute-cancel")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#dispute-rows-show", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "dispute-why":
+            self.action_save()
+        else:
+            self.focus_next()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "dispute-save":
+            self.action_save()
+        else:
+            self.dismiss(None)
+
+    def action_save(self) -> None:
+        rows_show = " ".join(self.query_one("#dispute-rows-show", Input).value.split())
+        why = " ".join(self.query_one("#dispute-why", Input).value.split())
+        missing = [name for name, value in (("what the rows show", rows_show), ("why it stays out", why)) if not value]
+        if missing:
+            self.query_one("#dispute-error", Static).update(f"Fill in {' and '.join(missing)}.")
+            return
+        self.dismiss(DisputeDraft(rows_show, parse_rows(self.query_one("#dispute-rows", Input).value), why))

@@ -1,0 +1,55 @@
+"""The help screen: every key of every region, read from the classes' own BINDINGS.
+
+Reading the bindings (rather than a hand-written list) keeps the help true
+as keys change. A new screen or widget adds itself to ``HELP_SECTIONS``.
+"""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
+
+from .dialogs import ReviewModal
+
+# (region title, class whose BINDINGS are listed); filled by the modules that define them.
+HELP_SECTIONS: list[tuple[str, type]] = []
+
+
+def register_help(title: str, owner: type) -> None:
+    if all(existing is not owner for _t, existing in HELP_SECTIONS):
+        HELP_SECTIONS.append((title, owner))
+
+
+def bindings_of(owner: type) -> list[Binding]:
+    found = []
+    for item in owner.__dict__.get("BINDINGS", []):
+        binding = item if isinstance(item, Binding) else Binding(*item)
+        if binding.description:
+            found.append(binding)
+    return found
+
+
+class HelpScreen(ReviewModal[None]):
+    BINDINGS = [Binding("escape", "cancel", "Close"), Binding("question_mark", "cancel", "Close", show=False)]
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold cyan", no_wrap=True)
+        table.add_column()
+        for title, owner in HELP_SECTIONS:
+            bindings = bindings_of(owner)
+            if not bindings:
+                continue
+            table.add_row(Text(title, style="bold underline"), "")
+            for binding in bindings:
+                keys = ", ".join(self.app.get_key_display(Binding(key, binding.action)) for key in binding.key.split(","))
+                table.add_row(keys, binding.description)
+            table.add_row("", "")
+        with Vertical(classes="dialog help"):
+            yield Static("Keys (esc closes)", classes="dialog-title")
+            with VerticalScroll():
+                yield Static(table)

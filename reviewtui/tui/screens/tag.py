@@ -1,0 +1,238 @@
+"""The tag modal: add or edit one expectation (id, scope, evidence, rows, claim, says).
+
+The id field completes from the taxonomy, the scope comes from the
+snapshot's campaigns, and the reference auditor's support verdict for the
+id is shown (computed in a worker: on a 100,000-row snapshot it may take a
+moment, and typing must not wait for it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import yaml
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.suggester import SuggestFromList
+from textual.widgets import Button, Input, Label, Select, Static
+
+from ... import taxonomy
+from ...cases import LISTS
+from ...snapshot import PointerError, Snapshot
+from ..support import SupportVerdict
+from .dialogs import ReviewModal
+
+
+@dataclass
+class TagDraft:
+    """What the modal edits; ``entry()`` is the dict stored in expected.yaml."""
+
+    list_name: str
+    kind: str = ""
+    scope: str | None = None
+    evidence: str = ""
+    rows: list[str] = field(default_factory=list)
+    claim: str | None = None
+    says: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return taxonomy.join_id(self.kind, self.scope)
+
+    def entry(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"id": self.id, "evidence": self.evidence}
+        if self.rows:
+            entry["rows"] = list(self.rows)
+        if self.says:
+            entry["says"] = list(self.says)
+        if self.claim:
+            entry["claim"] = self.claim
+        return entry
+
+    @classmethod
+    def from_entry(cls, list_name: str, entry: dict[str, Any]) -> "TagDraft":
+        kind, scope = taxonomy.split_id(str(entry.get("id", "")))
+        return cls(
+            list_name=list_name,
+            kind=kind,
+            scope=scope,
+            evidence=str(entry.get("evidence") or ""),
+            rows=[str(r) for r in entry.get("rows") or []],
+            claim=entry.get("claim"),
+            says=[str(s) for s in entry.get("says") or []],
+        )
+
+
+def parse_rows(text: str) -> list[str]:
+    return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+
+
+def parse_says(text: str) -> list[str]:
+    """``["over-?pac", "overspend"]`` (YAML flow list) or one bare pattern."""
+    text = text.strip()
+    if not text:
+        return []
+    if text.startswith("["):
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"says: not a list of patterns ({exc.problem}); write it as [\"a\", \"b\"]") from None
+        return [str(v) for v in value or []]
+    return [text]
+
+
+def format_says(says: list[str]) -> str:
+    if not says:
+        return ""
+    return "[" + ", ".join('"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' for s in says) + "]"
+
+
+class TagModal(ReviewModal[TagDraft]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save entry"),
+    ]
+
+    def __init__(
+        self,
+        draft: TagDraft,
+        *,
+        title: str,
+        campaigns: dict[str, str],
+        snapshot: Snapshot | None,
+        taken_ids: set[str],
+        support_check: Callable[[Snapshot | None, str], SupportVerdict],
+    ) -> None:
+        super().__init__(classes="tag")
+        self.draft = draft
+        self.title_text = title
+        self.campaigns = campaigns
+        self.snapshot = snapshot
+        self.taken_ids = taken_ids
+        self.support_check = support_check
+
+    def compose(self) -> ComposeResult:
+        d = self.draft
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            with Grid(classes="dialog-form"):
+                yield Label("List")
+                yield Select([(name, name) for name in LISTS], value=d.list_name, allow_blank=False, id="tag-list")
+                yield Label("Kind")
+                yield Input(d.kind, placeholder="tab completes: tracking.conversions_stopped", id="tag-kind",
+                            suggester=SuggestFromList(taxonomy.kind_ids(), case_sensitive=False))
+                yield Static("", id="tag-meaning", classes="hint wide")
+                yield Label("Scope")
+                options = [(f"{cid}  {name}" if name else cid, cid) for cid, name in self.campaigns.items()]
+                if d.scope and d.scope not in self.campaigns:
+                    options.append((f"{d.scope}  (not in the snapshot)", d.scope))
+                yield Select(options, prompt="whole account (no scope)", value=d.scope or Select.NULL, id="tag-scope")
+                yield Label("Evidence")
+                yield Input(d.evidence, placeholder="one line with the figures from the rows", id="tag-evidence")
+                yield Label("Rows")
+                yield Input(", ".join(d.rows), placeholder="JSON Pointers: /daily/212, /daily/213", id="tag-rows")
+                yield Label("Claim")
+                yield Input(d.claim or "", placeholder="the write-up sentence, verbatim (empty: tagged from rows alone)", id="tag-claim")
+                yield Label("Says")
+                yield Input(format_says(d.says), placeholder='must_not_say only: regexes ["over-?pac", "overspend"]', id="tag-says")
+                yield Static("", id="tag-support", classes="hint wide")
+            yield Static("", id="tag-error", classes="error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save entry (ctrl+s)", id="tag-save", variant="primary")
+                yield Button("Cancel (esc)", id="tag-cancel")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._describe_kind()
+        self._refresh_support()
+        self.query_one("#tag-kind", Input).focus()
+
+    # -- live feedback -------------------------------------------------------------
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "tag-kind":
+            self._describe_kind()
+            self._refresh_support()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "tag-scope":
+            self._refresh_support()
+
+    def _describe_kind(self) -> None:
+        kind = self.query_one("#tag-kind", Input).value.strip()
+        meaning = taxonomy.kinds().get(kind)
+        text = meaning.meaning if meaning else ("unknown kind: see reviewtui/taxonomy.yaml" if kind else "")
+        self.query_one("#tag-meaning", Static).update(text)
+
+    def _current_id(self) -> str:
+        kind = self.query_one("#tag-kind", Input).value.strip()
+        scope = self.query_one("#tag-scope", Select).value
+        return taxonomy.join_id(kind, scope if isinstance(scope, str) else None)
+
+    def _refresh_support(self) -> None:
+        finding_id = self._current_id()
+        if not taxonomy.is_kind(taxonomy.split_id(finding_id)[0]):
+            self.query_one("#tag-support", Static).update("")
+            return
+        self.query_one("#tag-support", Static).update("reference auditor: checking…")
+        self._check_support(finding_id)
+
+    @work(thread=True, exclusive=True, group="support")
+    def _check_support(self, finding_id: str) -> None:
+        verdict = self.support_check(self.snapshot, finding_id)
+        self.app.call_from_thread(self._show_support, finding_id, verdict)
+
+    def _show_support(self, finding_id: str, verdict: SupportVerdict) -> None:
+        if finding_id == self._current_id() and self.is_attached:
+            self.query_one("#tag-support", Static).update(f"{finding_id}: {verdict}")
+
+    # -- saving ----------------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_save()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "tag-save":
+            self.action_save()
+        else:
+            self.dismiss(None)
+
+    def action_save(self) -> None:
+        try:
+            draft = self._read()
+        except ValueError as exc:
+            self.query_one("#tag-error", Static).update(str(exc))
+            return
+        self.dismiss(draft)
+
+    def _read(self) -> TagDraft:
+        value = lambda selector: self.query_one(selector, Input).value.strip()  # noqa: E731
+        list_name = self.query_one("#tag-list", Select).value
+        scope = self.query_one("#tag-scope", Select).value
+        draft = TagDraft(
+            list_name=str(list_name),
+            kind=value("#tag-kind"),
+            scope=scope if isinstance(scope, str) else None,
+            evidence=" ".join(value("#tag-evidence").split()),
+            rows=parse_rows(value("#tag-rows")),
+            claim=value("#tag-claim") or None,
+            says=parse_says(value("#tag-says")),
+        )
+        if not taxonomy.is_kind(draft.kind):
+            raise ValueError(f"unknown finding kind {draft.kind!r}: pick one from the completion (reviewtui/taxonomy.yaml)")
+        if not draft.evidence:
+            raise ValueError("evidence is empty: write one line with the figures the rows show")
+        if draft.id in self.taken_ids:
+            raise ValueError(f"{draft.id} is already an entry of this case: ids are unique across the three lists")
+        if self.snapshot is not None:
+            for pointer in draft.rows:
+                try:
+                    self.snapshot.resolve(pointer)
+                except PointerError as exc:
+                    raise ValueError(f"row {pointer} does not resolve in snapshot.json ({exc})") from None
+        return draft
