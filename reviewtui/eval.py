@@ -74,14 +74,22 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
 
 
 def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
-                concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1) -> RunRecorder:
-    """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2)."""
+                concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1, resume: bool = False,
+                on_record: Callable[[CaseRecord], None] | None = None) -> RunRecorder:
+    """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
+
+    ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
+    """
     if figures not in FIGURE_MODES:
         raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
     header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats)
     recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
                            figures=figures, repeats=repeats)
-    recorder.start()
+    recorder.on_record = on_record  # before resume, so kept cases are reported too
+    if resume:
+        recorder.resume()
+    else:
+        recorder.start()
     return recorder
 
 
@@ -95,7 +103,7 @@ async def record_run(recorder: RunRecorder, backend: Backend, *, concurrency: in
         if on_progress is not None:
             on_progress(p)
 
-    outcome = await run_cases(list(recorder.cases.values()), backend, concurrency=concurrency, repeats=repeats,
+    outcome = await run_cases(recorder.pending_cases(), backend, concurrency=concurrency, repeats=repeats,
                               on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     return outcome.status
 
@@ -110,15 +118,16 @@ async def run_eval(case_set: CaseSet, backend: Backend, *, results_dir: str | Pa
                    concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1,
                    on_progress: Callable[[Progress], None] | None = None,
                    on_record: Callable[[CaseRecord], None] | None = None,
-                   cancel: asyncio.Event | None = None) -> Run:
+                   cancel: asyncio.Event | None = None, resume: bool = False) -> Run:
     """The whole eval for a valid case set: results written, manifest returned.
+
+    ``resume`` runs only the cases the previous run of this version did not finish.
 
     Raises ResultsError (the prompt-hash guard) before anything runs. The
     caller owns the backend and closes it.
     """
     recorder = prepare_run(case_set, backend, results_dir=results_dir, figures=figures,
-                           concurrency=concurrency, repeats=repeats)
-    recorder.on_record = on_record
+                           concurrency=concurrency, repeats=repeats, resume=resume, on_record=on_record)
     status = "cancelled"
     try:
         status = await record_run(recorder, backend, concurrency=concurrency, repeats=repeats,

@@ -563,6 +563,36 @@ class RunRecorder:
             stale.unlink()
         write_manifest(self.paths, {**self.header, "status": "running"})
 
+    def resume(self) -> list[str]:
+        """Like ``start``, but keep the cases the previous run of this version finished.
+
+        Kept only from a run with the same prompt text (the guard), backend,
+        model and figures mode, and only cases whose every repeat came back
+        (an API error is asked again). Their stored outputs are scored again
+        against the current cases, so no backend call is made for them.
+        Returns the ids of the cases kept.
+        """
+        kept: dict[str, list[CaseOutput]] = {}
+        same_run = self.previous is not None and all(
+            self.previous.get(key) == self.header.get(key) for key in ("backend", "model", "figures"))
+        if same_run:
+            for path in sorted(self.paths.cases_dir.glob("*.json")):
+                try:
+                    record = read_case_record(path)
+                except ResultsError:
+                    continue  # unreadable: run the case again
+                if record.case_id in self.cases and record.obtained and record.runs >= self.repeats:
+                    kept[record.case_id] = record.outputs[: self.repeats]
+        self.start()
+        for case_id, outputs in kept.items():
+            for repeat, output in enumerate(outputs):
+                self.case_done(self.cases[case_id], output, repeat)
+        return sorted(kept)
+
+    def pending_cases(self) -> list[Case]:
+        """The cases still to run: all of them, unless ``resume`` kept some."""
+        return [case for case_id, case in self.cases.items() if len(self.outputs.get(case_id, {})) < self.repeats]
+
     def case_done(self, case: Case, output: CaseOutput, repeat: int) -> None:
         if output.error is not None:
             output.error = redact_secrets(output.error)
