@@ -32,10 +32,15 @@ DAILY_CAP_MULTIPLE = {"google_ads": 2.0, "meta_ads": 1.25, "meta": 1.25, "facebo
 
 def number(value: Any) -> float | None:
     """A finite float from a JSON value (numbers and numeric strings), else None."""
+    if type(value) is float:  # the common case, first
+        return value if value - value == 0 else None  # False for inf and nan
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        f = float(value)
+        try:
+            f = float(value)
+        except OverflowError:  # an int beyond float range
+            return None
     elif isinstance(value, str):
         try:
             f = float(value.strip().replace(",", ""))
@@ -141,9 +146,13 @@ def derived_index(data: dict[str, Any]) -> dict[str, float]:
         cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
         sums = by_campaign_day.setdefault(cid, {}).setdefault(day, [0.0] * len(METRICS))
         for i, metric in enumerate(METRICS):
-            v = number(row.get(metric))
-            if v is not None:
-                sums[i] += v
+            v = row.get(metric)
+            kind = type(v)
+            if not ((kind is float and v - v == 0) or (kind is int and -1e300 < v < 1e300)):
+                v = number(v)  # the slow way: strings, nulls, inf, bools
+                if v is None:
+                    continue
+            sums[i] += v
         row_count[(cid, day)] = row_count.get((cid, day), 0) + 1
 
     account_day: dict[date, list[float]] = {}
@@ -303,8 +312,9 @@ def _budget_schedule(data: dict[str, Any], period: _Period) -> tuple[dict[date, 
         if all(c in flighted for c in cids):
             continue
         kind = str(budget.get("period") or "DAILY").upper()
+        steps = budget_steps(budget)
         for day in days:
-            amount = budget_in_force(budget, day)
+            amount = amount_on(steps, day)
             if amount is None:
                 continue
             if kind == "MONTHLY":
@@ -327,24 +337,42 @@ def _budget_schedule(data: dict[str, Any], period: _Period) -> tuple[dict[date, 
     return account, per_campaign
 
 
-def budget_in_force(budget: dict[str, Any], day: date) -> float | None:
-    """The budget's amount on ``day``: history changes apply from their date on."""
+def budget_steps(budget: dict[str, Any]) -> list[tuple[date | None, float | None]]:
+    """The budget's amounts over time: ``[(None, first amount), (change date, new amount), ...]``.
+
+    Before the first recorded change the budget stood at that change's
+    old_amount; each change applies from its date on.
+    """
     changes = []
     for change in _list(budget.get("history")):
-        if isinstance(change, dict) and parse_day(change.get("changed_at")):
-            changes.append((parse_day(change.get("changed_at")), change))
+        if isinstance(change, dict):
+            changed_on = parse_day(change.get("changed_at"))
+            if changed_on is not None:
+                changes.append((changed_on, change))
     changes.sort(key=lambda c: c[0])
     amount = number(budget.get("amount"))
-    if changes:
-        first_old = number(changes[0][1].get("old_amount"))
-        amount_before = first_old if first_old is not None else amount
-        current = amount_before
-        for changed_on, change in changes:
-            if changed_on <= day:
-                new = number(change.get("new_amount"))
-                current = new if new is not None else current
-        return current
-    return amount
+    if not changes:
+        return [(None, amount)]
+    first_old = number(changes[0][1].get("old_amount"))
+    steps: list[tuple[date | None, float | None]] = [(None, first_old if first_old is not None else amount)]
+    for changed_on, change in changes:
+        new = number(change.get("new_amount"))
+        steps.append((changed_on, new if new is not None else steps[-1][1]))
+    return steps
+
+
+def amount_on(steps: list[tuple[date | None, float | None]], day: date) -> float | None:
+    """The amount in force on ``day`` from ``budget_steps``."""
+    current = steps[0][1]
+    for changed_on, amount in steps[1:]:
+        if changed_on is not None and changed_on <= day:
+            current = amount
+    return current
+
+
+def budget_in_force(budget: dict[str, Any], day: date) -> float | None:
+    """The budget's amount on ``day``: history changes apply from their date on."""
+    return amount_on(budget_steps(budget), day)
 
 
 def _pacing_figures(
@@ -421,11 +449,11 @@ def _pacing_figures(
             continue
         bid = budget_row.get("budget_id")
         cids = [str(c) for c in _list(budget_row.get("campaign_ids"))]
-        amounts = {budget_in_force(budget_row, d) for d in account_day} - {None}
-        for amount in amounts:
+        steps = budget_steps(budget_row)
+        for amount in {a for _, a in steps if a is not None}:
             index.put(f"budget {bid}: platform daily maximum ({cap:g}x) of {amount:g}", amount * cap)
         for day in account_day:
-            amount = budget_in_force(budget_row, day)
+            amount = amount_on(steps, day)
             cost = sum(by_campaign_day.get(c, {}).get(day, [0.0] * len(METRICS))[_COST] for c in cids)
             if amount and cost:
                 index.put(f"budget {bid}: cost over daily budget on {day.isoformat()}", cost / amount)

@@ -199,9 +199,15 @@ def not_figure_spans(text: str, identifiers: Identifiers | None = None) -> list[
 
 
 def scan(text: str, identifiers: Identifiers | None = None) -> tuple[list[Figure], list[Skipped]]:
-    """Figures in ``text`` and the digit spans skipped as not figures."""
+    """Figures in ``text`` and every digit span skipped as not a figure (with digits inside words)."""
     if not text:
         return [], []
+    figures, skipped = _figures_and_skipped(text, identifiers)
+    glued = _glued_spans(text, figures, skipped)
+    return figures, sorted(skipped + glued, key=lambda s: s.start)
+
+
+def _figures_and_skipped(text: str, identifiers: Identifiers | None) -> tuple[list[Figure], list[Skipped]]:
     skipped = not_figure_spans(text, identifiers)
     figures: list[Figure] = []
     for m in _FIGURE_RE.finditer(text):
@@ -211,8 +217,7 @@ def scan(text: str, identifiers: Identifiers | None = None) -> tuple[list[Figure
         if any(s.start < figure.end and figure.start < s.end for s in skipped):
             continue
         figures.append(figure)
-    glued = _glued_spans(text, figures, skipped)
-    return figures, sorted(skipped + glued, key=lambda s: s.start)
+    return figures, skipped
 
 
 def is_date_or_time(text: str) -> bool:
@@ -224,7 +229,7 @@ def is_date_or_time(text: str) -> bool:
 
 def find_figures(text: str, identifiers: Identifiers | None = None) -> list[Figure]:
     """The figures in ``text``, in order."""
-    return scan(text, identifiers)[0]
+    return _figures_and_skipped(text, identifiers)[0] if text else []
 
 
 def _figure(text: str, m: re.Match[str]) -> Figure | None:

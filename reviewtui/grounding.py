@@ -32,9 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .derived import derived_index, number, parse_day
-from .figures import Figure, Identifiers, is_date_or_time, scan
+from .figures import Figure, Identifiers, find_figures, is_date_or_time
 
 FIGURE_MODES = ("derived", "strict")
+_HAS_DIGIT = re.compile(r"\d")
+_INF = float("inf")
 _NUMBER_IN_TEXT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
@@ -53,41 +55,36 @@ class FigureVerdict:
         }
 
 
-class _Source:
-    """Where a value in the set came from; the name is built only when a reason needs it."""
+# Where a value of the set came from, kept cheap to build and named only when a reason needs it:
+# (parent path, key) for a snapshot number, (parent path, key, string) for a number inside a string,
+# or the derived index's name.
+Source = Any
 
-    __slots__ = ("kind", "where", "text", "percent")
 
-    def __init__(self, kind: str, where: Any, text: str = "", percent: bool = False) -> None:
-        self.kind = kind  # "snapshot" / "text" (where = path tuple; text = the string) / "derived" (where = name)
-        self.where = where
-        self.text = text
-        self.percent = percent  # the table holds this value times 100
+def _pointer(path: tuple, key: Any) -> str:
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in (*path, key))
 
-    def as_percent(self) -> "_Source":
-        return _Source(self.kind, self.where, self.text, True)
 
-    def describe(self, table_value: float) -> str:
-        value = table_value / 100.0 if self.percent else table_value
-        if self.kind == "derived":
-            text = f"derived: {self.where} = {value:g}"
-        else:
-            pointer = "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in self.where)
-            text = f"snapshot {pointer} = {value:g}" if self.kind == "snapshot" else f"snapshot {pointer} {self.text!r}"
-        return text + (f" (as a percentage: {table_value:g})" if self.percent else "")
+def describe_source(source: Source, value: float) -> str:
+    """``snapshot /daily/12/cost = 243.6``, ``derived: account: CTR, period = 0.0125``..."""
+    if isinstance(source, str):
+        return f"derived: {source} = {value:g}"
+    if len(source) == 3:
+        return f"snapshot {_pointer(source[0], source[1])} {source[2]!r}"
+    return f"snapshot {_pointer(source[0], source[1])} = {value:g}"
 
 
 class _SortedValues:
     """Magnitudes in a sorted array, for bisect lookups with a tolerance."""
 
-    def __init__(self, sources: dict[float, _Source]) -> None:
+    def __init__(self, sources: dict[float, Source]) -> None:
         self.values = sorted(sources)
         self.sources = [sources[v] for v in self.values]
 
     def __len__(self) -> int:
         return len(self.values)
 
-    def nearest(self, target: float, tolerance: float | None = None) -> tuple[float, _Source] | None:
+    def nearest(self, target: float, tolerance: float | None = None) -> tuple[float, Source] | None:
         """The value closest to ``target`` (only within ``tolerance`` when one is given)."""
         i = bisect.bisect_left(self.values, target)
         candidates = [j for j in (i - 1, i) if 0 <= j < len(self.values)]
@@ -106,25 +103,19 @@ class GroundingIndex:
         if mode not in FIGURE_MODES:
             raise ValueError(f"unknown figures mode {mode!r}; use one of {', '.join(FIGURE_MODES)}")
         self.mode = mode
-        plain: dict[float, _Source] = {}
+        sources: dict[float, Source] = {}
         names: set[str] = set()
         ids: set[str] = set()
-        _collect(data, (), plain, names, ids, {})
-        self.snapshot_values = len(plain)
+        if isinstance(data, (dict, list)):
+            _collect(data, (), sources, names, ids, {})
+        self.snapshot_values = len(sources)
         self.derived_values = 0
         if mode == "derived":
-            for name, value in derived_index(data).items():
-                key = abs(value)
-                if key not in plain:
-                    plain[key] = _Source("derived", name)
-                self.derived_values += 1
-        percent: dict[float, _Source] = {}
-        for value, source in plain.items():
-            percent.setdefault(value * 100.0, source.as_percent())
-        for value, source in plain.items():
-            percent.setdefault(value, source)
-        self._values = _SortedValues(plain)
-        self._percents = _SortedValues(percent)
+            derived = derived_index(data)
+            self.derived_values = len(derived)
+            for name, value in derived.items():
+                sources.setdefault(abs(value), name)
+        self._values = _SortedValues(sources)
         self.identifiers = Identifiers(names, ids)
         self.period_days = _period_days(data)
 
@@ -150,21 +141,31 @@ class GroundingIndex:
 
     # -- lookups ---------------------------------------------------------------------
 
-    def _table(self, figure: Figure) -> _SortedValues:
-        return self._percents if figure.unit == "percent" else self._values
+    def _match(self, figure: Figure, tolerance: float | None) -> tuple[float, str] | None:
+        """The set value closest to the figure, in the figure's unit, with its description.
+
+        A percentage is looked up both as a fraction (value / 100) and as a
+        value already in percent; the closer of the two wins.
+        """
+        target = abs(figure.value)
+        hits = []
+        if figure.unit == "percent":
+            hit = self._values.nearest(target / 100.0, None if tolerance is None else tolerance / 100.0)
+            if hit is not None:
+                value, source = hit
+                hits.append((value * 100.0, f"{describe_source(source, value)} (as a percentage: {value * 100.0:g})"))
+        hit = self._values.nearest(target, tolerance)
+        if hit is not None:
+            hits.append((hit[0], describe_source(hit[1], hit[0])))
+        return min(hits, key=lambda h: abs(h[0] - target)) if hits else None
 
     def _lookup(self, figure: Figure) -> tuple[float, str] | None:
-        """(matched value in the figure's unit, reason) for a direct match, else None."""
-        target = abs(figure.value)
-        hit = self._table(figure).nearest(target, figure.half_unit + 1e-9 * max(1.0, target))
-        if hit is None:
-            return None
-        value, source = hit
-        return value, source.describe(value)
+        """(matched value in the figure's unit, reason) for a match at printed precision, else None."""
+        return self._match(figure, figure.half_unit + 1e-9 * max(1.0, abs(figure.value)))
 
     def _nearest_reason(self, figure: Figure) -> str:
-        hit = self._table(figure).nearest(abs(figure.value))
-        return f"; nearest: {hit[1].describe(hit[0])}" if hit else ""
+        hit = self._match(figure, None)
+        return f"; nearest: {hit[1]}" if hit else ""
 
     def check_texts(self, texts: dict[str, str]) -> list[FigureVerdict]:
         """Verdicts for every figure in the text fields of one finding, in field order.
@@ -175,7 +176,7 @@ class GroundingIndex:
         found: list[tuple[str, Figure]] = []
         for field_name, text in texts.items():
             if isinstance(text, str) and text:
-                found.extend((field_name, f) for f in scan(text, self.identifiers)[0])
+                found.extend((field_name, f) for f in find_figures(text, self.identifiers))
         verdicts: list[FigureVerdict | None] = [None] * len(found)
         operands: list[tuple[int, float, str]] = []  # (figure number, value, label)
         for n, (field_name, figure) in enumerate(found):
@@ -244,41 +245,52 @@ def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int
     return None
 
 
-def _is_id_key(key: Any) -> bool:
-    return isinstance(key, str) and (key == "id" or key.endswith(("_id", "_ids")))
-
-
 def _collect(
-    node: Any, path: tuple, out: dict[float, _Source], names: set[str], ids: set[str],
+    node: dict | list, path: tuple, out: dict[float, Source], names: set[str], ids: set[str],
     seen_text: dict[str, list[float]],
 ) -> None:
-    """Every number (values and numbers inside strings), name with digits and id in the snapshot."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if _is_id_key(key) and isinstance(value, (str, int)) and not isinstance(value, bool):
+    """Every number (values and numbers inside strings), name with digits and id in the snapshot.
+
+    The hot loop of index building: leaves are handled inline, and a path
+    tuple is made only for containers and for values not seen before.
+    """
+    is_dict = isinstance(node, dict)
+    for key, value in (node.items() if is_dict else enumerate(node)):
+        kind = type(value)
+        if kind is float or kind is int:
+            magnitude = value if value >= 0 else -value
+            if magnitude not in out and magnitude == magnitude and magnitude != _INF:
+                out[magnitude] = (path, key)
+            if is_dict and kind is int and _is_id_key(key):
                 ids.add(str(value))
-            elif _is_id_key(key) and isinstance(value, list):
-                ids.update(str(v) for v in value if isinstance(v, (str, int)) and not isinstance(v, bool))
+        elif kind is str:
+            if is_dict and _is_id_key(key):
+                ids.add(value)
+            numbers = seen_text.get(value)
+            if numbers is None:
+                # A date's parts are not figures (the day of month would ground every small number).
+                numbers = [] if not _HAS_DIGIT.search(value) or is_date_or_time(value) else [
+                    float(m.group().replace(",", "")) for m in _NUMBER_IN_TEXT.finditer(value)]
+                seen_text[value] = numbers
+                if numbers:
+                    names.add(value)
+            for number_in_text in numbers:
+                if number_in_text not in out:
+                    out[number_in_text] = (path, key, value)
+        elif kind is dict or kind is list:
+            if is_dict and kind is list and _is_id_key(key):
+                ids.update(str(v) for v in value if type(v) in (str, int))
             _collect(value, path + (key,), out, names, ids, seen_text)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            _collect(value, path + (i,), out, names, ids, seen_text)
-    elif isinstance(node, str):
-        numbers = seen_text.get(node)
-        if numbers is None:
-            # A date's parts are not figures (the day of month would ground every small number).
-            numbers = [] if is_date_or_time(node) else [
-                float(m.group().replace(",", "")) for m in _NUMBER_IN_TEXT.finditer(node)]
-            seen_text[node] = numbers
-            if numbers:
-                names.add(node)
-        for value in numbers:
-            if value not in out:
-                out[value] = _Source("text", path, node)
-    else:
-        value = number(node)
-        if value is not None and abs(value) not in out:
-            out[abs(value)] = _Source("snapshot", path)
+
+
+def _is_id_key(key: Any, _known: dict[str, bool] = {}) -> bool:  # noqa: B006 - deliberate memo
+    """``id``, ``campaign_id``, ``campaign_ids``...: keys whose values name things."""
+    answer = _known.get(key)
+    if answer is None:
+        answer = key == "id" or (isinstance(key, str) and key.endswith(("_id", "_ids")))
+        if len(_known) < 10_000:
+            _known[key] = answer
+    return answer
 
 
 def _period_days(data: dict[str, Any]) -> int | None:
