@@ -242,16 +242,25 @@ def make_backend(name: str, args: argparse.Namespace) -> Backend:
 
 
 class _ProgressPrinter:
-    """One line per finished case on stderr."""
+    """One line per finished case on stderr, with its score so far."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, records: Mapping[str, CaseRecord]) -> None:
         self.stream = stream
+        self.records = records
 
     def __call__(self, p: Progress) -> None:
         if p.case_id is None:
             return
-        what = "error: " + p.error if p.error else "done"
-        tokens = f", {p.input_tokens:,} in / {p.output_tokens:,} out" if p.input_tokens or p.output_tokens else ""
+        record = self.records.get(p.case_id)
+        if p.error:
+            what = f"error: {p.error}"
+        elif record is None:
+            what = "done"
+        elif record.status == "unparseable":
+            what = f"unparseable: {record.error}"
+        else:
+            what = f"recall {record.recall:.2f}, precision {record.precision:.2f}, fabrications {record.fabrication}"
+        tokens = f"; {p.input_tokens:,} in / {p.output_tokens:,} out so far" if p.input_tokens or p.output_tokens else ""
         cost = f", ${p.cost_usd:,.2f}" if p.cost_usd else ""
         repeat = f" (repeat {p.repeat + 1})" if p.repeat else ""
         print(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", file=self.stream, flush=True)
@@ -278,13 +287,19 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
             print(f"invalid case set {args.cases}: {len(case_set.errors)} error(s); fix them "
                   "(see `reviewtui check`); nothing was scored", file=sys.stderr)
             return EXIT_USAGE
+        warnings = len(case_set.problems) - len(case_set.errors)
+        if warnings:
+            print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
         if backend is None:
             backend = make_backend(name, args)
         recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
                                concurrency=args.concurrency, repeats=args.repeats)
     except (UsageError, ResultsError) as exc:
         print(f"reviewtui eval: {exc}", file=sys.stderr)
+        if backend is not None:
+            asyncio.run(backend.aclose())
         return EXIT_USAGE
+    _note_replaced_results(recorder)
 
     print(f"running {len(case_set.cases)} case(s) x {args.repeats} with concurrency {args.concurrency}; "
           f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
@@ -302,6 +317,16 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
     return result.exit_code
 
 
+def _note_replaced_results(recorder: RunRecorder) -> None:
+    """Results of this version from another backend or model get replaced: say so."""
+    old = recorder.previous
+    if not old:
+        return
+    if (old.get("backend"), old.get("model")) != (recorder.header["backend"], recorder.header["model"]):
+        print(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
+              f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})", file=sys.stderr)
+
+
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
@@ -314,7 +339,7 @@ async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: 
         pass
     try:
         return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
-                                on_progress=_ProgressPrinter(sys.stderr), cancel=cancel)
+                                on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel)
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)

@@ -347,6 +347,9 @@ def miss_pattern(by_kind: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
         pattern = "concentrated"
         text = (f"concentrated: {_kinds_with_counts(repeated, by_kind)}; the same finding missed in several "
                 f"cases points at the prompt")
+    elif len(once) == 1 and not repeated:
+        pattern = "isolated"
+        text = f"isolated: only {once[0]} is missed, in one case"
     elif once and not repeated:
         pattern = "scattered"
         text = (f"scattered: {len(once)} finding kind(s) missed once each; different findings missed once point "
@@ -610,7 +613,7 @@ class RunRecorder:
     def finish(self, status: str) -> dict[str, Any]:
         """Write the CSV and the final manifest; returns the manifest."""
         records = [self.records[i] for i in sorted(self.records)]
-        not_run = [cid for cid in self.cases if len(self.outputs.get(cid, {})) < self.repeats]
+        not_run = [case.case_id for case in self.pending_cases()]
         if status == "complete" and any(not r.obtained for r in records):
             status = "incomplete"
         if status == "complete" and not_run:

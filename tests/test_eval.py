@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -345,6 +346,15 @@ def test_same_prompt_rerun_replaces_the_results(fixture_set, tmp_path, capsys):
     assert mean_of(rows, "recall") == 0.0
 
 
+def test_replacing_results_of_another_backend_is_noted(fixture_set, tmp_path, capsys):
+    assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
+    capsys.readouterr()
+    assert main(["--cases", str(fixture_set.root), "--results-dir", str(tmp_path / "results")],
+                backend=ScriptedBackend({})) == 1
+    assert f"note: replacing the {VERSION} results of backend replay (model -, " in capsys.readouterr().err
+    assert read_manifest(tmp_path)["backend"] == "stub-scripted"
+
+
 def test_unknown_backend_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["--backend", "gpt", "--cases", str(FIXTURE_CASES), "--results-dir", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
@@ -402,7 +412,8 @@ def test_python_dash_m_reviewtui_eval(fixture_set, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == "backend replay (--backend replay): running stored raw outputs"
-    assert "[10/10]" in proc.stderr  # progress on stderr
+    assert re.search(r"^\[\d+/10\] c04-overspend-disapproved: recall 1.00, precision 1.00, fabrications 0$",
+                     proc.stderr, re.M), proc.stderr  # progress on stderr, with each case's score
     assert "gate            PASSED" in proc.stdout and "[1/10]" not in proc.stdout
 
 

@@ -103,6 +103,8 @@ def test_miss_patterns_tell_one_finding_everywhere_from_many_findings_once():
     assert "prompt" in same["text"]
     assert different["pattern"] == "scattered" and different["text"].startswith("scattered: 6 finding kind(s) missed once each")
     assert miss_pattern({}) is None
+    one = miss_pattern(missed_by_kind(six_different[:1]))
+    assert (one["pattern"], one["text"]) == ("isolated", "isolated: only pacing.overspend is missed, in one case")
 
 
 def test_gate_passes_fails_with_each_reason_or_gives_no_verdict():
