@@ -471,15 +471,15 @@ def _search_term_figures(
         groups.setdefault(f"campaign {term.get('campaign_id')}", []).append(term)
     for scope, rows in groups.items():
         zero = [t for t in rows if number(t.get("conversions")) == 0]
-        fmt = f"{scope}: {{}}, search terms"
+        fmt = f"{scope}: search terms, {{}}"
         index.put(fmt.format("count"), float(len(rows)))
         index.put(fmt.format("zero-conversion count"), float(len(zero)))
-        term_cost = sum(number(t.get("cost")) or 0.0 for t in rows)
-        zero_cost = sum(number(t.get("cost")) or 0.0 for t in zero)
+        term_cost = _total(rows, "cost")
+        zero_cost = _total(zero, "cost")
         index.put(fmt.format("cost"), term_cost)
         index.put(fmt.format("zero-conversion cost"), zero_cost)
-        index.put(fmt.format("zero-conversion clicks"), sum(number(t.get("clicks")) or 0.0 for t in zero))
-        index.put(fmt.format("zero-conversion impressions"), sum(number(t.get("impressions")) or 0.0 for t in zero))
+        index.put(fmt.format("zero-conversion clicks"), _total(zero, "clicks"))
+        index.put(fmt.format("zero-conversion impressions"), _total(zero, "impressions"))
         index.put(fmt.format("zero-conversion share of search term cost"), _ratio(zero_cost, term_cost))
         if scope == "account":
             scope_cost = account_period[_COST] if account_period else None
@@ -487,3 +487,7 @@ def _search_term_figures(
             days = by_campaign_day.get(scope.removeprefix("campaign "), {})
             scope_cost = sum(s[_COST] for d, s in days.items() if period.start and period.end and period.start <= d <= period.end)
         index.put(fmt.format("zero-conversion share of cost, period"), _ratio(zero_cost, scope_cost))
+
+
+def _total(rows: list[dict[str, Any]], key: str) -> float:
+    return float(sum(number(r.get(key)) or 0.0 for r in rows))

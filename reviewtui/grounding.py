@@ -258,8 +258,8 @@ def _collect(
     for key, value in (node.items() if is_dict else enumerate(node)):
         kind = type(value)
         if kind is float or kind is int:
-            magnitude = value if value >= 0 else -value
-            if magnitude not in out and magnitude == magnitude and magnitude != _INF:
+            magnitude = float(value if value >= 0 else -value) if -1e300 < value < 1e300 else _INF
+            if magnitude not in out and magnitude != _INF:  # (nan fails the range test above)
                 out[magnitude] = (path, key)
             if is_dict and kind is int and _is_id_key(key):
                 ids.add(str(value))

@@ -77,7 +77,7 @@ FIGURE_CASES = [
     ("over the last 7 days", G, "fits the 31-day period"),
     ("for 90 days", F, ""),
     # derived index figures
-    ("211.50 on zero-conversion search terms", G, "zero-conversion cost, search terms"),
+    ("211.50 on zero-conversion search terms", G, "search terms, zero-conversion cost"),
     ("17,419.35 expected on the straight line", G, "expected spend to date, straight line"),
     ("10,496 projected by month end", G, "projected month-end spend, straight line"),
     # dates and times in several forms
