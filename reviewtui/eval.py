@@ -294,7 +294,9 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
             backend = make_backend(name, args)
         recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
                                concurrency=args.concurrency, repeats=args.repeats)
-    except (UsageError, ResultsError) as exc:
+    except (UsageError, ResultsError, OSError) as exc:
+        if isinstance(exc, OSError):
+            exc = f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
         print(f"reviewtui eval: {exc}", file=sys.stderr)
         if backend is not None:
             asyncio.run(backend.aclose())

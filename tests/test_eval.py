@@ -355,6 +355,18 @@ def test_replacing_results_of_another_backend_is_noted(fixture_set, tmp_path, ca
     assert read_manifest(tmp_path)["backend"] == "stub-scripted"
 
 
+def test_results_dir_that_cannot_be_written_exits_2(fixture_set, tmp_path, capsys):
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where the results folder should be", encoding="utf-8")
+    replay = EmptyAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
+    code = main(["--backend", "replay", "--cases", str(fixture_set.root), "--replay-dir", str(replay),
+                 "--results-dir", str(blocker)])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"reviewtui eval: cannot write the results under --results-dir {blocker}:")
+    assert "\n" not in err
+
+
 def test_unknown_backend_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["--backend", "gpt", "--cases", str(FIXTURE_CASES), "--results-dir", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
