@@ -48,6 +48,8 @@ def generate(spec: CaseSpec) -> Generated:
     plan = build_plan(spec.case_id, PROFILES[spec.profile], platform=spec.platform, year=year, month=month,
                       as_of_day=spec.as_of, roles=spec.roles, rng=rng, size=spec.size)
     plan.totals = spec.totals
+    if spec.conversion_noise:
+        plan.conversion_noise = spec.conversion_noise
     snap = build_snapshot(plan, spec.scenarios, rng)
     entries = merge([e for s in spec.scenarios for e in s.expect(plan, snap)])
     ids = {e.id for e in entries}

@@ -92,6 +92,8 @@ def write_case(case_dir: Path, snapshot: str, expected: str, *, stdout_draft: bo
     if not exp_path.exists():
         exp_path.write_text(expected, encoding="utf-8")
         done.append(str(exp_path))
+    elif exp_path.read_text(encoding="utf-8") == expected:
+        pass  # the seniors have not edited the draft yet: nothing to hand over
     elif stdout_draft:
         print(f"# --- draft for {exp_path} (not written: the file exists) ---")
         print(expected)

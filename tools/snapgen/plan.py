@@ -102,6 +102,7 @@ class AccountPlan:
     conversion_actions: list[ConversionAction]
     target_cpa: float | None
     target_roas: float | None
+    conversion_noise: tuple[float, float] = (0.6, 1.5)  # daily spread (x sqrt(mean)) and the carry clip; see simulate.draw_count
     lag_tau: float = 0.7       # conversion lag: share credited after k days is 1 - exp(-k / tau)
     pacing_target: float = 1.0  # month-to-date spend over the schedule, set after simulation
     monthly_budget: float = 0.0

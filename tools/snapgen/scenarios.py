@@ -269,6 +269,7 @@ class Misallocated(Scenario):
         bad.cvr = bad.cpc / (plan.cpa_equivalent * 2.0)
         bad.utilisation = 0.62
         bad.lost_budget = 0.0
+        keep_bidding_sane(bad, plan.platform, plan.days_in_month)
 
     def adjust(self, plan, camp, day, p):
         LostIsBudget(self.good, 0.32).adjust(plan, camp, day, p)
@@ -453,18 +454,19 @@ class PrimaryDemoted(Scenario):
                 f"held at {b.all_conversions / nb:.1f} and {a.all_conversions / na:.1f} a day and clicks at {b.clicks / nb:,.0f} and "
                 f"{a.clicks / na:,.0f}; the change event on {day} set {self.action.name!r} primary_for_goal true -> false")
         rows = [f"/change_events/{ev}", f"/conversion_actions/{act}"] + m.pointers(ai[:2])
-        out = [self.entry("must_find", "tracking.primary_action_changed", None, text, rows),
+        out = off_target_side_effects(self, plan, snap, [c.id for c in plan.campaigns], f"with fewer actions counted since {day}")
+        out += [self.entry("must_find", "tracking.primary_action_changed", None, text, rows),
                self.entry("may_find", "data.attribution_change", None, f"the set of primary conversion actions changed on {day} ({self.action.name!r} demoted)",
                           [f"/change_events/{ev}"])]
         why = f"all_conversions held at {a.all_conversions / na:.1f} a day after {day}; the drop is the demotion of {self.action.name!r}, not a broken tag"
         out.append(self.entry("must_not_say", "tracking.conversions_stopped", None, why, rows[:1],
                               ["tag (is |was )?(broken|fail|not firing)", "tracking (is |has )?(broken|stopped)"]))
+        out.append(self.entry("must_not_say", "efficiency.cpa_drift", None,
+                              f"the CPA rise after {day} comes from fewer actions counted as conversions, not from worse buying", rows[:1],
+                              ["(buying|bidding|auction) (got|became|is) (worse|less efficient)"]))
         if self.trap:
             out.append(self.entry("must_not_say", "tracking.conversion_rate_step_drop", None, why, rows[:1],
                                   ["tag (is |was )?(broken|fail|not firing)", "tracking (is |has )?(broken|failed)"]))
-            out.append(self.entry("must_not_say", "efficiency.cpa_drift", None,
-                                  f"the CPA rise after {day} comes from fewer actions counted as conversions, not from worse buying", rows[:1],
-                                  ["(buying|bidding|auction) (got|became|is) (worse|less efficient)"]))
         else:
             out.append(self.entry("may_find", "tracking.conversion_rate_step_drop", None, "conversions per click halved from the demotion date", rows[2:]))
         return out
@@ -620,12 +622,14 @@ class SmallSample(Scenario):
     """Trap: a small campaign whose CPA looks terrible on two conversions."""
 
     role: str
-    budget: float = 22.0
+    expected: float = 3.5   # conversions the spend would buy at target: 2 of them is within chance
     name: str = "small_sample"
 
     def configure(self, plan, rng):
         camp = plan.by_role(self.role)
-        camp.budget = self.budget
+        days = (plan.last_complete - plan.start).days + 1
+        camp.budget = round(self.expected * plan.cpa_equivalent / days / camp.utilisation / 0.95, 2)
+        self.budget = camp.budget
         camp.bidding = "MANUAL_CPC"
         camp.cvr = 0.0  # the two conversions are placed in post, so the sample is exactly small
 
@@ -725,7 +729,12 @@ class ConversionConcentration(Scenario):
 class ServingStopped(Scenario):
     role: str
     day: int
+    rebid: bool = True   # a campaign with too few served days for smart bidding is bid by hand
     name: str = "serving_stopped"
+
+    def configure(self, plan, rng):
+        if self.rebid:
+            keep_bidding_sane(plan.by_role(self.role), plan.platform, self.day - 1)
 
     def adjust(self, plan, camp, day, p):
         if camp.role == self.role and day >= plan.day(self.day):
@@ -906,9 +915,10 @@ class ManyPerClick(Scenario):
 
     def configure(self, plan, rng):
         camp = plan.by_role(self.role)
-        camp.budget = max(20.0, round(camp.budget * 0.35 / 5) * 5.0)
-        camp.cvr = 0.95
-        camp.value_per_conversion *= 0.45  # repeat small orders
+        camp.budget = 25.0   # few, dear clicks from past buyers who order again and again
+        camp.cpc = max(camp.cpc, 2.6)
+        camp.cvr = 1.1
+        camp.value_per_conversion *= 0.45
         plan.conversion_actions[0].counting_type = "MANY_PER_CLICK"
 
     def expect(self, plan, snap):

@@ -58,7 +58,8 @@ def poisson(rng: random.Random, lam: float) -> int:
     return k
 
 
-def draw_count(rng: random.Random, mean: float, carry: dict[str, float], key: str) -> int:
+def draw_count(rng: random.Random, mean: float, carry: dict[str, float], key: str,
+               noise: tuple[float, float] = (0.6, 1.5)) -> int:
     """Conversions for one row: noisy by day, but tracking the campaign's running mean.
 
     Plain Poisson draws over a month can push a small campaign's CPA 50% off
@@ -69,8 +70,9 @@ def draw_count(rng: random.Random, mean: float, carry: dict[str, float], key: st
     if mean <= 0:
         return 0
     owed = carry.get(key, 0.0) + mean
-    count = max(0, round(owed + 0.7 * math.sqrt(mean) * rng.gauss(0, 1)))
-    carry[key] = max(-3.0, min(3.0, owed - count))
+    spread, clip = noise
+    count = max(0, round(owed + spread * math.sqrt(mean) * rng.gauss(0, 1)))
+    carry[key] = max(-clip, min(clip, owed - count))
     return count
 
 
@@ -99,7 +101,7 @@ def _draw_row(plan: AccountPlan, camp: Campaign, day: date, p: RowParams, rng: r
     impressions = max(clicks, round(clicks / (camp.ctr * rng.lognormvariate(0, 0.08))))
     completeness = lag_completeness(plan, day)
     mean = clicks * camp.cvr * p.cvr
-    whole = draw_count(rng, mean * completeness, carry, camp.id)
+    whole = draw_count(rng, mean * completeness, carry, camp.id, plan.conversion_noise)
     fractional = plan.platform == "google_ads" and plan.conversion_actions[0].attribution_model.endswith("DATA_DRIVEN")
     total = round(whole * rng.uniform(0.93, 1.07), 2) if fractional and whole else float(whole)
     secondary = float(poisson(rng, mean * 0.35 * completeness))
