@@ -1,0 +1,118 @@
+"""The reference auditor's entry point: ``audit(snapshot_data) -> AuditResult``.
+
+Deterministic and offline. The data checks run first, so every later
+detector knows which breakages corrupt its figures; then each detector
+family records an assessment for the kinds it owns. The supported ones are
+the findings, in the assistant's output format; when there are none, the
+single finding is ``summary.no_material_issues``.
+
+What could not be assessed (a missing section, a value that is not a number)
+is said twice: in ``AuditResult.log_lines`` for stderr, and, when the
+account otherwise looks healthy, in the claim of the summary finding, so a
+reader never takes "not looked at" for "looked and found nothing".
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import taxonomy
+from . import (
+    bidding,
+    budget,
+    concentration,
+    data_quality,
+    delivery,
+    efficiency,
+    pacing,
+    tracking,
+    waste,
+)
+from .findings import Assessment, Context
+from .series import build_series
+from .thresholds import Thresholds
+
+AUDITOR_VERSION = "1.0"
+SUMMARY_KIND = "summary.no_material_issues"
+log = logging.getLogger("reviewtui.auditor")
+
+# Order matters: data first (it sets ctx.broken), tracking before efficiency
+# (a tracking stop explains a CPA), bidding before efficiency (learning explains volatility).
+DETECTORS = (
+    data_quality.detect,
+    tracking.detect,
+    bidding.detect,
+    pacing.detect,
+    budget.detect,
+    waste.detect,
+    efficiency.detect,
+    concentration.detect,
+    delivery.detect,
+)
+
+
+@dataclass
+class AuditResult:
+    assessments: list[Assessment]
+    findings: list[Assessment]
+    not_assessed: list[str] = field(default_factory=list)
+    log_lines: list[str] = field(default_factory=list)
+
+    def output(self) -> dict[str, Any]:
+        return {"findings": [f.as_output() for f in self.findings]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.output(), ensure_ascii=False, indent=2)
+
+    def assessments_for(self, kind: str, scope: str | None = None) -> list[Assessment]:
+        """The assessments of one kind; with a scope, those of that campaign (or the account's)."""
+        items = [a for a in self.assessments if a.kind == kind]
+        if scope is not None:
+            items = [a for a in items if a.scope in (scope, None)]
+        return items
+
+
+def audit(data: Any, thresholds: Thresholds | None = None, *, strict: bool = False) -> AuditResult:
+    """Audit one parsed snapshot. ``strict`` re-raises a detector's exception (tests use it)."""
+    series = build_series(data)
+    ctx = Context(series, thresholds or Thresholds())
+    for detect in DETECTORS:
+        try:
+            detect(ctx)
+        except Exception as exc:  # one detector's bug must not cost the others' findings
+            if strict:
+                raise
+            family = detect.__module__.rsplit(".", 1)[-1]
+            message = f"the {family.replace('_', ' ')} checks (they failed on this snapshot)"
+            series.notes.append(f"{family} checks failed: {type(exc).__name__}: {exc}")
+            log.debug("auditor detector failed", exc_info=True)
+            ctx.not_assessed.append(message)
+            for kind in taxonomy.kind_ids():
+                if kind.startswith(family + ".") and not any(a.kind == kind for a in ctx.assessments):
+                    ctx.assessments.append(Assessment(kind, None, None, explanation=message))
+    findings = _select(ctx)
+    log_lines = [*series.notes, *(f"not assessed: {n}" for n in ctx.not_assessed)]
+    return AuditResult(ctx.assessments, findings, list(ctx.not_assessed), log_lines)
+
+
+def _select(ctx: Context) -> list[Assessment]:
+    """The supported assessments, one per (kind, scope), in taxonomy order; or the summary."""
+    order = {kind: i for i, kind in enumerate(taxonomy.kind_ids())}
+    seen: set[tuple[str, str | None]] = set()
+    chosen = []
+    for item in sorted((a for a in ctx.assessments if a.supported), key=lambda a: order.get(a.kind, len(order))):
+        key = (item.kind, item.scope)
+        if key not in seen:
+            seen.add(key)
+            chosen.append(item)
+    if chosen:
+        ctx.rejected(SUMMARY_KIND, None, "the audit found material issues")
+        return chosen
+    # Neutral words only: a clean case's must_not_say patterns are matched against this text too.
+    claim = "No material issue found in this snapshot."
+    if ctx.not_assessed:
+        claim = "No material issue found in what could be assessed; not assessed: " + "; ".join(ctx.not_assessed) + "."
+    return [ctx.found(SUMMARY_KIND, None, claim, "Every check the reference auditor runs passed.", severity="low")]

@@ -1,0 +1,126 @@
+"""``budget.*``: profitable campaigns held back by budget, and budget sitting in the wrong place.
+
+Lost impression share to budget matters only on a campaign that converts at
+or better than target; beside an inefficient campaign with spend to spare,
+it is misallocation.
+"""
+
+from __future__ import annotations
+
+from . import text
+from .data_quality import CORRUPTS_MONEY
+from .findings import Context
+from .series import Series, Totals
+from .tracking import lag_model
+
+LOST = "budget.lost_is_budget"
+MISALLOCATED = "budget.misallocated"
+LOST_FIELD = "search_budget_lost_impression_share"
+
+
+def detect(ctx: Context) -> None:
+    s = ctx.series
+    if not any(LOST_FIELD in r.metrics for r in s.rows):
+        ctx.unassessable(LOST, None, "impression share lost to budget (the rows do not report it)")
+        ctx.unassessable(MISALLOCATED, None, "budget allocation (the rows do not report impression share lost to budget)")
+        return
+    if ctx.withheld(LOST, None, CORRUPTS_MONEY) | ctx.withheld(MISALLOCATED, None, CORRUPTS_MONEY):
+        return
+    limited = lost_to_budget(ctx)
+    misallocated(ctx, limited)
+
+
+def efficiency_ratio(s: Series, tot: Totals) -> float | None:
+    """CPA over target CPA, or target ROAS over ROAS: above 1 is worse than target."""
+    cpa_target, roas_target = s.target("target_cpa"), s.target("target_roas")
+    if cpa_target and tot.cpa:
+        return tot.cpa / cpa_target
+    if roas_target and tot.roas:
+        return roas_target / tot.roas
+    return None
+
+
+def _recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
+    dates = set(s.complete_dates()[-days:])
+    return [(r.get(LOST_FIELD), r.pointer) for r in s.rows if r.campaign_id == cid and r.day in dates and r.get(LOST_FIELD) is not None]
+
+
+def lost_to_budget(ctx: Context) -> list[str]:
+    s = ctx.series
+    t = ctx.t(LOST)
+    days = int(t.number("recent_days"))
+    lag = lag_model(ctx)
+    settled = [d for d in s.complete_dates() if lag.settled(d)]
+    limited: list[str] = []
+    for cid in sorted(s.campaign_totals):
+        values = _recent_lost(s, cid, days)
+        if len(values) < days // 2:
+            continue
+        mean = sum(v for v, _ in values) / len(values)
+        if mean < t.number("min_lost_share"):
+            ctx.rejected(LOST, cid, "little impression share lost to budget")
+            continue
+        ratio = efficiency_ratio(s, s.window(settled, cid))
+        if ratio is None or ratio > t.number("max_cpa_over_target"):
+            ctx.rejected(LOST, cid, "loses share to budget but is not at or better than target")
+            continue
+        limited.append(cid)
+        low, high = min(v for v, _ in values), max(v for v, _ in values)
+        period = s.campaign_totals[cid]
+        ctx.found(
+            LOST,
+            cid,
+            f"{s.label(cid)} converts at or better than target yet loses impression share to budget every day: "
+            "raising its budget buys more conversions at a good price.",
+            f"search_budget_lost_impression_share between {text.share(low)} and {text.share(high)} on each of the last "
+            f"{len(values)} complete days; {_efficiency_words(s, period)}.",
+            severity="medium",
+            rows=[p for _, p in values],
+        )
+    return limited
+
+
+def _efficiency_words(s: Series, tot: Totals) -> str:
+    cpa_target, roas_target = s.target("target_cpa"), s.target("target_roas")
+    if cpa_target and tot.cpa:
+        return f"CPA {text.money(tot.cpa, s.currency)} over the period against a target of {text.money(cpa_target, s.currency)}"
+    if roas_target and tot.roas:
+        return f"ROAS {tot.roas:.2f} over the period against a target of {roas_target:g}"
+    return "no target to compare with"
+
+
+def misallocated(ctx: Context, limited: list[str]) -> None:
+    s = ctx.series
+    t = ctx.t(MISALLOCATED)
+    if not limited:
+        ctx.rejected(MISALLOCATED, None, "no efficient campaign is held back by budget")
+        return
+    lag = lag_model(ctx)
+    settled = [d for d in s.complete_dates() if lag.settled(d)]
+    account_cost = s.account.cost
+    worst: tuple[float, str] | None = None
+    for cid, tot in s.campaign_totals.items():
+        if cid in limited or tot.cost < account_cost * t.number("min_share_of_account_cost"):
+            continue
+        ratio = efficiency_ratio(s, s.window(settled, cid))
+        if ratio is None or ratio < t.number("min_cpa_over_target"):
+            continue
+        lost = [v for v, _ in _recent_lost(s, cid, 7)]
+        if lost and sum(lost) / len(lost) >= ctx.t(LOST).number("min_lost_share"):
+            continue  # also budget-limited: no spend to spare
+        if worst is None or ratio > worst[0]:
+            worst = (ratio, cid)
+    if worst is None:
+        ctx.rejected(MISALLOCATED, None, "no inefficient campaign with spend to spare beside the limited one")
+        return
+    poor, good = worst[1], limited[0]
+    ctx.found(
+        MISALLOCATED,
+        poor,
+        f"Budget sits in {s.label(poor)}, far off target with spend to spare, while {s.label(good)} converts "
+        "at target and is held back by budget: move budget from the first to the second.",
+        f"{s.label(poor)}: {_efficiency_words(s, s.campaign_totals[poor])}; {s.label(good)}: "
+        f"{_efficiency_words(s, s.campaign_totals[good])}.",
+        severity="medium",
+        rows=[r.pointer for r in s.rows if r.campaign_id in (poor, good)][-6:],
+    )

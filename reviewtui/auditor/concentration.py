@@ -1,0 +1,95 @@
+"""``concentration.*``: one campaign carrying the account's spend or its conversions.
+
+Brand is detected first, by name and by economics (clicks far cheaper and a
+conversion rate far higher than the rest of the account): a brand campaign
+carrying conversions is normal, so only a non-brand carrier counts.
+"""
+
+from __future__ import annotations
+
+from . import text
+from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY
+from .findings import Context
+from .series import Series, Totals
+
+SPEND = "concentration.spend_single_campaign"
+CONVERSIONS = "concentration.conversions_single_campaign"
+
+
+def detect(ctx: Context) -> None:
+    s = ctx.series
+    spending = {cid: tot for cid, tot in s.campaign_totals.items() if tot.cost > 0}
+    if len(spending) < 2:
+        for kind in (SPEND, CONVERSIONS):
+            ctx.unassessable(kind, None, "concentration (fewer than two campaigns spend)")
+        return
+    spend(ctx)
+    conversions(ctx)
+
+
+def is_brand(s: Series, cid: str, brand_cpc_share: float, brand_cvr_multiple: float) -> bool:
+    """Brand by name, or by brand economics against the rest of the account."""
+    camp = s.campaigns.get(cid)
+    if camp is not None and camp.is_brand:
+        return True
+    tot = s.campaign_totals.get(cid)
+    rest = Totals()
+    for other, other_tot in s.campaign_totals.items():
+        if other != cid:
+            rest.merge(other_tot)
+    if not (tot and tot.cpc and tot.cvr and rest.cpc and rest.cvr):
+        return False
+    return tot.cpc <= rest.cpc * brand_cpc_share and tot.cvr >= rest.cvr * brand_cvr_multiple
+
+
+def spend(ctx: Context) -> None:
+    s = ctx.series
+    t = ctx.t(SPEND)
+    if ctx.withheld(SPEND, None, CORRUPTS_MONEY):
+        return
+    account = s.account
+    top, tot = max(s.campaign_totals.items(), key=lambda item: item[1].cost)
+    share = tot.cost / account.cost if account.cost > 0 else 0.0
+    if share < t.number("min_share"):
+        ctx.rejected(SPEND, None, f"the largest campaign takes {text.percent(share)} of spend")
+        return
+    brand = is_brand(s, top, ctx.t(CONVERSIONS).number("brand_cpc_share"), ctx.t(CONVERSIONS).number("brand_cvr_multiple"))
+    ctx.found(
+        SPEND,
+        top,
+        f"{s.label(top)}{' (a brand campaign)' if brand else ''} takes most of the account's spend: the account's "
+        "results ride on one campaign, and any problem there hits everything.",
+        f"{text.money(tot.cost, s.currency)} of {text.money(account.cost, s.currency)} account cost over the period, "
+        f"{text.percent(share)}.",
+        severity="medium" if share < t.number("high_share") else "high",
+        rows=[r.pointer for r in s.rows if r.campaign_id == top][:6],
+    )
+
+
+def conversions(ctx: Context) -> None:
+    s = ctx.series
+    t = ctx.t(CONVERSIONS)
+    if ctx.withheld(CONVERSIONS, None, CORRUPTS_CONVERSIONS):
+        return
+    account = s.account
+    if account.conversions < t.number("min_account_conversions"):
+        ctx.unassessable(CONVERSIONS, None, "conversion concentration (too few conversions in the account)")
+        return
+    top, tot = max(s.campaign_totals.items(), key=lambda item: item[1].conversions)
+    share = tot.conversions / account.conversions
+    if share < t.number("min_share"):
+        ctx.rejected(CONVERSIONS, None, f"the largest converter carries {text.percent(share)} of conversions")
+        return
+    if is_brand(s, top, t.number("brand_cpc_share"), t.number("brand_cvr_multiple")):
+        ctx.rejected(CONVERSIONS, top, f"the carrier is a brand campaign ({text.percent(share)} of conversions): normal")
+        return
+    ctx.found(
+        CONVERSIONS,
+        top,
+        f"{s.label(top)}, a non-brand campaign, carries most of the account's conversions: losing it (a policy "
+        "problem, a competitor, a feed issue) would take the account's results with it.",
+        f"{text.count(tot.conversions)} of {text.count(account.conversions)} conversions over the period, "
+        f"{text.percent(share)}, at a CPA of {text.money(tot.cpa or 0.0, s.currency)}.",
+        severity="medium",
+        rows=[r.pointer for r in s.rows if r.campaign_id == top][:6],
+    )

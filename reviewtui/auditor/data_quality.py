@@ -1,0 +1,422 @@
+"""``data.*``: breakage in the data itself. Runs first; the rest trust the data only if it passes.
+
+A breakage that corrupts money figures (duplicates, micros, another
+currency) is recorded in ``ctx.broken`` so that pacing, efficiency and the
+other money detectors withhold figures the breakage would make wrong.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from datetime import date, timedelta
+from typing import Any
+
+from . import text
+from .findings import Context
+from .series import MONEY, SHARES, Row, Totals, number, parse_day, parse_moment
+
+# Which breakages corrupt which figures (ctx.broken keys)
+CORRUPTS_MONEY = ("data.duplicate_rows", "data.micros_not_converted", "data.currency_mismatch")
+CORRUPTS_PACING = CORRUPTS_MONEY + ("data.missing_days", "data.totals_mismatch")
+CORRUPTS_CONVERSIONS = ("data.duplicate_rows", "data.attribution_change")
+
+ATTRIBUTION_FIELD_RE = re.compile(r"attribution|lookback|window|counting|conversion_action|include_in_conversions", re.I)
+PRIMARY_FIELD_RE = re.compile(r"primary", re.I)
+COUNTED_METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
+
+
+def detect(ctx: Context) -> None:
+    duplicate_rows(ctx)
+    micros_not_converted(ctx)
+    currency_mismatch(ctx)
+    missing_days(ctx)
+    timezone_shift(ctx)
+    partial_last_day(ctx)
+    invalid_values(ctx)
+    attribution_change(ctx)
+    totals_mismatch(ctx)
+
+
+def _row_label(s, row: Row) -> str:
+    return f"{text.day(row.day)} {s.label(row.campaign_id)}"
+
+
+def duplicate_rows(ctx: Context) -> None:
+    kind = "data.duplicate_rows"
+    s = ctx.series
+    dupes = {key: rows for key, rows in s.rows_by_cell.items() if len(rows) > 1}
+    if not s.rows:
+        ctx.unassessable(kind, None, "no daily rows to check")
+        return
+    if not dupes:
+        ctx.rejected(kind, None, "every (date, campaign) pair appears once")
+        return
+    keys = sorted(dupes)
+    pointers = [r.pointer for k in keys for r in dupes[k]]
+    examples = []
+    for key in keys[:4]:
+        rows = dupes[key]
+        costs = ", ".join(text.money(r.get("cost") or 0.0) for r in rows)
+        examples.append(f"{text.day(key[0])} {s.label(key[1])} appears {_times(len(rows))} (cost {costs})")
+    more = " and more pairs on later dates" if len(keys) > 4 else ""
+    dates = sorted({k[0] for k in keys})
+    ctx.broken[kind] = "duplicate (date, campaign) rows count spend and conversions more than once"
+    ctx.found(
+        kind,
+        None,
+        f"The same (date, campaign) appears more than once from {text.day(dates[0])}, so spend, clicks and "
+        "conversions summed over the rows are overstated; de-duplicate before reading pacing or CPA.",
+        "; ".join(examples) + more + ".",
+        severity="high",
+        rows=pointers,
+    )
+
+
+def _times(n: int) -> str:
+    return {2: "twice", 3: "three times", 4: "four times"}.get(n, "more than four times")
+
+
+def micros_not_converted(ctx: Context) -> None:
+    kind = "data.micros_not_converted"
+    s = ctx.series
+    t = ctx.t(kind)
+    factor = t.number("row_over_typical")
+    max_cpc = t.number("max_cpc")
+    costs = [r.get("cost") for r in s.rows if (r.get("cost") or 0) > 0]
+    if not costs:
+        ctx.unassessable(kind, None, "no row has a cost to check for micros")
+        return
+    typical = statistics.median(costs)
+    suspects: list[Row] = []
+    for row in s.rows:
+        cost = row.get("cost") or 0.0
+        clicks = row.get("clicks") or 0.0
+        cpc_too_high = clicks > 0 and cost / clicks > max_cpc
+        if cost > 0 and (cpc_too_high or cost > typical * factor):
+            suspects.append(row)
+    values = [r.get("conversions_value") for r in s.rows if (r.get("conversions_value") or 0) > 0]
+    if values:
+        typical_value = statistics.median(values)
+        suspects += [r for r in s.rows if (r.get("conversions_value") or 0) > typical_value * factor and r not in suspects]
+    if not suspects:
+        ctx.rejected(kind, None, f"row costs are in currency units (median row cost {text.money(typical)})")
+        return
+    all_rows = len(suspects) == len(s.rows)
+    examples = []
+    for row in suspects[:3]:
+        clicks = row.get("clicks")
+        example = f"{_row_label(s, row)}: cost {text.money(row.get('cost') or 0.0)}"
+        if clicks:
+            example += f" for {text.count(clicks)} clicks"
+        if (row.get("conversions_value") or 0) > 0:
+            example += f", conversion value {text.money(row.get('conversions_value') or 0.0)}"
+        examples.append(example)
+    normal = next((r for r in s.rows if r not in suspects and (r.get("cost") or 0) > 0), None)
+    comparison = (
+        f"; a normal row, {_row_label(s, normal)}, costs {text.money(normal.get('cost') or 0.0)}" if normal else ""
+    )
+    ctx.broken[kind] = "money still in micros inflates cost by a million times"
+    ctx.found(
+        kind,
+        None,
+        ("Every row's" if all_rows else "Some rows'")
+        + " money is still in micros (a million times the currency unit), so spend, CPC and CPA are inflated; "
+        "divide those values by a million before any pacing or efficiency reading.",
+        "; ".join(examples) + comparison + ".",
+        severity="high",
+        rows=[r.pointer for r in suspects],
+    )
+
+
+def currency_mismatch(ctx: Context) -> None:
+    kind = "data.currency_mismatch"
+    s = ctx.series
+    account = s.currency.upper()
+    if not account:
+        ctx.unassessable(kind, None, "the account has no currency_code")
+        return
+    odd: list[tuple[str, str, str]] = []  # (pointer, where, currency)
+    for camp in s.campaigns.values():
+        code = _currency_of(camp.raw)
+        if code and code != account and camp.pointer:
+            odd.append((camp.pointer, s.label(camp.id), code))
+    for row in s.rows:
+        code = _currency_of(row.raw)
+        if code and code != account:
+            odd.append((row.pointer, _row_label(s, row), code))
+    for index, budget in enumerate(s.section("budgets")):
+        code = _currency_of(budget)
+        if code and code != account:
+            odd.append((f"/budgets/{index}", f"budget {budget.get('budget_id', '')}".strip(), code))
+    if not odd:
+        ctx.rejected(kind, None, f"every currency code given matches the account's {account}")
+        return
+    codes = sorted({code for _, _, code in odd})
+    wheres = sorted({where for _, where, _ in odd if not where[:4].isdigit()}) or [where for _, where, _ in odd[:3]]
+    ctx.broken[kind] = f"amounts in {', '.join(codes)} are summed with {account} amounts"
+    ctx.found(
+        kind,
+        None,
+        f"Some amounts are in {', '.join(codes)} while the account reports in {account}, so totals mix currencies; "
+        "convert them before reading spend, pacing or CPA.",
+        f"The account currency is {account}; {', '.join(wheres[:4])} {'is' if len(wheres) == 1 else 'are'} in "
+        f"{', '.join(codes)}.",
+        severity="high",
+        rows=[p for p, _, _ in odd],
+    )
+
+
+def _currency_of(item: dict[str, Any]) -> str:
+    for key in ("currency_code", "currency"):
+        value = item.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip().upper()
+    return ""
+
+
+def missing_days(ctx: Context) -> None:
+    kind = "data.missing_days"
+    s = ctx.series
+    dates = s.dates
+    if len(dates) < 3:
+        ctx.unassessable(kind, None, "fewer than three dates with rows")
+        return
+    spend_dates = [d for d in dates if s.day_total(d).cost > 0]
+    if not spend_dates:
+        ctx.rejected(kind, None, "no spend on any day")
+        return
+    first, last = spend_dates[0], spend_dates[-1]
+    gaps = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    gaps = [d for d in gaps if d not in s.days]
+    if not gaps:
+        ctx.rejected(kind, None, f"every date from {text.day(first)} to {text.day(last)} has rows")
+        return
+    before = max(d for d in spend_dates if d < gaps[0])
+    after = min(d for d in spend_dates if d > gaps[-1])
+    ctx.broken[kind] = "dates without any row understate spend to date"
+    ctx.found(
+        kind,
+        None,
+        f"No row at all for {text.day_list(gaps)}, with spend on the days around them: the export dropped "
+        "those days, so spend to date and any pacing read from it are understated.",
+        f"The account spent {text.money(s.day_total(before).cost, s.currency)} on {text.day(before)} and "
+        f"{text.money(s.day_total(after).cost, s.currency)} on {text.day(after)}; no campaign has a row on "
+        f"{text.day_list(gaps)}.",
+        severity="high",
+        rows=[r.pointer for r in s.rows if r.day in (before, after)][:6],
+    )
+
+
+def timezone_shift(ctx: Context) -> None:
+    kind = "data.timezone_shift"
+    s = ctx.series
+    if s.period_start is None or s.period_end is None:
+        ctx.unassessable(kind, None, "the period has no usable start and end dates")
+        return
+    latest = max(d for d in (s.period_end, s.as_of) if d is not None) if s.as_of else s.period_end
+    if s.as_of is not None:
+        latest = min(s.period_end, s.as_of)
+    outside = [r for r in s.rows if r.day < s.period_start or r.day > latest]
+    if not outside:
+        ctx.rejected(kind, None, "every row is dated inside the period")
+        return
+    dates = sorted({r.day for r in outside})
+    ctx.found(
+        kind,
+        None,
+        f"Rows are dated outside the period {text.day(s.period_start)} to {text.day(s.period_end)}"
+        + (f" (as of {text.day(s.as_of)})" if s.as_of else "")
+        + ": the dates look shifted by a time-zone conversion, so each day's figures belong to a neighbouring day.",
+        f"Rows dated {text.day_list(dates)} fall outside the period; the account's time zone is "
+        f"{(s.data.get('account') or {}).get('time_zone', 'not given')}.",
+        severity="medium",
+        rows=[r.pointer for r in outside],
+    )
+
+
+def partial_last_day(ctx: Context) -> None:
+    kind = "data.partial_last_day"
+    s = ctx.series
+    t = ctx.t(kind)
+    last = s.last_date
+    if last is None or len(s.dates) < 4:
+        ctx.unassessable(kind, None, "too few dates to judge the last one")
+        return
+    after_complete = s.last_complete is not None and last > s.last_complete
+    is_as_of = s.as_of is not None and last >= s.as_of
+    if not (after_complete or is_as_of):
+        ctx.rejected(kind, None, f"the last date {text.day(last)} is a complete day")
+        return
+    window = [d for d in s.complete_dates() if d < last][-7:]
+    norm = s.window(window).cost / len(window) if window else 0.0
+    day = s.day_total(last)
+    if norm <= 0 or day.cost >= norm * t.number("max_share_of_norm"):
+        ctx.rejected(kind, None, f"{text.day(last)} spent {text.money(day.cost)} against a daily norm of {text.money(norm)}")
+        return
+    ctx.found(
+        kind,
+        None,
+        f"The last date, {text.day(last)}, is incomplete (the snapshot was taken during it): its spend and "
+        "conversions are a fraction of a normal day and must not be read as a drop.",
+        f"The account spent {text.money(day.cost, s.currency)} on {text.day(last)} against a daily average of "
+        f"{text.money(norm, s.currency)} over the last 7 complete days.",
+        severity="low",
+        rows=[r.pointer for r in s.rows if r.day == last],
+    )
+
+
+def _many_per_click(s) -> bool:
+    """True unless every conversion action counts one per click (conversions above clicks are then odd)."""
+    actions = s.section("conversion_actions")
+    if not actions:
+        return True
+    return any(str(a.get("counting_type", "")).upper() != "ONE_PER_CLICK" for a in actions)
+
+
+def invalid_values(ctx: Context) -> None:
+    kind = "data.invalid_values"
+    s = ctx.series
+    if not s.rows:
+        ctx.unassessable(kind, None, "no daily rows to check")
+        return
+    problems: list[tuple[str, str]] = []  # (pointer, description)
+    for pointer, name, raw in s.bad_values:
+        if raw is None:
+            problems.append((pointer, f"{name} is null"))
+        elif number(raw) is None:
+            problems.append((pointer, f"{name} is the text {str(raw)[:20]!r}"))
+    one_per_click = not _many_per_click(s) and not s.is_meta
+    for row in s.rows:
+        where = _row_label(s, row)
+        for name in COUNTED_METRICS:
+            value = row.get(name)
+            if value is not None and value < 0:
+                problems.append((f"{row.pointer}/{name}", f"{where}: {name} {text.count(value)}"))
+        clicks, impressions = row.get("clicks"), row.get("impressions")
+        if clicks is not None and impressions is not None and clicks > impressions:
+            problems.append((row.pointer, f"{where}: {text.count(clicks)} clicks above {text.count(impressions)} impressions"))
+        for name in SHARES:
+            value = row.get(name)
+            if value is not None and not 0 <= value <= 1:
+                problems.append((f"{row.pointer}/{name}", f"{where}: {name} {text.share(value)}"))
+        conversions = row.get("conversions")
+        if one_per_click and clicks is not None and conversions is not None and conversions > clicks > 0:
+            problems.append((row.pointer, f"{where}: {text.count(conversions)} conversions above {text.count(clicks)} clicks with one-per-click counting"))
+    if not problems:
+        ctx.rejected(kind, None, "no negative or null metrics, no clicks above impressions, shares within 0..1")
+        return
+    shown = "; ".join(desc for _, desc in problems[:4]) + ("; and more" if len(problems) > 4 else "")
+    ctx.found(
+        kind,
+        None,
+        "Some rows carry impossible values (negative or missing metrics, clicks above impressions or shares "
+        "outside 0 to 1); totals over them are unreliable until the export is fixed.",
+        _describe_pointers(shown, problems) + ".",
+        severity="medium",
+        rows=sorted({p.split("/")[0] + "/" + "/".join(p.split("/")[1:3]) for p, _ in problems}),
+    )
+
+
+def _describe_pointers(shown: str, problems: list[tuple[str, str]]) -> str:
+    return shown if shown else ", ".join(p for p, _ in problems)
+
+
+def attribution_change(ctx: Context) -> None:
+    kind = "data.attribution_change"
+    s = ctx.series
+    events = _events_in_period(ctx, lambda field: bool(ATTRIBUTION_FIELD_RE.search(field)) and not PRIMARY_FIELD_RE.search(field))
+    if not events:
+        ctx.rejected(kind, None, "no attribution, lookback or conversion-action change inside the period")
+        return
+    described = []
+    for _, event, when in events[:3]:
+        old, new = event.get("old"), event.get("new")
+        change = f"{event.get('changed_field')}"
+        if old is not None or new is not None:
+            change += f" from {old} to {new}"
+        described.append(f"{change} on {text.day(when)}")
+    ctx.broken[kind] = "conversions before and after the attribution change are not comparable"
+    first_day = events[0][2]
+    ctx.found(
+        kind,
+        events[0][1].get("campaign_id") and str(events[0][1]["campaign_id"]) or None,
+        f"Attribution changed inside the period (from {text.day(first_day)}): conversions before and after the "
+        "change are counted differently, so a step in conversions or CPA around that date is not a performance change.",
+        "Change events: " + "; ".join(described) + ".",
+        severity="medium",
+        rows=[p for p, _, _ in events],
+    )
+
+
+def _events_in_period(ctx: Context, wanted) -> list[tuple[str, dict[str, Any], date]]:
+    """Change events whose field matches ``wanted`` and whose date falls in the period."""
+    s = ctx.series
+    found = []
+    for index, event in enumerate(s.section("change_events")):
+        field = str(event.get("changed_field") or event.get("field") or "")
+        moment = parse_moment(event.get("change_date_time") or event.get("date"))
+        if not field or moment is None or not wanted(field):
+            continue
+        when = moment.date()
+        if s.period_start and when < s.period_start:
+            continue
+        if s.period_end and when > s.period_end:
+            continue
+        found.append((f"/change_events/{index}", event, when))
+    return sorted(found, key=lambda item: item[2])
+
+
+def totals_mismatch(ctx: Context) -> None:
+    kind = "data.totals_mismatch"
+    s = ctx.series
+    supplied = s.data.get("totals")
+    if not isinstance(supplied, dict):
+        ctx.rejected(kind, None, "the snapshot supplies no totals to compare")
+        return
+    t = ctx.t(kind)
+    mismatches: list[tuple[str, str, float, float]] = []  # (pointer, what, rows sum, supplied)
+
+    def compare(pointer: str, what: str, given: dict[str, Any], sums: Totals) -> None:
+        for name in COUNTED_METRICS:
+            value = number(given.get(name))
+            if value is None:
+                continue
+            summed = getattr(sums, name)
+            tolerance = max(t.number("absolute_rounding"), abs(value) * t.number("relative"))
+            if abs(summed - value) > tolerance:
+                mismatches.append((f"{pointer}/{name}", f"{what} {name}", summed, value))
+
+    account_totals = supplied.get("account") if isinstance(supplied.get("account"), dict) else supplied
+    compare("/totals" + ("/account" if account_totals is not supplied else ""), "account", account_totals, s.account)
+    per_campaign = supplied.get("campaigns")
+    if isinstance(per_campaign, list):
+        for index, item in enumerate(per_campaign):
+            if isinstance(item, dict) and item.get("campaign_id") is not None:
+                cid = str(item["campaign_id"])
+                compare(f"/totals/campaigns/{index}", s.label(cid), item, s.campaign_totals.get(cid) or Totals())
+    elif isinstance(per_campaign, dict):
+        for cid, item in per_campaign.items():
+            if isinstance(item, dict):
+                compare(f"/totals/campaigns/{cid}", s.label(str(cid)), item, s.campaign_totals.get(str(cid)) or Totals())
+    if not mismatches:
+        ctx.rejected(kind, None, "the daily rows add up to the supplied totals")
+        return
+    ctx.broken[kind] = "the daily rows and the supplied totals disagree, so spend to date is uncertain"
+    money_names = set(MONEY)
+    parts = []
+    for _, what, summed, value in mismatches[:3]:
+        fmt = text.money if what.split()[-1] in money_names else text.count
+        parts.append(f"{what}: rows add up to {fmt(summed)}, the supplied total is {fmt(value)}")
+    ctx.found(
+        kind,
+        None,
+        "The daily rows do not add up to the totals supplied with the snapshot: rows are missing or "
+        "double-counted somewhere, so neither figure can be trusted for pacing until reconciled.",
+        "; ".join(parts) + ".",
+        severity="medium",
+        rows=[p for p, _, _, _ in mismatches],
+    )
+
+
+__all__ = ["detect", "CORRUPTS_MONEY", "CORRUPTS_PACING", "CORRUPTS_CONVERSIONS", "parse_day"]

@@ -1,0 +1,217 @@
+"""``efficiency.*``: CPA or ROAS far off target, and CPA drifting up, beyond chance.
+
+Both are judged on lag-settled days only (the last days' conversions are
+still filling in and would inflate any CPA), need a minimum number of
+conversions (a CPA from two or three conversions is noise), and need the
+gap to be statistically clear: under the target CPA, the spend should have
+bought ``cost / target`` conversions; seeing far fewer than that is what
+makes a CPA off target. A recent bid-strategy change explains volatility
+(``bidding.learning_period``), and a tracking fault explains a CPA jump.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+from . import text
+from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY
+from .findings import Context
+from .series import Series, Totals
+from .tracking import lag_model
+
+OFF = "efficiency.off_target"
+DRIFT = "efficiency.cpa_drift"
+EXPLAINED_BY = (
+    "tracking.conversions_stopped",
+    "tracking.conversion_rate_step_drop",
+    "tracking.primary_action_changed",
+    "tracking.double_counting",
+    "tracking.missing_conversion_value",
+)
+
+
+def detect(ctx: Context) -> None:
+    s = ctx.series
+    lag = lag_model(ctx)
+    settled = [d for d in s.complete_dates() if lag.settled(d)]
+    off_target(ctx, settled)
+    cpa_drift(ctx, settled)
+
+
+def z_fewer(observed: float, expected: float) -> float:
+    """How many standard deviations ``observed`` conversions fall below ``expected`` (Poisson)."""
+    if expected <= 0:
+        return 0.0
+    return (expected - observed) / math.sqrt(expected)
+
+
+def _explained(ctx: Context, scope: str | None) -> str | None:
+    """A tracking fault or a learning period that explains a CPA, if recorded for this scope."""
+    for item in ctx.assessments:
+        if item.supported and item.kind in EXPLAINED_BY and item.scope in (scope, None):
+            return item.kind
+        if item.supported and item.kind == "bidding.learning_period" and item.scope == scope and scope is not None:
+            return item.kind
+    return None
+
+
+def _scopes(s: Series) -> list[str | None]:
+    """Campaigns by cost, then the account: a campaign off target is named before the account is."""
+    return [*sorted(s.campaign_totals, key=lambda cid: -s.campaign_totals[cid].cost), None]
+
+
+def off_target(ctx: Context, settled: list[date]) -> None:
+    s = ctx.series
+    t = ctx.t(OFF)
+    target_cpa, target_roas = s.target("target_cpa"), s.target("target_roas")
+    if target_cpa is None and target_roas is None:
+        ctx.unassessable(OFF, None, "efficiency against target (the snapshot has no target CPA or ROAS)")
+        return
+    if ctx.withheld(OFF, None, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
+        return
+    found = False
+    for scope in _scopes(s):
+        window = s.window(settled, scope)
+        period = s.campaign_totals.get(scope) if scope else s.account
+        if period is None or window.cost <= 0:
+            continue
+        if scope is not None and window.cost < s.window(settled).cost * t.number("min_share_of_account_cost"):
+            ctx.rejected(OFF, scope, "too small a share of spend to judge against the account target")
+            continue
+        verdict = _cpa_verdict(window, target_cpa, t) if target_cpa else _roas_verdict(window, target_roas, t)
+        if verdict is not None:
+            ctx.rejected(OFF, scope, verdict)
+            continue
+        why = _explained(ctx, scope)
+        if why:
+            ctx.rejected(OFF, scope, f"explained by {why}")
+            continue
+        if scope is None and found:
+            ctx.rejected(OFF, None, "the campaigns off target are named; the account follows them")
+            continue
+        found = True
+        _report_off(ctx, scope, period, target_cpa, target_roas)
+    if not found:
+        ctx.rejected(OFF, None, "CPA and ROAS are within reach of target, or the samples are too small")
+
+
+def _cpa_verdict(window: Totals, target: float, t) -> str | None:
+    """None when the CPA is far above target on enough conversions; else why not."""
+    if window.conversions < t.number("min_conversions"):
+        return f"only {text.count(window.conversions)} conversions on settled days: too small a sample"
+    cpa = window.cost / window.conversions
+    if cpa < target * (1 + t.number("min_excess")):
+        return "CPA within reach of target"
+    if z_fewer(window.conversions, window.cost / target) < t.number("min_z"):
+        return "the gap to target is within chance"
+    return None
+
+
+def _roas_verdict(window: Totals, target: float, t) -> str | None:
+    if window.conversions < t.number("min_conversions"):
+        return f"only {text.count(window.conversions)} conversions on settled days: too small a sample"
+    roas = window.roas or 0.0
+    if roas > target * (1 - t.number("min_roas_shortfall")):
+        return "ROAS within reach of target"
+    # Conversions needed at the current value per conversion to reach the target
+    value_per_conversion = window.conversions_value / window.conversions
+    if value_per_conversion <= 0:
+        return "conversions carry no value (a tracking fault, reported there)"
+    needed = window.cost * target / value_per_conversion
+    if z_fewer(window.conversions, needed) < t.number("min_z"):
+        return "the gap to target is within chance"
+    return None
+
+
+def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: float | None, target_roas: float | None) -> None:
+    s = ctx.series
+    where = s.label(scope) if scope else "The account"
+    where_in = s.label(scope) if scope else "the account"
+    cur = s.currency
+    if target_cpa:
+        cpa = period.cpa
+        figure = f"CPA {text.money(cpa, cur)}" if cpa else "no conversion"
+        ctx.found(
+            OFF,
+            scope,
+            f"{where} runs at a CPA far above the {text.money(target_cpa, cur)} target on a sample large enough to rule out chance.",
+            f"{figure} over the period ({text.money(period.cost, cur)} for {text.count(period.conversions)} conversions), "
+            f"{text.multiple(cpa / target_cpa)} the target CPA of {text.money(target_cpa, cur)}.",
+            severity="high",
+            rows=["/targets/target_cpa"] + [r.pointer for r in s.rows if scope is None or r.campaign_id == scope][:6],
+        )
+    else:
+        roas = period.roas or 0.0
+        ctx.found(
+            OFF,
+            scope,
+            f"{where} returns far less than the target ROAS on a sample large enough to rule out chance; "
+            f"spend in {where_in} is not paying back.",
+            f"ROAS {roas:.2f} over the period ({text.money(period.conversions_value, cur)} of value on "
+            f"{text.money(period.cost, cur)} of cost, {text.count(period.conversions)} conversions) against a target ROAS of "
+            f"{target_roas:g}.",
+            severity="high",
+            rows=["/targets/target_roas"] + [r.pointer for r in s.rows if scope is None or r.campaign_id == scope][:6],
+        )
+
+
+def cpa_drift(ctx: Context, settled: list[date]) -> None:
+    """CPA rising from the first days of the period to the last lag-settled days, with volume in both."""
+    s = ctx.series
+    t = ctx.t(DRIFT)
+    days = int(t.number("window_days"))
+    if len(settled) < 2 * days:
+        ctx.unassessable(DRIFT, None, "CPA drift (too few settled days for two windows)")
+        return
+    if ctx.withheld(DRIFT, None, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
+        return
+    early, late = settled[:days], settled[-days:]
+    found = False
+    for scope in _scopes(s):
+        a, b = s.window(early, scope), s.window(late, scope)
+        if a.conversions < t.number("min_conversions") or b.conversions < t.number("min_conversions"):
+            ctx.rejected(DRIFT, scope, "too few conversions in one of the windows")
+            continue
+        if b.cost <= 0 or a.cpa is None or b.cpa is None:
+            continue
+        rise = b.cpa / a.cpa - 1
+        if rise < t.number("min_rise") or z_fewer(b.conversions, b.cost / a.cpa) < t.number("min_z"):
+            ctx.rejected(DRIFT, scope, "CPA steady between the first and the last settled days")
+            continue
+        why = _explained(ctx, scope)
+        if why:
+            ctx.rejected(DRIFT, scope, f"explained by {why}")
+            continue
+        if scope is None and found:
+            ctx.rejected(DRIFT, None, "the campaigns drifting are named; the account follows them")
+            continue
+        found = True
+        ctx.found(
+            DRIFT,
+            scope,
+            f"CPA in {_where(s, scope)} rises materially through the month: from {text.day(early[0])} to "
+            f"{text.day(early[-1])} against {text.day(late[0])} to {text.day(late[-1])}, both before the lag days, "
+            "with enough conversions in each to rule out chance.",
+            _drift_evidence(ctx, scope) + ".",
+            severity="medium",
+            rows=[r.pointer for r in s.rows if r.day in set(early[:1] + late[-1:]) and (scope is None or r.campaign_id == scope)][:8],
+        )
+    if not found:
+        ctx.rejected(DRIFT, None, "no material CPA rise between settled windows")
+
+
+def _where(s: Series, scope: str | None) -> str:
+    return s.label(scope) if scope else "the account"
+
+
+def _drift_evidence(ctx: Context, scope: str | None) -> str:
+    """CPA over the period, the previous 7 and the last 7 complete days, as the derived index has them."""
+    name = f"campaign {scope}" if scope else "account"
+    parts = []
+    for window in ("period", "previous 7 complete days", "last 7 complete days"):
+        cpa = ctx.derived.get(f"{name}: CPA, {window}")
+        conversions = ctx.derived.get(f"{name}: conversions, {window}")
+        if cpa is not None and conversions is not None:
+            parts.append(f"CPA {text.money(cpa, ctx.series.currency)} over the {window} ({text.count(conversions)} conversions)")
+    return "; ".join(parts) or "CPA rises between the windows"

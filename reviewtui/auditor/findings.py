@@ -1,0 +1,96 @@
+"""What a detector records: an ``Assessment`` per (kind, scope) it looked at.
+
+A detector says for each kind it checks whether the rows support it
+(``found``), do not (``rejected``), or cannot tell (``unassessable``), with
+the rows it read. The audit turns the supported ones into findings; the
+support check (``support.py``) answers "do the rows support this id?" from
+all three.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..derived import derived_index
+from .series import Series
+from .thresholds import KindThresholds, Thresholds
+
+
+@dataclass
+class Assessment:
+    kind: str
+    scope: str | None
+    supported: bool | None  # None: cannot be assessed from this snapshot
+    claim: str = ""
+    evidence: str = ""
+    severity: str = "medium"
+    rows: list[str] = field(default_factory=list)  # JSON Pointers into snapshot.json
+    explanation: str = ""  # why it is (not) supported, in words and figures
+
+    def as_output(self) -> dict[str, Any]:
+        """The assistant's output format for one finding."""
+        return {
+            "id": self.kind,
+            "scope": self.scope,
+            "claim": self.claim,
+            "evidence": self.evidence,
+            "severity": self.severity,
+        }
+
+
+class Context:
+    """The series, the thresholds and the assessments of one audit run."""
+
+    def __init__(self, series: Series, thresholds: Thresholds) -> None:
+        self.series = series
+        self.thresholds = thresholds
+        self.assessments: list[Assessment] = []
+        # breakage kind -> what it corrupts, set by the data checks before the rest run
+        self.broken: dict[str, str] = {}
+        self.not_assessed: list[str] = []  # what could not be assessed, in words
+        self._derived: dict[str, float] | None = None
+
+    @property
+    def derived(self) -> dict[str, float]:
+        """The scoring's derived index of this snapshot: figures quoted from it are grounded."""
+        if self._derived is None:
+            self._derived = derived_index(self.series.data)
+        return self._derived
+
+    def t(self, kind: str) -> KindThresholds:
+        return self.thresholds.of(kind)
+
+    def found(
+        self,
+        kind: str,
+        scope: str | None,
+        claim: str,
+        evidence: str,
+        *,
+        severity: str = "medium",
+        rows: list[str] | None = None,
+    ) -> Assessment:
+        item = Assessment(kind, scope, True, claim, evidence, severity, list(rows or []), explanation=evidence)
+        self.assessments.append(item)
+        return item
+
+    def rejected(self, kind: str, scope: str | None, explanation: str, *, rows: list[str] | None = None) -> None:
+        self.assessments.append(Assessment(kind, scope, False, rows=list(rows or []), explanation=explanation))
+
+    def unassessable(self, kind: str, scope: str | None, explanation: str) -> None:
+        self.assessments.append(Assessment(kind, scope, None, explanation=explanation))
+        # Only the account-wide gaps are worth telling the reader; one short campaign is normal.
+        if scope is None and explanation not in self.not_assessed:
+            self.not_assessed.append(explanation)
+
+    def withheld(self, kind: str, scope: str | None, by: tuple[str, ...]) -> bool:
+        """Record and return True when a breakage in ``by`` would corrupt this kind's figures."""
+        reasons = [self.broken[b] for b in by if b in self.broken]
+        if not reasons:
+            return False
+        # None, not False: the rows may or may not support it once the data is repaired
+        self.assessments.append(
+            Assessment(kind, scope, None, explanation="not assessed on broken data: " + "; ".join(reasons))
+        )
+        return True

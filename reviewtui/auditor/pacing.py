@@ -1,0 +1,165 @@
+"""``pacing.*``: month-to-date spend against the budget schedule in force, and daily caps.
+
+Overspend or underspend needs both the spend to date off the schedule by
+more than the tolerance and the month-end projection off the budget the same
+way: a slow first week under a budget raised on the 10th, or a flight that
+has not started, is on schedule. A daily cap is exceeded only above the
+platform's allowed multiple of the budget in force that day (Google twice,
+Meta a quarter above).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from . import text
+from .data_quality import CORRUPTS_MONEY, CORRUPTS_PACING
+from .findings import Context
+from ..derived import derived_index
+from .schedule import changed_days, read_budgets
+from .series import Series, number
+
+OVER = "pacing.overspend"
+UNDER = "pacing.underspend"
+CAP = "pacing.daily_cap_exceeded"
+
+
+@dataclass
+class Pace:
+    """The pacing figures of the derived index (so every one the auditor prints is grounded)."""
+
+    monthly_budget: float
+    days_elapsed: int
+    spend_to_date: float
+    expected_to_date: float  # the monthly budget spread on the budget schedule in force (or the straight line)
+    ratio: float  # spend to date over expected
+    projection: float  # spend to date plus the last 7 days' daily rate over the remaining days
+    projection_gap: float  # projection minus the monthly budget
+    on_schedule: bool  # False: no daily budgets to shape the month, the straight line is the schedule
+
+
+def pace(series: Series, index: dict[str, float] | None = None) -> Pace | None:
+    """The pacing figures, or None when there is no budget or no period to pace against."""
+    if index is None:
+        index = derived_index(series.data)
+    schedule = "monthly budget spread on the budget schedule"
+    on_schedule = f"pacing: expected spend to date, {schedule}" in index
+    name = schedule if on_schedule else "straight line"
+    budget = series.target("monthly_budget") or index.get("pacing: monthly budget from the budget schedule")
+    needed = {
+        "spend": "pacing: spend to date",
+        "days": "pacing: days elapsed",
+        "expected": f"pacing: expected spend to date, {name}",
+        "ratio": f"pacing: spend to date over expected, {name}",
+        "projection": "pacing: projected month-end spend, last 7 days' rate",
+        "gap": "pacing: projected gap to budget, last 7 days' rate",
+    }
+    if budget is None or any(key not in index for key in needed.values()) or not series.days:
+        return None
+    v = {short: index[key] for short, key in needed.items()}
+    return Pace(budget, int(v["days"]), v["spend"], v["expected"], v["ratio"], v["projection"], v["gap"], on_schedule)
+
+
+def detect(ctx: Context) -> None:
+    _month_to_date(ctx)
+    _daily_caps(ctx)
+
+
+def _month_to_date(ctx: Context) -> None:
+    s = ctx.series
+    p = pace(s, ctx.derived)
+    if p is None:
+        reason = "budget pacing (the snapshot has no monthly budget or no usable period)"
+        ctx.unassessable(OVER, None, reason)
+        ctx.unassessable(UNDER, None, reason)
+        return
+    if ctx.withheld(OVER, None, CORRUPTS_PACING) | ctx.withheld(UNDER, None, CORRUPTS_PACING):
+        return
+    given = number(s.targets().get("pacing_tolerance"))
+    tolerance = given if given and given > 0 else ctx.t(OVER).number("tolerance")
+    # Only a tolerance from the snapshot is quoted: a threshold's value is not a grounded figure.
+    tolerance_words = f"the {text.percent(tolerance, 0)} tolerance" if given and given > 0 else "the pacing tolerance"
+    confirm = ctx.t(OVER).number("projection_share_of_tolerance") * tolerance
+    cur = s.currency
+    against = "expected on the budget schedule in force" if p.on_schedule else "expected on a straight line through the month"
+    figures = (
+        f"Spend to date {text.money(p.spend_to_date, cur)} over {p.days_elapsed} days elapsed against "
+        f"{text.money(p.expected_to_date, cur)} {against} ({text.percent(p.ratio)} of it); at the last 7 days' "
+        f"rate the month ends at {text.money(p.projection, cur)} against the monthly budget of "
+        f"{text.money(p.monthly_budget, cur)}"
+    )
+    changes = changed_days(s)
+    schedule_note = f"; daily budgets changed on {text.day_list(changes)}" if changes else ""
+    rows = ["/targets/monthly_budget"] + [b.pointer for b in read_budgets(s)][:8]
+    over = p.ratio > 1 + tolerance and p.projection_gap > p.monthly_budget * confirm
+    under = p.ratio < 1 - tolerance and p.projection_gap < -p.monthly_budget * confirm
+    if over:
+        ctx.rejected(UNDER, None, figures)
+        ctx.found(
+            OVER,
+            None,
+            f"Month-to-date spend is ahead of the budget schedule by more than {tolerance_words} "
+            "and the projection overshoots the monthly budget: budgets need trimming now.",
+            f"{figures}, {text.money(p.projection_gap, cur)} over{schedule_note}.",
+            severity="high",
+            rows=rows,
+        )
+    elif under:
+        ctx.rejected(OVER, None, figures)
+        ctx.found(
+            UNDER,
+            None,
+            f"Month-to-date spend is behind the budget schedule by more than {tolerance_words} "
+            "and the projection falls short of the monthly budget: budget is going unspent.",
+            f"{figures}, {text.money(-p.projection_gap, cur)} short{schedule_note}.",
+            severity="medium",
+            rows=rows,
+        )
+    else:
+        ctx.rejected(OVER, None, figures + ": within tolerance on the schedule or the projection")
+        ctx.rejected(UNDER, None, figures + ": within tolerance on the schedule or the projection")
+
+
+def _daily_caps(ctx: Context) -> None:
+    s = ctx.series
+    t = ctx.t(CAP)
+    budgets = [b for b in read_budgets(s) if b.period == "DAILY"]
+    if not budgets:
+        ctx.unassessable(CAP, None, "daily caps (the snapshot has no daily budgets)")
+        return
+    if ctx.withheld(CAP, None, CORRUPTS_MONEY):
+        return
+    multiple = t.number("meta_multiple") if s.is_meta else t.number("google_multiple")
+    allowed_words = "a quarter above the daily budget on Meta" if s.is_meta else "twice the daily budget on Google"
+    flagged = False
+    for budget in budgets:
+        over: list[tuple[date, float, float]] = []
+        for day in sorted({r.day for r in s.rows if r.campaign_id in budget.campaign_ids}):
+            amount = budget.highest_on(day)
+            cost = sum(s.cell(day, cid).cost for cid in budget.campaign_ids)
+            if amount and cost > amount * multiple * (1 + t.number("margin")):
+                over.append((day, cost, amount))
+        scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
+        if not over:
+            ctx.rejected(CAP, scope, f"no day above the allowed multiple of budget {budget.budget_id}")
+            continue
+        flagged = True
+        day, cost, amount = max(over, key=lambda item: item[1] / item[2])
+        days = [d for d, _, _ in over]
+        who = s.label(scope) if scope else f"the campaigns sharing budget {budget.budget_id}"
+        ctx.found(
+            CAP,
+            scope,
+            f"{who[0].upper()}{who[1:]} spent more than the platform allows on one day ({allowed_words}) on "
+            f"{text.day_list(days)}: the cap did not hold, so check for a billing or budget-setting fault.",
+            f"On {text.day(day)} cost was {text.money(cost, s.currency)} against a daily budget of "
+            f"{text.money(amount, s.currency)} in force that day ({text.multiple(cost / amount)} the budget).",
+            severity="medium",
+            rows=[r.pointer for r in s.rows if r.campaign_id in budget.campaign_ids and r.day in set(days)][:8]
+            + [budget.pointer],
+        )
+    if not flagged:
+        ctx.rejected(CAP, None, "every day's cost is within the platform's allowed multiple of its daily budget")
+
+

@@ -1,0 +1,330 @@
+"""The shared tables every detector reads: rows, per-day and per-campaign totals.
+
+Built once per snapshot from ``snapshot.json`` as parsed JSON, tolerant of
+bad input: a value that is null, a string or otherwise not a number becomes
+``None`` (and is noted), a row without a usable date or campaign is skipped
+(and noted). Detectors never touch the raw JSON's numbers themselves, so no
+detector crashes on a snapshot a human typed by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Iterable
+
+# One reading of "a number" and "a date" for the auditor and the scoring's derived index
+from ..derived import number, parse_day
+
+METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
+MONEY = ("cost", "conversions_value")
+SHARES = (
+    "search_impression_share",
+    "search_budget_lost_impression_share",
+    "search_rank_lost_impression_share",
+    "search_top_impression_share",
+    "search_absolute_top_impression_share",
+)
+BRAND_RE = re.compile(r"(?<![a-z])brand", re.IGNORECASE)
+NOT_BRAND_RE = re.compile(r"non[\s_-]?brand|generic|competitor", re.IGNORECASE)
+
+
+def parse_moment(value: Any) -> datetime | None:
+    """A timestamp such as ``2025-03-10T14:02:00+01:00`` or ``2025-03-12 09:31:00``."""
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    try:
+        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        day = parse_day(value)
+        return datetime(day.year, day.month, day.day) if day else None
+
+
+def days_between(first: date, last: date) -> list[date]:
+    """Every date from ``first`` to ``last`` inclusive."""
+    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
+
+
+@dataclass
+class Totals:
+    """Sums of the daily metrics over some set of rows; None-valued metrics count as 0."""
+
+    impressions: float = 0.0
+    clicks: float = 0.0
+    cost: float = 0.0
+    conversions: float = 0.0
+    conversions_value: float = 0.0
+    all_conversions: float = 0.0
+    rows: int = 0
+    has_all_conversions: bool = False
+
+    def add(self, metrics: dict[str, float | None]) -> None:
+        for name in METRICS:
+            value = metrics.get(name)
+            if value is not None:
+                setattr(self, name, getattr(self, name) + value)
+        if metrics.get("all_conversions") is not None:
+            self.has_all_conversions = True
+        self.rows += 1
+
+    def merge(self, other: "Totals") -> None:
+        for name in METRICS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.rows += other.rows
+        self.has_all_conversions |= other.has_all_conversions
+
+    @property
+    def cpa(self) -> float | None:
+        return self.cost / self.conversions if self.conversions > 0 else None
+
+    @property
+    def roas(self) -> float | None:
+        return self.conversions_value / self.cost if self.cost > 0 else None
+
+    @property
+    def cvr(self) -> float | None:
+        return self.conversions / self.clicks if self.clicks > 0 else None
+
+    @property
+    def cpc(self) -> float | None:
+        return self.cost / self.clicks if self.clicks > 0 else None
+
+
+def total(items: Iterable[Totals]) -> Totals:
+    result = Totals()
+    for item in items:
+        result.merge(item)
+    return result
+
+
+@dataclass
+class Row:
+    """One usable daily row, with its position in ``daily`` for JSON Pointers."""
+
+    index: int
+    day: date
+    campaign_id: str
+    metrics: dict[str, float | None]
+    raw: dict[str, Any]
+
+    @property
+    def pointer(self) -> str:
+        return f"/daily/{self.index}"
+
+    def get(self, name: str) -> float | None:
+        return self.metrics.get(name)
+
+
+@dataclass
+class Campaign:
+    id: str
+    name: str
+    index: int | None  # position in ``campaigns`` (None: known from daily rows only)
+    raw: dict[str, Any]
+
+    @property
+    def pointer(self) -> str | None:
+        return f"/campaigns/{self.index}" if self.index is not None else None
+
+    def text(self, key: str) -> str:
+        value = self.raw.get(key)
+        return str(value).upper() if value is not None else ""
+
+    @property
+    def enabled(self) -> bool:
+        return self.text("status") in ("", "ENABLED", "ACTIVE")
+
+    @property
+    def is_brand(self) -> bool:
+        """Brand by name; the economics check lives in concentration.py."""
+        return bool(BRAND_RE.search(self.name)) and not NOT_BRAND_RE.search(self.name)
+
+
+@dataclass
+class Series:
+    """Everything the detectors share, built by ``build_series``."""
+
+    data: dict[str, Any]
+    platform: str
+    currency: str
+    period_start: date | None
+    period_end: date | None
+    as_of: date | None
+    last_complete: date | None
+    rows: list[Row]
+    campaigns: dict[str, Campaign]
+    notes: list[str] = field(default_factory=list)  # what could not be read, for the log
+    bad_values: list[tuple[str, str, Any]] = field(default_factory=list)  # (pointer, field, raw)
+    # (date, campaign) -> Totals, account date -> Totals, campaign -> Totals
+    cells: dict[tuple[date, str], Totals] = field(default_factory=dict)
+    days: dict[date, Totals] = field(default_factory=dict)
+    campaign_totals: dict[str, Totals] = field(default_factory=dict)
+    # rows by (date, campaign), to find duplicates and cite pointers
+    rows_by_cell: dict[tuple[date, str], list[Row]] = field(default_factory=dict)
+    rows_by_day: dict[date, list[Row]] = field(default_factory=dict)
+
+    # -- dates ---------------------------------------------------------------
+
+    @property
+    def dates(self) -> list[date]:
+        """Dates that have at least one row, sorted."""
+        return sorted(self.days)
+
+    @property
+    def first_date(self) -> date | None:
+        return min(self.days) if self.days else None
+
+    @property
+    def last_date(self) -> date | None:
+        return max(self.days) if self.days else None
+
+    def complete_dates(self) -> list[date]:
+        """Dates with rows up to the last complete date (the partial as_of day excluded)."""
+        end = self.last_complete
+        return [d for d in self.dates if end is None or d <= end]
+
+    def last_days(self, n: int) -> list[date]:
+        """The ``n`` calendar days ending on the last complete day (the derived index's windows)."""
+        end = self.last_complete or self.last_date
+        if end is None:
+            return []
+        return [end - timedelta(days=i) for i in range(n - 1, -1, -1)]
+
+    # -- totals --------------------------------------------------------------
+
+    def cell(self, day: date, campaign_id: str) -> Totals:
+        return self.cells.get((day, campaign_id)) or Totals()
+
+    def day_total(self, day: date) -> Totals:
+        return self.days.get(day) or Totals()
+
+    def window(self, dates: Iterable[date], campaign_id: str | None = None) -> Totals:
+        """Totals over ``dates`` for one campaign, or the account when None."""
+        if campaign_id is None:
+            return total(self.days[d] for d in dates if d in self.days)
+        return total(self.cells[(d, campaign_id)] for d in dates if (d, campaign_id) in self.cells)
+
+    @property
+    def account(self) -> Totals:
+        return total(self.days.values())
+
+    def campaign_rows(self, campaign_id: str) -> list[Row]:
+        return [r for r in self.rows if r.campaign_id == campaign_id]
+
+    def campaign_name(self, campaign_id: str) -> str:
+        camp = self.campaigns.get(campaign_id)
+        return camp.name if camp and camp.name else campaign_id
+
+    def label(self, campaign_id: str) -> str:
+        """``campaign 333 (Search | Generic)``: ids and names are not figures when quoted verbatim."""
+        name = self.campaign_name(campaign_id)
+        return f"campaign {campaign_id} ({name})" if name != campaign_id else f"campaign {campaign_id}"
+
+    @property
+    def is_meta(self) -> bool:
+        return any(word in self.platform for word in ("meta", "facebook", "instagram"))
+
+    def section(self, key: str) -> list[dict[str, Any]]:
+        """An optional list section (``budgets``, ``search_terms``...), only its objects."""
+        value = self.data.get(key)
+        if not isinstance(value, list):
+            return []
+        return [item for item in value if isinstance(item, dict)]
+
+    def targets(self) -> dict[str, Any]:
+        value = self.data.get("targets")
+        return value if isinstance(value, dict) else {}
+
+    def target(self, key: str) -> float | None:
+        value = number(self.targets().get(key))
+        return value if value is not None and value > 0 else None
+
+
+def build_series(data: Any) -> Series:
+    """Read a parsed snapshot into a ``Series``; never raises on bad content."""
+    if not isinstance(data, dict):
+        data = {}
+    notes: list[str] = []
+    account = data.get("account") if isinstance(data.get("account"), dict) else {}
+    period = data.get("period") if isinstance(data.get("period"), dict) else {}
+    if not period:
+        notes.append("period is missing: dates are taken from the daily rows")
+    platform = str(data.get("platform") or "").lower()
+    currency = str(account.get("currency_code") or "")
+
+    campaigns: dict[str, Campaign] = {}
+    raw_campaigns = data.get("campaigns")
+    if raw_campaigns is not None and not isinstance(raw_campaigns, list):
+        notes.append("campaigns is not a list: campaign names and statuses are unknown")
+        raw_campaigns = []
+    for index, camp in enumerate(raw_campaigns or []):
+        if isinstance(camp, dict) and camp.get("id") is not None:
+            cid = str(camp["id"])
+            campaigns[cid] = Campaign(cid, str(camp.get("name") or ""), index, camp)
+
+    series = Series(
+        data=data,
+        platform=platform,
+        currency=currency,
+        period_start=parse_day(period.get("start")),
+        period_end=parse_day(period.get("end")),
+        as_of=parse_day(period.get("as_of")),
+        last_complete=None,
+        rows=[],
+        campaigns=campaigns,
+        notes=notes,
+    )
+    daily = data.get("daily")
+    if not isinstance(daily, list):
+        notes.append("daily is missing or not a list: nothing day-by-day can be assessed")
+        daily = []
+    elif not daily:
+        notes.append("daily is empty: nothing day-by-day can be assessed")
+    for index, raw in enumerate(daily):
+        _read_row(series, index, raw)
+
+    series.last_complete = _last_complete(series, period)
+    return series
+
+
+def _read_row(series: Series, index: int, raw: Any) -> None:
+    where = f"/daily/{index}"
+    if not isinstance(raw, dict):
+        series.notes.append(f"{where} is not an object: skipped")
+        return
+    day = parse_day(raw.get("date"))
+    if day is None:
+        series.notes.append(f"{where}/date {raw.get('date')!r} is not a YYYY-MM-DD date: row skipped")
+        return
+    if raw.get("campaign_id") is None:
+        series.notes.append(f"{where} has no campaign_id: row skipped")
+        return
+    campaign_id = str(raw["campaign_id"])
+    metrics: dict[str, float | None] = {}
+    for name in (*METRICS, *SHARES):
+        if name not in raw:
+            continue
+        value = number(raw[name])
+        metrics[name] = value
+        if value is None or isinstance(raw[name], str):
+            series.bad_values.append((f"{where}/{name}", name, raw[name]))
+    row = Row(index, day, campaign_id, metrics, raw)
+    series.rows.append(row)
+    series.campaigns.setdefault(campaign_id, Campaign(campaign_id, "", None, {"id": campaign_id}))
+    key = (day, campaign_id)
+    series.rows_by_cell.setdefault(key, []).append(row)
+    series.rows_by_day.setdefault(day, []).append(row)
+    series.cells.setdefault(key, Totals()).add(metrics)
+    series.days.setdefault(day, Totals()).add(metrics)
+    series.campaign_totals.setdefault(campaign_id, Totals()).add(metrics)
+
+
+def _last_complete(series: Series, period: dict[str, Any]) -> date | None:
+    """The last complete day: ``period.last_complete_date``, else the day before as_of."""
+    explicit = parse_day(period.get("last_complete_date"))
+    if explicit is not None:
+        return explicit
+    if series.as_of is not None:
+        return series.as_of - timedelta(days=1)
+    return series.last_date

@@ -1,0 +1,150 @@
+"""Do the rows support a finding id? The reference auditor as a second opinion.
+
+``check_support(snapshot, "waste.zero_conv_campaign@333")`` runs the audit
+(once per snapshot text; cached) and answers from its assessments:
+``supported`` True (with the rows and the figures), False (with why not) or
+None (the auditor cannot assess it here: a missing section, broken data, or
+no check for it). ``support_problems(case_set)`` turns the answers into
+``reviewtui check`` warnings: a must_find the rows do not support, a
+must_not_say they do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import taxonomy
+from .audit import SUMMARY_KIND, AuditResult, audit
+from .findings import Assessment
+
+# Kinds where an account-wide finding also answers for each campaign in it
+ACCOUNT_COVERS_CAMPAIGNS = ("tracking.", "data.")
+_CACHE: OrderedDict[str, AuditResult] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+@dataclass
+class Support:
+    finding_id: str
+    supported: bool | None  # None: cannot be assessed from this snapshot
+    rows: list[str] = field(default_factory=list)  # JSON Pointers into snapshot.json
+    figures: str = ""  # the evidence line, with the figures from the rows
+    explanation: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def audit_cached(snapshot: Any) -> AuditResult:
+    """The audit of a ``Snapshot`` (or parsed dict), computed once per distinct content."""
+    data = getattr(snapshot, "data", snapshot)
+    text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    result = audit(data)
+    _CACHE[key] = result
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return result
+
+
+def check_support(snapshot: Any, finding_id: str, *, result: AuditResult | None = None) -> Support:
+    """Whether the snapshot's rows support ``finding_id`` (``kind`` or ``kind@campaign``)."""
+    kind, scope = taxonomy.split_id(finding_id)
+    if not taxonomy.is_kind(kind):
+        return Support(finding_id, None, explanation=f"{kind!r} is not a taxonomy id")
+    result = result or audit_cached(snapshot)
+    if kind == SUMMARY_KIND:
+        issues = [a for a in result.findings if a.kind != SUMMARY_KIND]
+        if issues:
+            names = ", ".join(taxonomy.join_id(a.kind, a.scope) for a in issues)
+            return Support(finding_id, False, [p for a in issues for p in a.rows][:12], explanation=f"the rows show: {names}")
+        return Support(finding_id, True, explanation="every check passed")
+    items = [a for a in result.assessments if a.kind == kind]
+    if scope is not None:
+        return _scoped(finding_id, kind, scope, items)
+    return _unscoped(finding_id, items)
+
+
+def _answer(finding_id: str, chosen: list[Assessment], supported: bool | None) -> Support:
+    rows = [p for a in chosen for p in a.rows]
+    figures = " ".join(a.evidence for a in chosen if a.supported)
+    explanation = "; ".join(dict.fromkeys(a.explanation for a in chosen if a.explanation))
+    return Support(finding_id, supported, list(dict.fromkeys(rows)), figures, explanation)
+
+
+def _unscoped(finding_id: str, items: list[Assessment]) -> Support:
+    if not items:
+        return Support(finding_id, None, explanation="the reference auditor recorded no assessment of this kind")
+    positive = [a for a in items if a.supported]
+    if positive:
+        return _answer(finding_id, positive, True)
+    negative = [a for a in items if a.supported is False]
+    unknown = [a for a in items if a.supported is None]
+    if unknown and not any(a.scope is None for a in negative):
+        return _answer(finding_id, unknown, None)
+    return _answer(finding_id, [a for a in negative if a.scope is None] or negative, False)
+
+
+def _scoped(finding_id: str, kind: str, scope: str, items: list[Assessment]) -> Support:
+    exact = [a for a in items if a.scope == scope]
+    for wanted in (True, False, None):
+        chosen = [a for a in exact if a.supported is wanted]
+        if chosen:
+            return _answer(finding_id, chosen, wanted)
+    account = [a for a in items if a.scope is None]
+    positive = [a for a in account if a.supported]
+    if positive and kind.startswith(ACCOUNT_COVERS_CAMPAIGNS):
+        return _answer(finding_id, positive, True)
+    unknown = [a for a in account if a.supported is None]
+    if unknown:
+        return _answer(finding_id, unknown, None)
+    negative = [a for a in account if a.supported is False]
+    if negative:
+        return _answer(finding_id, negative, False)
+    if positive:
+        others = ", ".join(sorted({str(a.scope) for a in items if a.supported and a.scope}))
+        return _answer(finding_id, positive, False) if not others else Support(
+            finding_id, False, explanation=f"supported for other campaigns ({others}), not for {scope}"
+        )
+    return Support(finding_id, None, explanation=f"the reference auditor has no assessment of campaign {scope} for this kind")
+
+
+def support_problems(case_set: Any) -> list[Any]:
+    """``reviewtui check`` warnings: must_find the rows do not support, must_not_say they do."""
+    from ..cases import Problem  # cases imports ruamel; only the check needs it
+
+    problems: list[Problem] = []
+    for case in case_set.cases:
+        if case.snapshot is None:
+            continue
+        result = audit_cached(case.snapshot)
+        for entry in case.must_find:
+            answer = check_support(case.snapshot, entry.id, result=result)
+            if answer.supported is False:
+                problems.append(
+                    Problem(
+                        case.expected_path,
+                        entry.line,
+                        f"must_find {entry.id}: the reference auditor finds the rows do not support it ({answer.explanation})",
+                        "warning",
+                    )
+                )
+        for entry in case.must_not_say:
+            answer = check_support(case.snapshot, entry.id, result=result)
+            if answer.supported:
+                problems.append(
+                    Problem(
+                        case.expected_path,
+                        entry.line,
+                        f"must_not_say {entry.id}: the reference auditor finds the rows support it ({answer.figures})",
+                        "warning",
+                    )
+                )
+    return problems

@@ -1,0 +1,425 @@
+"""``tracking.*``: conversions that stop, step down, double, lose their value or their action.
+
+Every test here is lag-aware: a day's expected conversions are its clicks
+times the rate before the change times the share of that day already
+credited by as_of (``lag.py``). A stop is a run of exact zeros the expected
+count makes implausible (Poisson); a taper inside the lag window is not.
+Before calling a drop a broken tag, ``all_conversions`` is checked: if it
+holds, an action was demoted (``tracking.primary_action_changed``), which is
+looked for first, from the change events.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from . import text
+from .data_quality import CORRUPTS_CONVERSIONS
+from .findings import Context
+from .lag import LagModel, poisson_zero
+from .series import Series, Totals, parse_moment
+
+STOPPED = "tracking.conversions_stopped"
+STEP_DROP = "tracking.conversion_rate_step_drop"
+DOUBLE = "tracking.double_counting"
+NO_VALUE = "tracking.missing_conversion_value"
+DEMOTED = "tracking.primary_action_changed"
+VALUE_BIDDING = ("TARGET_ROAS", "MAXIMIZE_CONVERSION_VALUE")
+PRIMARY_RE = re.compile(r"primary|include_in_conversions", re.I)
+
+
+def lag_model(ctx: Context) -> LagModel:
+    t = ctx.t(STOPPED)
+    return LagModel.for_series(ctx.series, t.number("lag_tau_days"), t.number("lag_complete_share"))
+
+
+@dataclass
+class Change:
+    """A change point in one campaign's (or the account's) conversions."""
+
+    scope: str | None
+    before_dates: list[date]
+    after_dates: list[date]
+    before: Totals
+    after: Totals
+    expected_after: float  # conversions due after the change at the earlier rate, lag-adjusted
+
+    @property
+    def start(self) -> date:
+        return self.after_dates[0]
+
+    @property
+    def ratio(self) -> float:
+        return self.after.conversions / self.expected_after if self.expected_after > 0 else 1.0
+
+    @property
+    def z(self) -> float:
+        if self.expected_after <= 0:
+            return 0.0
+        return (self.after.conversions - self.expected_after) / math.sqrt(self.expected_after)
+
+
+def detect(ctx: Context) -> None:
+    s = ctx.series
+    lag = lag_model(ctx)
+    scopes = _conversion_scopes(s)
+    if not scopes:
+        for kind in (STOPPED, STEP_DROP, DOUBLE, DEMOTED):
+            ctx.unassessable(kind, None, "conversion tracking (no conversions recorded)")
+        missing_conversion_value(ctx)
+        return
+    demoted = primary_action_changed(ctx, lag)
+    if demoted:
+        for kind in (STOPPED, STEP_DROP, DOUBLE):
+            ctx.rejected(kind, None, "all conversions held: an action was demoted from the primary goal, tracking did not break")
+    else:
+        stopped_account = _stopped(ctx, None, lag)
+        for cid in scopes:
+            if stopped_account:
+                ctx.rejected(STOPPED, cid, "the stop is account-wide and reported once for the account")
+            else:
+                _stopped(ctx, cid, lag)
+        steps = {scope: _steps(ctx, scope, lag) for scope in [None, *scopes]}
+        for kind in (STEP_DROP, DOUBLE):
+            _one_scope_per_step(ctx, kind, {k: c for k, c in steps.items() if c is not None and c[0] == kind})
+    missing_conversion_value(ctx)
+
+
+def _one_scope_per_step(ctx: Context, kind: str, reported: dict[str | None, tuple[str, Change]]) -> None:
+    """Report a step once: for the account when two or more campaigns step together, else for the one campaign."""
+    if not reported:
+        return
+    window = ctx.t(STEP_DROP).number("same_step_days")
+    account = reported.get(None)
+    campaigns = [scope for scope in reported if scope is not None]
+    if account is not None:
+        together = [c for c in campaigns if abs((reported[c][1].start - account[1].start).days) <= window]
+        keep = {None} if len(together) != 1 else {together[0]}
+        keep |= {c for c in campaigns if c not in together}
+    else:
+        keep = set(campaigns)
+    for item in list(ctx.assessments):
+        if item.kind == kind and item.supported and item.scope not in keep:
+            ctx.assessments.remove(item)
+            where = "the account-wide step" if None in keep else f"the step of campaign {next(iter(keep))}"
+            ctx.rejected(kind, item.scope, f"part of {where}, reported once")
+
+
+def _conversion_scopes(s: Series) -> list[str]:
+    """Campaigns that recorded conversions at some point, by cost (largest first)."""
+    ids = [cid for cid, tot in s.campaign_totals.items() if tot.conversions > 0]
+    return sorted(ids, key=lambda cid: -s.campaign_totals[cid].cost)
+
+
+def _dates(s: Series, scope: str | None) -> list[date]:
+    """Complete dates on which the scope has clicks."""
+    return [d for d in s.complete_dates() if _cell(s, d, scope).clicks > 0]
+
+
+def _cell(s: Series, day: date, scope: str | None) -> Totals:
+    return s.day_total(day) if scope is None else s.cell(day, scope)
+
+
+def _rows(s: Series, day: date, scope: str | None):
+    return s.rows_by_day.get(day, []) if scope is None else s.rows_by_cell.get((day, scope), [])
+
+
+def _exact_zero(s: Series, day: date, scope: str | None) -> bool:
+    """Conversions reported, and exactly zero, on every row (null is unknown, not zero)."""
+    rows = _rows(s, day, scope)
+    return bool(rows) and all(r.get("conversions") == 0 for r in rows)
+
+
+def _expected(s: Series, scope: str | None, dates: list[date], rate: float, lag: LagModel, metric: str = "clicks") -> float:
+    return sum(getattr(_cell(s, d, scope), metric) * rate * lag.credited(d) for d in dates)
+
+
+def _change(s: Series, scope: str | None, before_dates: list[date], after_dates: list[date], lag: LagModel) -> Change | None:
+    """The change between two sets of dates; the rate before is read from lag-settled days only."""
+    before = s.window([d for d in before_dates if lag.settled(d)], scope)
+    if before.clicks <= 0 or before.conversions <= 0 or not after_dates:
+        return None
+    expected = _expected(s, scope, after_dates, before.conversions / before.clicks, lag)
+    if expected <= 0:
+        return None
+    return Change(scope, before_dates, after_dates, s.window(before_dates, scope), s.window(after_dates, scope), expected)
+
+
+def _pointers(s: Series, days: list[date], scope: str | None, limit: int = 12) -> list[str]:
+    return [r.pointer for d in days for r in _rows(s, d, scope)][:limit]
+
+
+def _where(s: Series, scope: str | None) -> str:
+    return s.label(scope) if scope else "the account"
+
+
+def _day_line(s: Series, day: date, scope: str | None, *, all_conversions: bool = False) -> str:
+    """``2025-03-11: 31 conversions on 402 clicks`` from the rows (or the account's day totals)."""
+    c = _cell(s, day, scope)
+    line = f"{text.day(day)}: {text.count(c.conversions)} conversions"
+    if all_conversions:
+        return line + f", {text.count(c.all_conversions)} all conversions, {text.count(c.clicks)} clicks"
+    return line + f" on {text.count(c.clicks)} clicks"
+
+
+# ---------------------------------------------------------------- stops
+
+
+def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
+    s = ctx.series
+    t = ctx.t(STOPPED)
+    dates = _dates(s, scope)
+    run: list[date] = []
+    for day in reversed(dates):
+        if not _exact_zero(s, day, scope):
+            break
+        run.insert(0, day)
+    if not run:
+        ctx.rejected(STOPPED, scope, "conversions are recorded up to the last complete day")
+        return False
+    before_dates = [d for d in dates if d < run[0]][-int(t.number("baseline_days")) :]
+    change = _change(s, scope, before_dates, run, lag)
+    if change is None or change.before.conversions < t.number("min_baseline_conversions"):
+        ctx.rejected(STOPPED, scope, f"zeros from {text.day(run[0])}, but too few conversions before them to call a stop")
+        return False
+    clicks_before = change.before.clicks / len(before_dates)
+    if change.after.clicks / len(run) < t.number("clicks_hold_share") * clicks_before:
+        ctx.rejected(STOPPED, scope, f"clicks fell with the conversions from {text.day(run[0])}: a delivery change, not tracking")
+        return False
+    if len(run) < t.number("min_days") or change.expected_after < t.number("min_expected_conversions"):
+        ctx.rejected(
+            STOPPED,
+            scope,
+            f"zeros from {text.day(run[0])} are within what conversion lag and chance allow "
+            f"(chance of no conversion {text.percent(poisson_zero(change.expected_after))})",
+        )
+        return False
+    if _demoted_without_event(ctx, change, lag):
+        return False
+    if ctx.withheld(STOPPED, scope, ("data.duplicate_rows",)):
+        return False
+    last_good = before_dates[-1]
+    ctx.found(
+        STOPPED,
+        scope,
+        f"Conversions in {_where(s, scope)} fall to exactly zero from {text.day(run[0])} while clicks continue, "
+        "far beyond what conversion lag explains: the tag or the conversion import has most likely stopped.",
+        f"{_day_line(s, last_good, scope)}; from {text.day(run[0])} to {text.day(run[-1])} conversions are 0 on each "
+        f"of {len(run)} days while clicks hold ({_day_line(s, run[-1], scope)}).",
+        severity="high",
+        rows=_pointers(s, [last_good, *run], scope),
+    )
+    return True
+
+
+# ---------------------------------------------------------------- steps
+
+
+def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change] | None:
+    """Rate step down (halved) or up (doubled) from a date, clicks flat; returns what it reported."""
+    s = ctx.series
+    t_drop, t_double = ctx.t(STEP_DROP), ctx.t(DOUBLE)
+    dates = _dates(s, scope)
+    min_side = int(t_drop.number("min_days_each_side"))
+    if len(dates) < 2 * min_side:
+        for kind in (STEP_DROP, DOUBLE):
+            ctx.unassessable(kind, scope, "conversion-rate steps (too few days to compare before and after)")
+        return None
+    best: Change | None = None
+    for i in range(min_side, len(dates) - min_side + 1):
+        change = _change(s, scope, dates[:i], dates[i:], lag)
+        if change is None or not _clicks_flat(change, t_drop.number("max_clicks_change")):
+            continue
+        if best is None or abs(change.z) > abs(best.z):
+            best = change
+    if best is None or abs(best.z) < t_drop.number("min_z") or best.after.conversions == 0:
+        for kind in (STEP_DROP, DOUBLE):
+            ctx.rejected(kind, scope, "no significant step in the conversion rate with clicks flat")
+        return None
+    if best.ratio <= 1 - t_drop.number("min_drop_share"):
+        ctx.rejected(DOUBLE, scope, "the conversion rate fell")
+        if _demoted_without_event(ctx, best, lag) or _explained_by_attribution(ctx, best, STEP_DROP):
+            return None
+        if not ctx.withheld(STEP_DROP, scope, CORRUPTS_CONVERSIONS):
+            _report_step(ctx, STEP_DROP, best)
+            return STEP_DROP, best
+    elif t_double.number("min_ratio") <= best.ratio <= t_double.number("max_ratio"):
+        ctx.rejected(STEP_DROP, scope, "the conversion rate rose")
+        if not _explained_by_attribution(ctx, best, DOUBLE) and not ctx.withheld(DOUBLE, scope, CORRUPTS_CONVERSIONS):
+            _report_step(ctx, DOUBLE, best)
+            return DOUBLE, best
+    else:
+        ctx.rejected(STEP_DROP, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not half")
+        ctx.rejected(DOUBLE, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not about twice")
+    return None
+
+
+def _clicks_flat(change: Change, max_change: float) -> bool:
+    per_day_before = change.before.clicks / max(1, len(change.before_dates))
+    per_day_after = change.after.clicks / max(1, len(change.after_dates))
+    return per_day_before > 0 and abs(per_day_after / per_day_before - 1) <= max_change
+
+
+def _report_step(ctx: Context, kind: str, change: Change) -> None:
+    s = ctx.series
+    scope = change.scope
+    before_day, after_day = change.before_dates[-1], change.start
+    evidence = f"{_day_line(s, before_day, scope)}; {_day_line(s, after_day, scope)}"
+    period = s.campaign_totals.get(scope) if scope else s.account
+    last7 = s.last_days(7)
+    recent = s.window(last7, scope)
+    if period and period.cvr and recent.cvr and last7 and after_day <= last7[0]:
+        evidence += (
+            f"; conversion rate {text.percent(recent.cvr, 2)} over the last 7 complete days against "
+            f"{text.percent(period.cvr, 2)} over the period"
+        )
+    if kind == STEP_DROP:
+        claim = (
+            f"The conversion rate in {_where(s, scope)} steps down by half or more from {text.day(after_day)} while clicks "
+            "stay flat: a tag, consent or landing-page fault is the usual cause."
+        )
+    else:
+        primaries = [a.get("name") for a in s.section("conversion_actions") if a.get("primary_for_goal") is not False]
+        extra = f" (primary actions: {', '.join(map(str, primaries))})" if len(primaries) > 1 else ""
+        claim = (
+            f"Conversions in {_where(s, scope)} roughly double against clicks from {text.day(after_day)} while clicks stay "
+            f"flat: a second tag or action is likely counting the same event{extra}."
+        )
+    ctx.found(kind, scope, claim, evidence + ".", severity="high", rows=_pointers(s, [before_day, after_day], scope))
+
+
+def _explained_by_attribution(ctx: Context, change: Change, kind: str) -> bool:
+    """An attribution change inside the period explains a step in the conversion rate."""
+    if any(a.kind == "data.attribution_change" and a.supported for a in ctx.assessments):
+        ctx.rejected(kind, change.scope, "the step coincides with an attribution change inside the period")
+        return True
+    return False
+
+
+# ---------------------------------------------------------------- demoted actions
+
+
+def primary_action_changed(ctx: Context, lag: LagModel) -> bool:
+    """An action taken out of the primary goal (a change event), with all_conversions holding."""
+    s = ctx.series
+    t = ctx.t(DEMOTED)
+    events = _primary_events(ctx)
+    if not events:
+        ctx.rejected(DEMOTED, None, "no change event takes a conversion action out of the primary goal")
+        return False
+    dates = _dates(s, None)
+    for pointer, day, description in events:
+        change = _change(s, None, [d for d in dates if d < day], [d for d in dates if d >= day], lag)
+        if change is None:
+            continue
+        if change.ratio > 1 - t.number("min_drop_share") or not _all_conversions_hold(s, change, lag, t):
+            ctx.rejected(DEMOTED, None, f"{description}, but conversions did not drop with all conversions holding")
+            continue
+        _report_demoted(ctx, change, (pointer, day, description))
+        return True
+    return False
+
+
+def _primary_events(ctx: Context) -> list[tuple[str, date, str]]:
+    """Change events that take an action out of the primary goal, inside the period."""
+    s = ctx.series
+    found = []
+    for index, event in enumerate(s.section("change_events")):
+        field = str(event.get("changed_field") or "")
+        moment = parse_moment(event.get("change_date_time"))
+        if moment is None or not PRIMARY_RE.search(field) or str(event.get("new")).lower() not in ("false", "0", "no"):
+            continue
+        if s.period_start and moment.date() < s.period_start:
+            continue
+        found.append((f"/change_events/{index}", moment.date(), f"{field} changed from {event.get('old')} to {event.get('new')} on {text.day(moment.date())}"))
+    return found
+
+
+def _all_conversions_hold(s: Series, change: Change, lag: LagModel, t) -> bool:
+    settled = [d for d in change.before_dates if lag.settled(d)]
+    before = s.window(settled, change.scope)
+    if not (before.has_all_conversions and change.after.has_all_conversions) or before.clicks <= 0 or before.all_conversions <= 0:
+        return False
+    expected = _expected(s, change.scope, change.after_dates, before.all_conversions / before.clicks, lag)
+    return expected > 0 and change.after.all_conversions >= t.number("all_conversions_hold_share") * expected
+
+
+def _demoted_without_event(ctx: Context, change: Change, lag: LagModel) -> bool:
+    """A drop where all_conversions held: report a demotion even without the change event."""
+    t = ctx.t(DEMOTED)
+    if not _all_conversions_hold(ctx.series, change, lag, t):
+        return False
+    _report_demoted(ctx, change, None)
+    for kind in (STOPPED, STEP_DROP):
+        ctx.rejected(kind, change.scope, "all conversions held: an action was demoted, tracking did not break")
+    return True
+
+
+def _report_demoted(ctx: Context, change: Change, event: tuple[str, date, str] | None) -> None:
+    s = ctx.series
+    scope = change.scope
+    before_day, after_day = change.before_dates[-1], change.after_dates[min(1, len(change.after_dates) - 1)]
+    because = f"; change event: {event[2]}" if event else ""
+    ctx.found(
+        DEMOTED,
+        scope,
+        f"Conversions in {_where(s, scope)} drop from {text.day(change.start)} while all conversions hold: a conversion "
+        "action was taken out of the primary goal, not a broken tag, and bidding now optimises to a narrower goal.",
+        f"{_day_line(s, before_day, scope, all_conversions=True)}; {_day_line(s, after_day, scope, all_conversions=True)}{because}.",
+        severity="high",
+        rows=([event[0]] if event else []) + _pointers(s, [before_day, after_day], scope),
+    )
+
+
+# ---------------------------------------------------------------- values
+
+
+def missing_conversion_value(ctx: Context) -> None:
+    """Conversions with zero value from a date, on a value-bid campaign or one that had values before."""
+    s = ctx.series
+    t = ctx.t(NO_VALUE)
+    complete = set(s.complete_dates())
+    value_bid = {cid for cid, c in s.campaigns.items() if c.text("bidding_strategy_type") in VALUE_BIDDING}
+    if not value_bid and not any((r.get("conversions_value") or 0) > 0 for r in s.rows):
+        ctx.rejected(NO_VALUE, None, "no campaign reports or bids on conversion value")
+        return
+    found = False
+    for cid in sorted(s.campaign_totals):
+        rows = [r for r in s.rows if r.campaign_id == cid and r.day in complete]
+        valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
+        # The trailing run of rows with conversions but zero value
+        run = []
+        for row in reversed(rows):
+            if (row.get("conversions") or 0) > 0 and row.get("conversions_value") == 0:
+                run.insert(0, row)
+            elif (row.get("conversions") or 0) > 0:
+                break
+        if sum(r.get("conversions") or 0 for r in run) < t.number("min_conversions"):
+            continue
+        if not valued and cid not in value_bid:
+            continue  # a lead campaign that never had values
+        found = True
+        last_valued = valued[-1] if valued else None
+        had = (
+            f"; {text.day(last_valued.day)} had {text.count(last_valued.get('conversions') or 0)} conversions worth "
+            f"{text.money(last_valued.get('conversions_value') or 0.0, s.currency)}"
+            if last_valued
+            else ""
+        )
+        example = run[-1]
+        ctx.found(
+            NO_VALUE,
+            cid,
+            f"{s.label(cid)} records conversions with zero value from {text.day(run[0].day)}"
+            + (" while bidding on value" if cid in value_bid else "")
+            + ": revenue and ROAS are understated and value-based bidding is misled.",
+            f"{text.day(example.day)}: {text.count(example.get('conversions') or 0)} conversions, conversions_value "
+            f"{text.money(0)}; the same on every row from {text.day(run[0].day)}{had}.",
+            severity="high" if cid in value_bid else "medium",
+            rows=[r.pointer for r in run][:10],
+        )
+    if not found:
+        ctx.rejected(NO_VALUE, None, "conversions carry values where values are expected")

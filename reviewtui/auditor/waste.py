@@ -1,0 +1,166 @@
+"""``waste.*``: spend that bought no conversions, once chance is ruled out.
+
+A term or campaign with no conversion is waste only when its clicks, at a
+reference conversion rate, should have brought several (the expected count
+makes zero implausible), and its cost is a material share of spend. A
+handful of clicks without a conversion is noise.
+"""
+
+from __future__ import annotations
+
+from . import text
+from .data_quality import CORRUPTS_MONEY
+from .findings import Context
+from .lag import poisson_zero
+from .series import Series, number
+from .tracking import lag_model
+
+TERMS = "waste.zero_conv_search_terms"
+CAMPAIGN = "waste.zero_conv_campaign"
+# Bid strategies and objectives that do not aim at conversions
+NOT_CONVERSION_GOALS = ("TARGET_IMPRESSION_SHARE", "MANUAL_CPM", "TARGET_CPM", "CPM", "REACH", "AWARENESS", "VIDEO_VIEWS", "TRAFFIC", "ENGAGEMENT")
+
+
+def detect(ctx: Context) -> None:
+    # Campaigns first: a campaign with no conversion at all is one finding, not also one per search term
+    zero_conversion_campaigns(ctx)
+    zero_conversion_terms(ctx)
+
+
+def reference_rate(s: Series, excluding: str | None = None) -> float | None:
+    """Conversions per click of the account's non-brand campaigns (brand converts far better)."""
+    clicks = conversions = 0.0
+    for cid, tot in s.campaign_totals.items():
+        camp = s.campaigns.get(cid)
+        if cid == excluding or (camp is not None and camp.is_brand):
+            continue
+        clicks += tot.clicks
+        conversions += tot.conversions
+    return conversions / clicks if clicks > 0 and conversions > 0 else None
+
+
+def zero_conversion_terms(ctx: Context) -> None:
+    s = ctx.series
+    t = ctx.t(TERMS)
+    terms = [(i, term) for i, term in enumerate(s.data.get("search_terms") or []) if isinstance(term, dict)]
+    if not terms:
+        ctx.unassessable(TERMS, None, "search terms (the snapshot has none)")
+        return
+    if ctx.withheld(TERMS, None, CORRUPTS_MONEY):
+        return
+    account_cost = s.account.cost
+    # Per campaign: zero-conversion terms whose clicks should each have brought about one conversion
+    counted: dict[str, list[tuple[int, dict, float]]] = {}
+    for index, term in terms:
+        cid = str(term.get("campaign_id"))
+        tot = s.campaign_totals.get(cid)
+        rate = tot.cvr if tot is not None and tot.cvr else reference_rate(s)
+        if number(term.get("conversions")) != 0 or not rate:
+            continue
+        expected = (number(term.get("clicks")) or 0.0) * rate
+        if expected >= t.number("min_term_expected_conversions"):
+            counted.setdefault(cid, []).append((index, term, expected))
+    whole_campaign = {a.scope for a in ctx.assessments if a.kind == CAMPAIGN and a.supported}
+    found = False
+    for cid, wasted in sorted(counted.items()):
+        if cid in whole_campaign:
+            ctx.rejected(TERMS, cid, "the whole campaign converts nothing: reported as waste.zero_conv_campaign")
+            continue
+        cost = sum(number(term.get("cost")) or 0.0 for _, term, _ in wasted)
+        expected = sum(e for _, _, e in wasted)
+        if expected < t.number("min_expected_conversions"):
+            ctx.rejected(TERMS, cid, f"zero-conversion terms, but no conversion was likely on their clicks (chance {text.percent(poisson_zero(expected))})")
+            continue
+        if account_cost <= 0 or cost < account_cost * t.number("min_share_of_account_cost"):
+            ctx.rejected(TERMS, cid, "zero-conversion terms with enough clicks cost too little to matter")
+            continue
+        found = True
+        wasted.sort(key=lambda item: -(number(item[1].get("cost")) or 0.0))
+        listed = "; ".join(
+            f"\"{term.get('search_term')}\" {text.count(number(term.get('clicks')) or 0)} clicks, "
+            f"{text.money(number(term.get('cost')) or 0.0, s.currency)}"
+            for _, term, _ in wasted[:5]
+        )
+        ctx.found(
+            TERMS,
+            cid,
+            f"Search terms in {s.label(cid)} with enough clicks to expect conversions at the campaign's rate have none: "
+            "they are irrelevant traffic to exclude as negatives.",
+            f"{_zero_cost_line(ctx, cid)}; the largest with 0 conversions: {listed}"
+            + (" and more" if len(wasted) > 5 else "") + ".",
+            severity="medium",
+            rows=[f"/search_terms/{i}" for i, _, _ in wasted][:10],
+        )
+    if not found:
+        ctx.rejected(TERMS, None, "no zero-conversion search terms with enough clicks and material cost")
+
+
+def _zero_cost_line(ctx: Context, cid: str) -> str:
+    """The campaign's zero-conversion term cost and its share, as the derived index has them."""
+    s = ctx.series
+    fmt = f"campaign {cid}: {{}}, search terms"
+    cost = ctx.derived.get(fmt.format("zero-conversion cost"))
+    share = ctx.derived.get(fmt.format("zero-conversion share of cost, period"))
+    rate = s.campaign_totals[cid].cvr if cid in s.campaign_totals else None
+    parts = []
+    if cost is not None:
+        parts.append(f"zero-conversion search terms cost {text.money(cost, s.currency)}")
+        if share is not None:
+            parts[-1] += f", {text.percent(share)} of the campaign's cost over the period"
+    if rate:
+        parts.append(f"the campaign converts {text.percent(rate, 2)} of clicks over the period")
+    return "; ".join(parts) or "search terms with no conversion"
+
+
+def _conversion_goal(s: Series, cid: str) -> bool:
+    camp = s.campaigns.get(cid)
+    if camp is None:
+        return True
+    goal = " ".join(camp.text(k) for k in ("bidding_strategy_type", "objective"))
+    return not any(word in goal for word in NOT_CONVERSION_GOALS)
+
+
+def zero_conversion_campaigns(ctx: Context) -> None:
+    s = ctx.series
+    t = ctx.t(CAMPAIGN)
+    account = s.account
+    if account.cost <= 0:
+        ctx.unassessable(CAMPAIGN, None, "no spend to assess")
+        return
+    if ctx.withheld(CAMPAIGN, None, CORRUPTS_MONEY):
+        return
+    lag = lag_model(ctx)
+    found = False
+    for cid, tot in sorted(s.campaign_totals.items()):
+        if tot.conversions > 0 or tot.cost <= 0:
+            continue
+        if not _conversion_goal(s, cid):
+            ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")
+            continue
+        share = tot.cost / account.cost
+        rate = reference_rate(s, excluding=cid)
+        dates = sorted({r.day for r in s.rows if r.campaign_id == cid})
+        expected = sum(s.cell(d, cid).clicks * (rate or 0.0) * lag.credited(d) for d in dates)
+        if share < t.number("min_share_of_account_cost"):
+            ctx.rejected(CAMPAIGN, cid, f"no conversions but only {text.percent(share)} of account cost")
+            continue
+        if expected < t.number("min_expected_conversions"):
+            ctx.rejected(
+                CAMPAIGN,
+                cid,
+                f"no conversions, but its clicks make zero plausible (chance {text.percent(poisson_zero(expected))})",
+            )
+            continue
+        found = True
+        ctx.found(
+            CAMPAIGN,
+            cid,
+            f"{s.label(cid)} bids for conversions and has recorded none over the period while taking a material "
+            "share of spend: pause it or fix its conversion setup.",
+            f"{text.money(tot.cost, s.currency)} spent on {text.count(tot.clicks)} clicks from {text.day(dates[0])} "
+            f"to {text.day(dates[-1])}, {text.percent(share)} of account cost, with 0 conversions.",
+            severity="high" if share >= t.number("high_share_of_account_cost") else "medium",
+            rows=[r.pointer for r in s.rows if r.campaign_id == cid][:10],
+        )
+    if not found:
+        ctx.rejected(CAMPAIGN, None, "every campaign with material spend records conversions")

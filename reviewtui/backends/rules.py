@@ -1,0 +1,57 @@
+"""The ``rules`` backend: the offline reference auditor, the embedded default without an API key.
+
+Runs ``reviewtui.auditor.audit`` on the case's snapshot and returns its
+findings as the assistant's raw JSON text, so eval scores it exactly like a
+model's output. What the auditor could not assess goes to stderr through the
+``reviewtui.auditor`` logger (warnings for bad values, info for absent
+optional sections), and into the claim of the summary finding.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..auditor import AUDITOR_VERSION, Thresholds, audit
+from ..auditor.thresholds import OVERRIDE_ENV, ThresholdError
+from ..cases import Case
+from ..snapshot import Snapshot, SnapshotError
+from .base import Backend, BackendUsageError, CaseOutput
+
+log = logging.getLogger("reviewtui.auditor")
+
+
+class RulesBackend(Backend):
+    name = "rules"
+    model = f"reference-auditor-{AUDITOR_VERSION}"
+
+    def __init__(self, thresholds: Thresholds | None = None) -> None:
+        if thresholds is None:
+            try:
+                thresholds = Thresholds.from_environment()
+            except ThresholdError as exc:
+                raise BackendUsageError(str(exc)) from None
+        self.thresholds = thresholds
+
+    async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
+        snapshot = case.snapshot
+        if snapshot is None:
+            try:
+                snapshot = Snapshot.load(case.snapshot_path)
+            except SnapshotError as exc:
+                return CaseOutput(case.case_id, None, error=str(exc), model=self.model)
+        result = audit(snapshot.data, self.thresholds)
+        for line in result.log_lines:
+            # Bad values are worth a warning; absent optional sections are normal and only informative.
+            level = logging.WARNING if ("skipped" in line or "not a" in line or "failed" in line) else logging.INFO
+            log.log(level, "%s: %s", case.case_id, line)
+        return CaseOutput(case.case_id, result.to_json(), model=self.model, stop_reason="end_turn")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "thresholds": self.thresholds.source or "reviewtui/taxonomy.yaml",
+            "thresholds_sha256": self.thresholds.digest(),
+            "thresholds_override_env": OVERRIDE_ENV,
+        }
