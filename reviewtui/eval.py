@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, TextIO
 from . import assistant
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .cases import CaseSet, load_case_set
+from .grounding import FIGURE_MODES
 from .report import (
     THRESHOLDS,
     CaseRecord,
@@ -41,7 +42,6 @@ from .runs import Run
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_CONCURRENCY = 4
-FIGURE_MODES = ("derived", "strict")
 EXIT_USAGE = 2
 
 

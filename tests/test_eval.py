@@ -7,6 +7,7 @@ measures something; the rest pins exit codes, bad input and the result files.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import os
@@ -23,7 +24,7 @@ from reviewtui import assistant
 from reviewtui.backends.base import CaseOutput
 from reviewtui.cases import load_case_set
 from reviewtui.cli import main as cli_main
-from reviewtui.eval import main
+from reviewtui.eval import main, run_eval
 from tests.stub_backends import (
     FIXTURE_CASES,
     CorrectAssistant,
@@ -300,7 +301,7 @@ def test_sigint_in_a_real_process_cancels_and_exits_3(tmp_path):
     script = textwrap.dedent(f"""
         import asyncio, os, signal, sys
         from reviewtui.backends.base import Backend, CaseOutput
-        from reviewtui.eval import main
+        from reviewtui.eval import main, run_eval
 
         class Slow(Backend):
             name = "stub-slow"
@@ -443,3 +444,21 @@ def test_scoped_answers_match_only_their_scope(fixture_set, tmp_path):
     assert rows["c01-tracking-stopped"]["recall"] == "0"
     assert rows["c01-tracking-stopped"]["missed_ids"] == "tracking.conversions_stopped@333"
     assert rows["c01-tracking-stopped"]["extra_ids"] == "tracking.conversions_stopped@111"
+
+
+async def test_run_eval_for_the_app_reports_progress_and_records(fixture_set, tmp_path):
+    progress, records = [], []
+    run = await run_eval(fixture_set, CorrectAssistant(made_up=MADE_UP), results_dir=tmp_path / "results",
+                         concurrency=3, on_progress=progress.append, on_record=records.append)
+    assert run.exit_code == 1 and run.manifest["status"] == "complete"
+    assert sorted(r.case_id for r in records) == sorted(run.records) == sorted(c.case_id for c in fixture_set.cases)
+    assert [p.done for p in progress] == list(range(1, 11))
+    assert read_manifest(tmp_path)["gate"]["passed"] is False
+
+
+async def test_run_eval_cancelled_before_it_starts_gives_no_verdict(fixture_set, tmp_path):
+    cancel = asyncio.Event()
+    cancel.set()
+    run = await run_eval(fixture_set, EmptyAssistant(), results_dir=tmp_path / "results", cancel=cancel)
+    assert run.exit_code == 3 and run.manifest["status"] == "cancelled" and run.records == {}
+    assert read_manifest(tmp_path)["summary"]["not_run"] == len(fixture_set.cases)
