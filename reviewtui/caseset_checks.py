@@ -1,0 +1,136 @@
+"""Case-set checks run by ``reviewtui check`` (listed in ``check.CHECK_MODULES``).
+
+Each check is ``(case_set) -> list[Problem]``:
+
+- ``check_mix``: counts of cases by kind against the planned 30 ordinary,
+  10 broken_data, 5 clean, 5 trap. A count that differs is an error on the
+  shipped set (``cases/`` beside the package) and a warning on any other
+  ``--cases`` folder, so a scratch set can be checked without failing.
+- ``check_writeup_snapshots``: a case whose ``source`` is a write-up has a
+  snapshot.json byte-identical to ``writeups/<wu>.snapshot.json``; a write-up
+  snapshot that no case names is a warning.
+- ``check_writeup_claims``: every must_find of a write-up case carries the
+  write-up sentence it came from (``claim``); a claim not found in the
+  write-up's text is a warning.
+- ``check_kind_coverage``: on the shipped set, every taxonomy kind is a
+  must_find in at least one case (a warning elsewhere).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from . import taxonomy
+from .cases import Case, CaseSet, Problem
+
+PLANNED_MIX = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
+SHIPPED_CASES = Path(__file__).resolve().parent.parent / "cases"
+WRITEUP_SUFFIX = ".md"
+WRITEUP_SNAPSHOT_SUFFIX = ".snapshot.json"
+
+
+def is_shipped_set(case_set: CaseSet) -> bool:
+    return Path(case_set.root).resolve() == SHIPPED_CASES
+
+
+def _key_line(case: Case, key: str) -> int:
+    lc = getattr(case.doc.data, "lc", None)
+    try:
+        return lc.key(key)[0] + 1
+    except (AttributeError, KeyError, TypeError):
+        return 1
+
+
+def mix_counts(case_set: CaseSet) -> Counter:
+    return Counter(case.kind for case in case_set.cases)
+
+
+def mix_summary(case_set: CaseSet) -> str:
+    """``ordinary 30/30, broken_data 10/10, clean 5/5, trap 5/5`` (found/planned)."""
+    counts = mix_counts(case_set)
+    return ", ".join(f"{kind} {counts.get(kind, 0)}/{planned}" for kind, planned in PLANNED_MIX.items())
+
+
+def check_mix(case_set: CaseSet, *, shipped: bool | None = None) -> list[Problem]:
+    shipped = is_shipped_set(case_set) if shipped is None else shipped
+    counts = mix_counts(case_set)
+    off = [kind for kind, planned in PLANNED_MIX.items() if counts.get(kind, 0) != planned]
+    if not off:
+        return []
+    fix = ", ".join(f"{counts.get(k, 0)} {k} where {PLANNED_MIX[k]} are planned" for k in off)
+    where = "" if shipped else " (another case set: a warning only)"
+    message = (f"case mix {mix_summary(case_set)} (found/planned): {fix}; add or re-kind cases to reach "
+               f"{', '.join(f'{n} {k}' for k, n in PLANNED_MIX.items())}{where}")
+    return [Problem(Path(case_set.root), 1, message, "error" if shipped else "warning")]
+
+
+def writeup_snapshot_path(case: Case) -> Path | None:
+    """``writeups/<wu>.snapshot.json`` for a case whose source is ``writeups/<wu>.md``."""
+    src = case.source_path()
+    if src is None or not isinstance(case.source, str) or not case.source.endswith(WRITEUP_SUFFIX):
+        return None
+    return src.with_name(src.name[: -len(WRITEUP_SUFFIX)] + WRITEUP_SNAPSHOT_SUFFIX)
+
+
+def check_writeup_snapshots(case_set: CaseSet) -> list[Problem]:
+    problems: list[Problem] = []
+    named: set[Path] = set()
+    for case in case_set.cases:
+        wu_snapshot = writeup_snapshot_path(case)
+        if wu_snapshot is None:
+            continue
+        named.add(wu_snapshot)
+        line = _key_line(case, "source")
+        if not wu_snapshot.is_file():
+            problems.append(Problem(case.expected_path, line, f"source {case.source!r} has no snapshot beside it: "
+                                    f"{wu_snapshot} not found; the write-up's snapshot must sit there, byte-identical to {case.snapshot_path}"))
+        elif not case.snapshot_path.is_file() or wu_snapshot.read_bytes() != case.snapshot_path.read_bytes():
+            problems.append(Problem(case.expected_path, line, f"{case.snapshot_path} differs from the write-up's snapshot "
+                                    f"{wu_snapshot}; they must be byte-identical (copy the write-up's snapshot over the case's)"))
+    writeups = Path(case_set.root).resolve().parent / "writeups"
+    if writeups.is_dir():
+        for path in sorted(writeups.glob("*" + WRITEUP_SNAPSHOT_SUFFIX)):
+            if path.resolve() not in {p.resolve() for p in named}:
+                md = path.name[: -len(WRITEUP_SNAPSHOT_SUFFIX)] + WRITEUP_SUFFIX
+                problems.append(Problem(path, 1, f"no case names this write-up: add `source: writeups/{md}` to the "
+                                        "expected.yaml of the case built from it", "warning"))
+    return problems
+
+
+def _normalise(text: str) -> str:
+    """Whitespace collapsed and markdown emphasis dropped, so a wrapped sentence still matches."""
+    return re.sub(r"\s+", " ", re.sub(r"[*_`>]", "", text)).strip().lower()
+
+
+def check_writeup_claims(case_set: CaseSet) -> list[Problem]:
+    problems: list[Problem] = []
+    for case in case_set.cases:
+        if not case.source:
+            continue
+        src = case.source_path()
+        text = _normalise(src.read_text(encoding="utf-8")) if src is not None and src.is_file() else None
+        for entry in case.must_find:
+            claim = entry.claim
+            if not isinstance(claim, str) or not claim.strip():
+                problems.append(Problem(case.expected_path, entry.line, f"must_find[{entry.index}] {entry.id!r} of a write-up "
+                                        f"case has no 'claim'; add the sentence of {case.source} it came from, verbatim"))
+            elif text is not None and _normalise(claim) not in text:
+                problems.append(Problem(case.expected_path, entry.line, f"must_find[{entry.index}] {entry.id!r}: its claim is "
+                                        f"not found in {case.source}; quote the write-up's sentence verbatim", "warning"))
+    return problems
+
+
+def check_kind_coverage(case_set: CaseSet, *, shipped: bool | None = None) -> list[Problem]:
+    shipped = is_shipped_set(case_set) if shipped is None else shipped
+    found = {e.kind for case in case_set.cases for e in case.must_find}
+    missing = [k for k in taxonomy.kind_ids() if k not in found]
+    if not missing or not case_set.cases:
+        return []
+    return [Problem(Path(case_set.root), 1, f"no case has these kinds in must_find: {', '.join(missing)}; every taxonomy "
+                    "kind needs at least one case that must find it", "error" if shipped else "warning")]
+
+
+CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage]
+
