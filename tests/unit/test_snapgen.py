@@ -1,0 +1,123 @@
+"""tools/snapgen through its command line, on real files in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from reviewtui.cases import load_case, validate_case
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def snapgen(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tools.snapgen", *args], cwd=REPO, capture_output=True, text=True)
+
+
+def test_generate_writes_a_valid_case(tmp_path):
+    run = snapgen("generate", "c02-dental-clinic", "--root", str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    case_dir = tmp_path / "cases" / "c02-dental-clinic"
+    snap_text = (case_dir / "snapshot.json").read_text(encoding="utf-8")
+    # the write-up copy is byte-identical
+    assert (tmp_path / "writeups" / "wu02-dental-clinic.snapshot.json").read_text(encoding="utf-8") == snap_text
+    case = load_case(case_dir)
+    problems = [p for p in validate_case(case) if "source write-up" not in p.message]
+    assert problems == []
+    assert case.kind == "ordinary" and case.source == "writeups/wu02-dental-clinic.md"
+    assert {"pacing.underspend", "efficiency.off_target@" + case.must_find[2].scope} <= {e.id for e in case.must_find}
+    # one daily row per line, so /daily/N pointers are readable and diffs small
+    snap = json.loads(snap_text)
+    assert sum(line.startswith('    {"date": ') for line in snap_text.splitlines()) == len(snap["daily"])
+    assert 3 <= len(snap["campaigns"]) <= 15
+
+
+def test_evidence_figures_come_from_the_rows(tmp_path):
+    assert snapgen("generate", "c02-dental-clinic", "--root", str(tmp_path)).returncode == 0
+    case_dir = tmp_path / "cases" / "c02-dental-clinic"
+    snap = json.loads((case_dir / "snapshot.json").read_text(encoding="utf-8"))
+    expected = yaml.safe_load((case_dir / "expected.yaml").read_text(encoding="utf-8"))
+    lcd = snap["period"]["last_complete_date"]
+    spend = sum(r["cost"] for r in snap["daily"] if r["date"] <= lcd)
+    pacing = next(e for e in expected["must_find"] if e["id"] == "pacing.underspend")
+    assert f"spend to date {spend:,.2f}" in pacing["evidence"]
+    assert f"{snap['targets']['monthly_budget']:,.2f} monthly budget" in pacing["evidence"]
+    off = next(e for e in expected["must_find"] if e["id"].startswith("efficiency.off_target@"))
+    cid = off["id"].split("@")[1]
+    rows = [r for r in snap["daily"] if r["campaign_id"] == cid and r["date"] <= lcd]
+    cpa = sum(r["cost"] for r in rows) / sum(r["conversions"] for r in rows)
+    assert f"CPA {cpa:,.2f}" in off["evidence"]
+    for ptr in off["rows"]:
+        assert snap["daily"][int(ptr.split("/")[2])]["campaign_id"] == cid
+
+
+def test_regenerating_never_writes_over_expected_yaml(tmp_path):
+    assert snapgen("generate", "c50-services-trap", "--root", str(tmp_path)).returncode == 0
+    case_dir = tmp_path / "cases" / "c50-services-trap"
+    expected = case_dir / "expected.yaml"
+    edited = expected.read_text(encoding="utf-8") + "# a senior's note\n"
+    expected.write_text(edited, encoding="utf-8")
+    snap_before = (case_dir / "snapshot.json").read_bytes()
+    (case_dir / "snapshot.json").write_text("{}", encoding="utf-8")  # a damaged snapshot is restored
+    run = snapgen("generate", "c50-services-trap", "--root", str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert expected.read_text(encoding="utf-8") == edited
+    assert (case_dir / "snapshot.json").read_bytes() == snap_before
+    draft = case_dir / "expected.draft.yaml"
+    assert draft.is_file() and "summary.no_material_issues" in draft.read_text(encoding="utf-8")
+    assert "left alone" in run.stderr
+    draft.unlink()
+    run = snapgen("generate", "c50-services-trap", "--root", str(tmp_path), "--stdout-draft")
+    assert "summary.no_material_issues" in run.stdout and not draft.exists()
+    assert expected.read_text(encoding="utf-8") == edited
+
+
+def test_generation_is_reproducible_and_matches_the_shipped_set(tmp_path):
+    for n in (1, 2):
+        assert snapgen("generate", "c07-law-firm", "--root", str(tmp_path / str(n))).returncode == 0
+    a = (tmp_path / "1" / "cases" / "c07-law-firm" / "snapshot.json").read_bytes()
+    b = (tmp_path / "2" / "cases" / "c07-law-firm" / "snapshot.json").read_bytes()
+    assert a == b
+    shipped = REPO / "cases" / "c07-law-firm" / "snapshot.json"
+    if shipped.exists():
+        assert shipped.read_bytes() == a
+        run = snapgen("verify")
+        assert run.returncode == 0, run.stdout
+        assert "50 cases checked, 0 problem(s)" in run.stdout
+
+
+def test_verify_reports_a_changed_snapshot(tmp_path):
+    assert snapgen("generate", "c07-law-firm", "--root", str(tmp_path)).returncode == 0
+    path = tmp_path / "cases" / "c07-law-firm" / "snapshot.json"
+    path.write_text(path.read_text(encoding="utf-8").replace('"EUR"', '"USD"', 1).replace('"USD"', '"CAD"', 1), encoding="utf-8")
+    run = snapgen("verify", "--root", str(tmp_path))
+    assert run.returncode == 1
+    assert "c07-law-firm: " in run.stdout and "differs from what seed 107 generates" in run.stdout
+
+
+def test_sanity_flags_conditions_no_list_mentions():
+    sys.path.insert(0, str(REPO))
+    from tools.snapgen import sanity
+    from tools.snapgen.build import generate, spec_for
+
+    gen = generate(spec_for("c42-roastery-clean"))
+    assert gen.unlisted == {}
+    snap = gen.snapshot
+    snap["daily"].append(dict(snap["daily"][0]))
+    snap["daily"][5]["cost"] = -3.0
+    found = sanity.conditions(snap)
+    assert "data.duplicate_rows" in found and "data.invalid_values" in found
+    ids = {e.id for e in gen.entries}
+    # invalid_values is already named (must_not_say: the 0.0999 impression share), duplicates are not
+    assert "data.duplicate_rows" in sanity.uncovered(found, ids)
+    assert "data.invalid_values" not in sanity.uncovered(found, ids)
+
+
+def test_unknown_case_is_a_clear_error():
+    run = snapgen("generate", "c99-nope")
+    assert run.returncode != 0
+    assert "unknown case 'c99-nope'" in run.stderr + run.stdout
