@@ -13,6 +13,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from .entries import LIST_ORDER, Entry
 
@@ -61,8 +62,8 @@ def expected_doc(case_id: str, kind: str, source: str | None, entries: list[Entr
             node["evidence"] = e.evidence
             if e.rows:
                 node["rows"] = _flow(e.rows)
-            if e.says:
-                node["says"] = _flow(e.says)
+            if e.says:  # regexes quoted: "?" and "|" inside a flow list trip strict YAML readers
+                node["says"] = _flow([DoubleQuotedScalarString(p) for p in e.says])
             seq.append(node)
         doc[list_name] = seq
     doc.yaml_set_start_comment(header)
