@@ -21,6 +21,7 @@ skipped, never raised on.
 from __future__ import annotations
 
 import math
+import threading
 from datetime import date, timedelta
 from typing import Any, Iterable
 
@@ -129,8 +130,55 @@ class _Period:
         return out
 
 
+class _RecentIndexes:
+    """The last few indexes, by snapshot object: the rules backend and the scoring of the same
+    case ask for the same snapshot's index one after the other, and it costs milliseconds.
+
+    Entries hold the snapshot dict itself, so its id cannot be reused while cached; snapshots
+    are never modified after loading (DESIGN.md section 3), so an entry never goes stale.
+    """
+
+    MAX_ENTRIES = 8
+    MAX_VALUES = 1_000_000  # a few 100,000-row snapshots at most
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[dict[str, Any], dict[str, float]]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, data: dict[str, Any]) -> dict[str, float] | None:
+        with self._lock:
+            entry = self._entries.get(id(data))
+            return entry[1] if entry is not None and entry[0] is data else None
+
+    def put(self, data: dict[str, Any], values: dict[str, float]) -> None:
+        with self._lock:
+            self._entries.pop(id(data), None)
+            self._entries[id(data)] = (data, values)
+            while len(self._entries) > self.MAX_ENTRIES or (
+                len(self._entries) > 1 and sum(len(v) for _, v in self._entries.values()) > self.MAX_VALUES
+            ):
+                del self._entries[next(iter(self._entries))]  # the oldest
+
+
+_recent = _RecentIndexes()
+
+
 def derived_index(data: dict[str, Any]) -> dict[str, float]:
-    """Every derived figure of one snapshot, by name. Never raises on bad data."""
+    """Every derived figure of one snapshot, by name. Never raises on bad data.
+
+    The result is shared between callers for the same snapshot object: read it, do not modify it.
+    """
+    if not isinstance(data, dict):
+        return {}
+    cached = _recent.get(data)
+    if cached is None:
+        cached = compute_derived_index(data)
+        _recent.put(data, cached)
+    return cached
+
+
+def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
+    """``derived_index`` without the cache: always computed afresh."""
     if not isinstance(data, dict):
         return {}
     index = _Index()
@@ -185,6 +233,10 @@ def derived_index(data: dict[str, Any]) -> dict[str, float]:
 
     for day in sorted(account_day):
         _day_figures(index, f"account: {{}} on {day.isoformat()}", account_day[day])
+    # A campaign's day is a row (its sums are snapshot values already); its rates are not.
+    for cid, days in by_campaign_day.items():
+        for day, sums in days.items():
+            _rates(index, f"campaign {cid}: {{}} on {day.isoformat()}", sums)
 
     _count_figures(index, data, by_campaign_day, account_day, row_count, period)
     _pacing_figures(index, data, period, account_day, by_campaign_day, targets)
@@ -444,6 +496,8 @@ def _pacing_figures(
         index.put(f"campaign {cid}: spend to date over its schedule", _ratio(spent, expected))
         index.put(f"campaign {cid}: spend to date minus its schedule", spent - expected)
     cap = DAILY_CAP_MULTIPLE.get(str(data.get("platform", "")).lower(), 2.0)
+    if _list(data.get("budgets")):
+        index.put("platform: most a day may spend, as a multiple of the daily budget", cap)
     for budget_row in _list(data.get("budgets")):
         if not isinstance(budget_row, dict) or str(budget_row.get("period") or "DAILY").upper() != "DAILY":
             continue

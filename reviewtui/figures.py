@@ -17,6 +17,7 @@ names that appear verbatim in the snapshot (``Identifiers``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -55,23 +56,26 @@ _MONTH = (
 )
 _ORD = r"(?:st|nd|rd|th)?"
 _DASH = r"\s*(?:-|\u2013|\u2014|to|until|through|till)\s*"
-_NOT_FIGURE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("date", re.compile(
-        r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)"
-        r"|\b\d{4}-\d{2}(?![\d-])"  # 2025-03
-        r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}/\d{1,2}/\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"
-    )),
-    ("date", re.compile(
-        rf"\b\d{{1,2}}{_ORD}(?:{_DASH}\d{{1,2}}{_ORD})?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}}(?![\d-]))?(?![\w])"
-        rf"|\b{_MONTH}\s+\d{{4}}\b"
-        rf"|\b{_MONTH}\s+\d{{1,2}}{_ORD}(?!\d)(?:{_DASH}(?:{_MONTH}\s+)?\d{{1,2}}{_ORD}(?!\d))?(?:,?\s+\d{{4}}(?![\d-]))?"
-    )),
-    ("year", re.compile(r"(?i:\b(?:in|since|of|during|from|until|before|after|year|fy|q[1-4]|h[12])\s+)((?:19|20)\d{2})\b(?![.,]\d)")),
-    ("time", re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?i:[ap]\.?m\.?))?(?!\d)|\b\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)(?![a-z])")),
-    ("ordinal", re.compile(r"\b\d+(?:st|nd|rd|th)\b")),
-    ("row pointer", re.compile(r"(?<![\w/])/[A-Za-z_][\w~]*(?:/[\w~.-]+)+")),
-    ("taxonomy id", re.compile(r"\b[a-z_]+\.[a-z0-9_]+@[\w-]+")),
+# What is not a figure, most specific first; one alternation so a text is scanned once.
+_NOT_FIGURE_PARTS: list[tuple[str, str]] = [
+    ("date",
+     r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)"
+     r"|\b\d{4}-\d{2}(?![\d-])"  # 2025-03
+     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{4}/\d{1,2}/\d{1,2}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"),
+    ("date",
+     rf"\b\d{{1,2}}{_ORD}(?:{_DASH}\d{{1,2}}{_ORD})?\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}}(?![\d-]))?(?![\w])"
+     rf"|\b{_MONTH}\s+\d{{4}}\b"
+     rf"|\b{_MONTH}\s+\d{{1,2}}{_ORD}(?!\d)(?:{_DASH}(?:{_MONTH}\s+)?\d{{1,2}}{_ORD}(?!\d))?(?:,?\s+\d{{4}}(?![\d-]))?"),
+    ("time", r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?i:[ap]\.?m\.?))?(?!\d)|\b\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)(?![a-z])"),
+    ("ordinal", r"\b\d+(?:st|nd|rd|th)\b"),
+    ("row pointer", r"(?<![\w/])/[A-Za-z_][\w~]*(?:/[\w~.-]+)+"),
+    ("taxonomy id", r"\b[a-z_]+\.[a-z0-9_]+@[\w-]+"),
+    # A year after a word that makes it one ("in 2024", "FY 2025"); only the year is skipped.
+    ("year", r"(?i:\b(?:in|since|of|during|from|until|before|after|year|fy|q[1-4]|h[12])\s+)(?P<year>(?:19|20)\d{2})\b(?![.,/-]\d)"),
 ]
+_NOT_FIGURE_RE = re.compile("|".join(f"(?P<nf{i}>{part})" for i, (_, part) in enumerate(_NOT_FIGURE_PARTS)))
+_DATE_OR_TIME_RE = re.compile("|".join(f"(?:{part})" for why, part in _NOT_FIGURE_PARTS if why in ("date", "time")))
+_ANY_DIGIT = re.compile(r"\d")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2}|UTC)?")
 _DAYS_AFTER = re.compile(r"[\s-]?(?:(?:complete|full|consecutive|straight|calendar|more|further|remaining|elapsed|active)\s)?days?\b", re.IGNORECASE)
 _DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
@@ -181,20 +185,21 @@ class Identifiers:
 
 
 def not_figure_spans(text: str, identifiers: Identifiers | None = None) -> list[Skipped]:
-    """Spans holding digits that are not figures (dates, times, ordinals, ids...)."""
+    """Spans holding digits that are not figures (dates, times, ordinals, ids...), in order, not overlapping."""
     spans: list[Skipped] = []
-    for why, pattern in _NOT_FIGURE_PATTERNS:
-        for m in pattern.finditer(text):
-            group = 1 if pattern.groups else 0
-            if m.group(group):
-                spans.append(Skipped(m.group(group), m.start(group), m.end(group), why))
+    for m in _NOT_FIGURE_RE.finditer(text):
+        why = _NOT_FIGURE_PARTS[int(m.lastgroup[2:])][0] if m.lastgroup and m.lastgroup.startswith("nf") else "year"
+        group = "year" if why == "year" else 0
+        spans.append(Skipped(m.group(group), m.start(group), m.end(group), why))
     if identifiers is not None:
         spans.extend(identifiers.spans(text))
-    spans.sort(key=lambda s: (s.start, -s.end))
+        spans.sort(key=lambda s: (s.start, -s.end))
     kept: list[Skipped] = []
-    for span in spans:  # drop spans inside one already kept ("9th" inside "Mar 9th")
-        if not kept or span.end > kept[-1].end:
+    for span in spans:  # drop spans inside one already kept ("b1" inside "budget b1 2025")
+        if not kept or span.start >= kept[-1].end:
             kept.append(span)
+        elif span.end > kept[-1].end:
+            kept[-1] = Skipped(text[kept[-1].start:span.end], kept[-1].start, span.end, kept[-1].why)
     return kept
 
 
@@ -208,23 +213,29 @@ def scan(text: str, identifiers: Identifiers | None = None) -> tuple[list[Figure
 
 
 def _figures_and_skipped(text: str, identifiers: Identifiers | None) -> tuple[list[Figure], list[Skipped]]:
+    if not _ANY_DIGIT.search(text):
+        return [], []
     skipped = not_figure_spans(text, identifiers)
     figures: list[Figure] = []
-    for m in _FIGURE_RE.finditer(text):
-        figure = _figure(text, m)
-        if figure is None:
-            continue
-        if any(s.start < figure.end and figure.start < s.end for s in skipped):
-            continue
-        figures.append(figure)
+    # Figures live in the gaps between skipped spans (which ascend and do not overlap); a match
+    # cut short by the next skipped span is judged by ``_figure`` on the full text.
+    pos = 0
+    for span in [*skipped, None]:
+        gap_end = span.start if span is not None else len(text)
+        if gap_end > pos and _ANY_DIGIT.search(text, pos, gap_end):
+            for m in _FIGURE_RE.finditer(text, pos, gap_end):
+                figure = _figure(text, m)
+                if figure is not None:
+                    figures.append(figure)
+        if span is not None:
+            pos = max(pos, span.end)
     return figures, skipped
 
 
 def is_date_or_time(text: str) -> bool:
     """Is the whole string a date, time or timestamp (``2025-03-10T14:02:00+01:00``)?"""
     text = text.strip()
-    return any(why in ("date", "time") and pattern.fullmatch(text) for why, pattern in _NOT_FIGURE_PATTERNS) or bool(
-        _TIMESTAMP.fullmatch(text))
+    return bool(_DATE_OR_TIME_RE.fullmatch(text) or _TIMESTAMP.fullmatch(text))
 
 
 def find_figures(text: str, identifiers: Identifiers | None = None) -> list[Figure]:

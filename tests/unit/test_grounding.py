@@ -54,6 +54,8 @@ HAND_COMPUTED = {
     "account: cost on 2025-03-16": 120.0 + 300.0 + 411.46,
     "account: clicks on 2025-03-16": 100 + 50 + 400,
     "account: conversions on 2025-03-05": 2.0,
+    "campaign 333: CTR on 2025-03-16": 400 / 3000,
+    "campaign 111: CPA on 2025-03-05": 60.0,
     # pacing
     "pacing: days elapsed": 18.0,
     "pacing: days remaining": 13.0,
@@ -75,6 +77,7 @@ HAND_COMPUTED = {
     "campaign 222: expected spend to date on its schedule": 9 * 5000 / 15,
     "campaign 222: spend to date over its schedule": 2700 / 3000,
     "budget b1: platform daily maximum (2x) of 400": 800.0,
+    "platform: most a day may spend, as a multiple of the daily budget": 2.0,
     "budget b1: cost over daily budget on 2025-03-05": 120 / 300,
     "budget b1: cost over daily budget on 2025-03-12": 120 / 400,
     # counts
