@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import text
 from .data_quality import CORRUPTS_MONEY
 from .findings import Context
+from .schedule import read_budgets
 from .series import Series, Totals
 from .tracking import lag_model
 
@@ -23,8 +24,6 @@ def detect(ctx: Context) -> None:
     if not any(LOST_FIELD in r.metrics for r in s.rows):
         ctx.unassessable(LOST, None, "impression share lost to budget (the rows do not report it)")
         ctx.unassessable(MISALLOCATED, None, "budget allocation (the rows do not report impression share lost to budget)")
-        return
-    if ctx.withheld(LOST, None, CORRUPTS_MONEY) | ctx.withheld(MISALLOCATED, None, CORRUPTS_MONEY):
         return
     limited = lost_to_budget(ctx)
     misallocated(ctx, limited)
@@ -53,6 +52,8 @@ def lost_to_budget(ctx: Context) -> list[str]:
     settled = [d for d in s.complete_dates() if lag.settled(d)]
     limited: list[str] = []
     for cid in sorted(s.campaign_totals):
+        if ctx.withheld(LOST, cid, CORRUPTS_MONEY):
+            continue
         values = _recent_lost(s, cid, days)
         if len(values) < days // 2:
             continue
@@ -89,11 +90,24 @@ def _efficiency_words(s: Series, tot: Totals) -> str:
     return "no target to compare with"
 
 
+def _budget_use(ctx: Context, cid: str) -> tuple[float, float, float] | None:
+    """(share of its daily budget spent, cost per day, budget) over the last 7 complete days, from the derived index."""
+    per_day = ctx.derived.get(f"campaign {cid}: cost per day, last 7 complete days")
+    budgets = [b for b in read_budgets(ctx.series) if b.period == "DAILY" and b.campaign_ids == [cid]]
+    end = ctx.series.last_complete
+    amount = budgets[0].on(end) if budgets and end else None
+    if per_day is None or not amount:
+        return None
+    return per_day / amount, per_day, amount
+
+
 def misallocated(ctx: Context, limited: list[str]) -> None:
     s = ctx.series
     t = ctx.t(MISALLOCATED)
     if not limited:
         ctx.rejected(MISALLOCATED, None, "no efficient campaign is held back by budget")
+        return
+    if ctx.withheld(MISALLOCATED, None, CORRUPTS_MONEY):
         return
     lag = lag_model(ctx)
     settled = [d for d in s.complete_dates() if lag.settled(d)]
@@ -108,18 +122,23 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
         lost = [v for v, _ in _recent_lost(s, cid, 7)]
         if lost and sum(lost) / len(lost) >= ctx.t(LOST).number("min_lost_share"):
             continue  # also budget-limited: no spend to spare
+        use = _budget_use(ctx, cid)
+        if use is None or use[0] > t.number("max_budget_use"):
+            continue  # spends its budget: nothing to move without cutting it
         if worst is None or ratio > worst[0]:
             worst = (ratio, cid)
     if worst is None:
         ctx.rejected(MISALLOCATED, None, "no inefficient campaign with spend to spare beside the limited one")
         return
     poor, good = worst[1], limited[0]
+    per_day, budget = _budget_use(ctx, poor)[1:]
     ctx.found(
         MISALLOCATED,
         poor,
         f"Budget sits in {s.label(poor)}, far off target with spend to spare, while {s.label(good)} converts "
         "at target and is held back by budget: move budget from the first to the second.",
-        f"{s.label(poor)}: {_efficiency_words(s, s.campaign_totals[poor])}; {s.label(good)}: "
+        f"{s.label(poor)}: {_efficiency_words(s, s.campaign_totals[poor])}, spending {text.money(per_day, s.currency)} "
+        f"a day over the last 7 complete days of a {text.money(budget, s.currency)} daily budget; {s.label(good)}: "
         f"{_efficiency_words(s, s.campaign_totals[good])}.",
         severity="medium",
         rows=[r.pointer for r in s.rows if r.campaign_id in (poor, good)][-6:],

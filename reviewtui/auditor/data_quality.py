@@ -17,7 +17,8 @@ from .findings import Context
 from .series import MONEY, SHARES, Row, Totals, number, parse_day, parse_moment
 
 # Which breakages corrupt which figures (ctx.broken keys)
-CORRUPTS_MONEY = ("data.duplicate_rows", "data.micros_not_converted", "data.currency_mismatch")
+UNIT_BREAKAGES = ("data.micros_not_converted", "data.currency_mismatch")  # money in the wrong unit
+CORRUPTS_MONEY = ("data.duplicate_rows", *UNIT_BREAKAGES)
 CORRUPTS_PACING = CORRUPTS_MONEY + ("data.missing_days", "data.totals_mismatch")
 CORRUPTS_CONVERSIONS = ("data.duplicate_rows", "data.attribution_change")
 
@@ -61,7 +62,7 @@ def duplicate_rows(ctx: Context) -> None:
         examples.append(f"{text.day(key[0])} {s.label(key[1])} appears {_times(len(rows))} (cost {costs})")
     more = " and more pairs on later dates" if len(keys) > 4 else ""
     dates = sorted({k[0] for k in keys})
-    ctx.broken[kind] = "duplicate (date, campaign) rows count spend and conversions more than once"
+    ctx.breaks(kind, "duplicate (date, campaign) rows count spend and conversions more than once", {k[1] for k in keys})
     ctx.found(
         kind,
         None,
@@ -116,7 +117,7 @@ def micros_not_converted(ctx: Context) -> None:
     comparison = (
         f"; a normal row, {_row_label(s, normal)}, costs {text.money(normal.get('cost') or 0.0)}" if normal else ""
     )
-    ctx.broken[kind] = "money still in micros inflates cost by a million times"
+    ctx.breaks(kind, "money still in micros inflates cost by a million times", {r.campaign_id for r in suspects})
     ctx.found(
         kind,
         None,
@@ -152,9 +153,11 @@ def currency_mismatch(ctx: Context) -> None:
     if not odd:
         ctx.rejected(kind, None, f"every currency code given matches the account's {account}")
         return
+    odd_campaigns = {cid for cid, c in s.campaigns.items() if c.pointer in {p for p, _, _ in odd}}
+    odd_campaigns |= {r.campaign_id for r in s.rows if r.pointer in {p for p, _, _ in odd}}
     codes = sorted({code for _, _, code in odd})
     wheres = sorted({where for _, where, _ in odd if not where[:4].isdigit()}) or [where for _, where, _ in odd[:3]]
-    ctx.broken[kind] = f"amounts in {', '.join(codes)} are summed with {account} amounts"
+    ctx.breaks(kind, f"amounts in {', '.join(codes)} are summed with {account} amounts", odd_campaigns or None)
     ctx.found(
         kind,
         None,
@@ -194,7 +197,7 @@ def missing_days(ctx: Context) -> None:
         return
     before = max(d for d in spend_dates if d < gaps[0])
     after = min(d for d in spend_dates if d > gaps[-1])
-    ctx.broken[kind] = "dates without any row understate spend to date"
+    ctx.breaks(kind, "dates without any row understate spend to date")
     ctx.found(
         kind,
         None,
@@ -336,7 +339,7 @@ def attribution_change(ctx: Context) -> None:
         if old is not None or new is not None:
             change += f" from {old} to {new}"
         described.append(f"{change} on {text.day(when)}")
-    ctx.broken[kind] = "conversions before and after the attribution change are not comparable"
+    ctx.breaks(kind, "conversions before and after the attribution change are not comparable")
     first_day = events[0][2]
     ctx.found(
         kind,
@@ -402,7 +405,7 @@ def totals_mismatch(ctx: Context) -> None:
     if not mismatches:
         ctx.rejected(kind, None, "the daily rows add up to the supplied totals")
         return
-    ctx.broken[kind] = "the daily rows and the supplied totals disagree, so spend to date is uncertain"
+    ctx.breaks(kind, "the daily rows and the supplied totals disagree, so spend to date is uncertain")
     money_names = set(MONEY)
     parts = []
     for _, what, summed, value in mismatches[:3]:

@@ -15,7 +15,7 @@ import math
 from datetime import date
 
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY
+from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY, UNIT_BREAKAGES
 from .findings import Context
 from .series import Series, Totals
 from .tracking import lag_model
@@ -34,9 +34,8 @@ EXPLAINED_BY = (
 def detect(ctx: Context) -> None:
     s = ctx.series
     lag = lag_model(ctx)
-    settled = [d for d in s.complete_dates() if lag.settled(d)]
-    off_target(ctx, settled)
-    cpa_drift(ctx, settled)
+    off_target(ctx)
+    cpa_drift(ctx, [d for d in s.complete_dates() if lag.settled(d)])
 
 
 def z_fewer(observed: float, expected: float) -> float:
@@ -44,6 +43,41 @@ def z_fewer(observed: float, expected: float) -> float:
     if expected <= 0:
         return 0.0
     return (expected - observed) / math.sqrt(expected)
+
+
+def trend_z(s: Series, days: list[date], scope: str | None) -> float:
+    """Score test for a trend in conversions per unit of cost across ``days`` (Poisson, log-linear).
+
+    Negative when conversions per cost fall through the days, i.e. CPA rises.
+    Every day counts, weighted by its cost, so a steady drift shows even when
+    two short windows at the ends are too noisy to tell.
+    """
+    cells = [(i, s.day_total(d) if scope is None else s.cell(d, scope)) for i, d in enumerate(days)]
+    cost = sum(c.cost for _, c in cells)
+    conversions = sum(c.conversions for _, c in cells)
+    if cost <= 0 or conversions <= 0:
+        return 0.0
+    rate = conversions / cost
+    due = [(i, c.cost * rate, c.conversions) for i, c in cells]
+    mean_t = sum(i * m for i, m, _ in due) / conversions
+    score = sum((i - mean_t) * (observed - m) for i, m, observed in due)
+    variance = sum((i - mean_t) ** 2 * m for i, m, _ in due)
+    return score / math.sqrt(variance) if variance > 0 else 0.0
+
+
+def poisson_at_most(observed: float, expected: float) -> float:
+    """Chance of ``observed`` or fewer events when ``expected`` are due (exact Poisson, in log space)."""
+    if expected <= 0:
+        return 1.0
+    n = int(math.floor(observed + 1e-9))
+    term = -expected  # log P(X = 0)
+    total = math.exp(term)
+    for k in range(1, n + 1):
+        term += math.log(expected) - math.log(k)
+        total += math.exp(term)
+        if total >= 1.0:
+            return 1.0
+    return total
 
 
 def _explained(ctx: Context, scope: str | None) -> str | None:
@@ -61,25 +95,32 @@ def _scopes(s: Series) -> list[str | None]:
     return [*sorted(s.campaign_totals, key=lambda cid: -s.campaign_totals[cid].cost), None]
 
 
-def off_target(ctx: Context, settled: list[date]) -> None:
+def off_target(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(OFF)
     target_cpa, target_roas = s.target("target_cpa"), s.target("target_roas")
     if target_cpa is None and target_roas is None:
         ctx.unassessable(OFF, None, "efficiency against target (the snapshot has no target CPA or ROAS)")
         return
-    if ctx.withheld(OFF, None, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
-        return
+    lag = lag_model(ctx)
+    complete = s.complete_dates()
     found = False
     for scope in _scopes(s):
-        window = s.window(settled, scope)
+        # Duplicates inflate cost and conversions alike: a CPA or ROAS survives them, a unit error does not
+        if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
+            continue
         period = s.campaign_totals.get(scope) if scope else s.account
+        window = s.window(complete, scope)
         if period is None or window.cost <= 0:
             continue
-        if scope is not None and window.cost < s.window(settled).cost * t.number("min_share_of_account_cost"):
+        if scope is not None and window.cost < s.window(complete).cost * t.number("min_share_of_account_cost"):
             ctx.rejected(OFF, scope, "too small a share of spend to judge against the account target")
             continue
-        verdict = _cpa_verdict(window, target_cpa, t) if target_cpa else _roas_verdict(window, target_roas, t)
+        # The cost whose conversions are already in: each day's cost times the share lag has credited
+        credited_cost = sum(_cell_cost(s, d, scope) * lag.credited(d) for d in complete)
+        verdict = (
+            _cpa_verdict(window, credited_cost, target_cpa, t) if target_cpa else _roas_verdict(window, credited_cost, target_roas, t)
+        )
         if verdict is not None:
             ctx.rejected(OFF, scope, verdict)
             continue
@@ -96,30 +137,36 @@ def off_target(ctx: Context, settled: list[date]) -> None:
         ctx.rejected(OFF, None, "CPA and ROAS are within reach of target, or the samples are too small")
 
 
-def _cpa_verdict(window: Totals, target: float, t) -> str | None:
-    """None when the CPA is far above target on enough conversions; else why not."""
+def _cell_cost(s: Series, day: date, scope: str | None) -> float:
+    return (s.day_total(day) if scope is None else s.cell(day, scope)).cost
+
+
+def _cpa_verdict(window: Totals, credited_cost: float, target: float, t) -> str | None:
+    """None when the CPA is far above target on enough conversions to rule out chance; else why not.
+
+    Under the target CPA the credited cost should have bought ``credited_cost / target``
+    conversions; seeing this few or fewer must be unlikely (exact Poisson).
+    """
     if window.conversions < t.number("min_conversions"):
-        return f"only {text.count(window.conversions)} conversions on settled days: too small a sample"
-    cpa = window.cost / window.conversions
-    if cpa < target * (1 + t.number("min_excess")):
-        return "CPA within reach of target"
-    if z_fewer(window.conversions, window.cost / target) < t.number("min_z"):
+        return f"only {text.count(window.conversions)} conversions: too small a sample"
+    due = credited_cost / target
+    if due < window.conversions * (1 + t.number("min_excess")):
+        return "CPA within reach of target once conversion lag is allowed for"
+    if poisson_at_most(window.conversions, due) > t.number("max_chance"):
         return "the gap to target is within chance"
     return None
 
 
-def _roas_verdict(window: Totals, target: float, t) -> str | None:
+def _roas_verdict(window: Totals, credited_cost: float, target: float, t) -> str | None:
     if window.conversions < t.number("min_conversions"):
-        return f"only {text.count(window.conversions)} conversions on settled days: too small a sample"
-    roas = window.roas or 0.0
-    if roas > target * (1 - t.number("min_roas_shortfall")):
-        return "ROAS within reach of target"
+        return f"only {text.count(window.conversions)} conversions: too small a sample"
+    if credited_cost <= 0 or window.conversions_value / credited_cost > target * (1 - t.number("min_roas_shortfall")):
+        return "ROAS within reach of target once conversion lag is allowed for"
     # Conversions needed at the current value per conversion to reach the target
     value_per_conversion = window.conversions_value / window.conversions
     if value_per_conversion <= 0:
         return "conversions carry no value (a tracking fault, reported there)"
-    needed = window.cost * target / value_per_conversion
-    if z_fewer(window.conversions, needed) < t.number("min_z"):
+    if poisson_at_most(window.conversions, credited_cost * target / value_per_conversion) > t.number("max_chance"):
         return "the gap to target is within chance"
     return None
 
@@ -160,15 +207,15 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
     """CPA rising from the first days of the period to the last lag-settled days, with volume in both."""
     s = ctx.series
     t = ctx.t(DRIFT)
-    days = int(t.number("window_days"))
-    if len(settled) < 2 * days:
+    days = min(int(t.number("window_days")), len(settled) // 2)
+    if days < t.number("min_window_days"):
         ctx.unassessable(DRIFT, None, "CPA drift (too few settled days for two windows)")
-        return
-    if ctx.withheld(DRIFT, None, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
         return
     early, late = settled[:days], settled[-days:]
     found = False
     for scope in _scopes(s):
+        if ctx.withheld(DRIFT, scope, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
+            continue
         a, b = s.window(early, scope), s.window(late, scope)
         if a.conversions < t.number("min_conversions") or b.conversions < t.number("min_conversions"):
             ctx.rejected(DRIFT, scope, "too few conversions in one of the windows")
@@ -176,7 +223,7 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
         if b.cost <= 0 or a.cpa is None or b.cpa is None:
             continue
         rise = b.cpa / a.cpa - 1
-        if rise < t.number("min_rise") or z_fewer(b.conversions, b.cost / a.cpa) < t.number("min_z"):
+        if rise < t.number("min_rise") or trend_z(s, settled, scope) > -t.number("min_z"):
             ctx.rejected(DRIFT, scope, "CPA steady between the first and the last settled days")
             continue
         why = _explained(ctx, scope)

@@ -10,6 +10,7 @@ all three.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from ..derived import derived_index
@@ -48,6 +49,10 @@ class Context:
         self.assessments: list[Assessment] = []
         # breakage kind -> what it corrupts, set by the data checks before the rest run
         self.broken: dict[str, str] = {}
+        # breakage kind -> the campaigns whose rows it touches (None: the whole account)
+        self.broken_campaigns: dict[str, set[str] | None] = {}
+        # facts one detector leaves for others, e.g. the first day of a conversion stop per scope
+        self.stops: dict[str | None, date] = {}
         self.not_assessed: list[str] = []  # what could not be assessed, in words
         self._derived: dict[str, float] | None = None
 
@@ -84,9 +89,27 @@ class Context:
         if scope is None and explanation not in self.not_assessed:
             self.not_assessed.append(explanation)
 
+    def stop_of(self, scope: str | None) -> date | None:
+        """The first day of a conversion stop in this campaign or account-wide, if one was found."""
+        days = [d for key, d in self.stops.items() if key is None or key == scope]
+        return min(days) if days else None
+
+    def breaks(self, breakage: str, reason: str, campaigns: set[str] | None = None) -> None:
+        """Record a breakage and what it corrupts, for ``withheld``."""
+        self.broken[breakage] = reason
+        self.broken_campaigns[breakage] = campaigns
+
     def withheld(self, kind: str, scope: str | None, by: tuple[str, ...]) -> bool:
-        """Record and return True when a breakage in ``by`` would corrupt this kind's figures."""
-        reasons = [self.broken[b] for b in by if b in self.broken]
+        """Record and return True when a breakage in ``by`` would corrupt this kind's figures.
+
+        An account-wide assessment (scope None) is corrupted by any breakage; a
+        campaign's only by one that touches that campaign's rows.
+        """
+        reasons = [
+            self.broken[b]
+            for b in by
+            if b in self.broken and (scope is None or self.broken_campaigns.get(b) is None or scope in self.broken_campaigns[b])
+        ]
         if not reasons:
             return False
         # None, not False: the rows may or may not support it once the data is repaired

@@ -128,8 +128,6 @@ def _daily_caps(ctx: Context) -> None:
     if not budgets:
         ctx.unassessable(CAP, None, "daily caps (the snapshot has no daily budgets)")
         return
-    if ctx.withheld(CAP, None, CORRUPTS_MONEY):
-        return
     multiple = t.number("meta_multiple") if s.is_meta else t.number("google_multiple")
     allowed_words = "a quarter above the daily budget on Meta" if s.is_meta else "twice the daily budget on Google"
     flagged = False
@@ -141,6 +139,8 @@ def _daily_caps(ctx: Context) -> None:
             if amount and cost > amount * multiple * (1 + t.number("margin")):
                 over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
+        if any(ctx.withheld(CAP, cid, CORRUPTS_MONEY) for cid in budget.campaign_ids):
+            continue
         if not over:
             ctx.rejected(CAP, scope, f"no day above the allowed multiple of budget {budget.budget_id}")
             continue

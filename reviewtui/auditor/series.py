@@ -159,6 +159,7 @@ class Series:
     # (date, campaign) -> Totals, account date -> Totals, campaign -> Totals
     cells: dict[tuple[date, str], Totals] = field(default_factory=dict)
     days: dict[date, Totals] = field(default_factory=dict)
+    # per campaign over the period (period.start to period.end, as the derived index counts "the period")
     campaign_totals: dict[str, Totals] = field(default_factory=dict)
     # rows by (date, campaign), to find duplicates and cite pointers
     rows_by_cell: dict[tuple[date, str], list[Row]] = field(default_factory=dict)
@@ -205,9 +206,13 @@ class Series:
             return total(self.days[d] for d in dates if d in self.days)
         return total(self.cells[(d, campaign_id)] for d in dates if (d, campaign_id) in self.cells)
 
+    def in_period(self, day: date) -> bool:
+        return (self.period_start is None or day >= self.period_start) and (self.period_end is None or day <= self.period_end)
+
     @property
     def account(self) -> Totals:
-        return total(self.days.values())
+        """The account over the period (rows dated outside it are a data finding, not spend)."""
+        return total(t for d, t in self.days.items() if self.in_period(d))
 
     def campaign_rows(self, campaign_id: str) -> list[Row]:
         return [r for r in self.rows if r.campaign_id == campaign_id]
@@ -317,7 +322,8 @@ def _read_row(series: Series, index: int, raw: Any) -> None:
     series.rows_by_day.setdefault(day, []).append(row)
     series.cells.setdefault(key, Totals()).add(metrics)
     series.days.setdefault(day, Totals()).add(metrics)
-    series.campaign_totals.setdefault(campaign_id, Totals()).add(metrics)
+    if series.in_period(day):
+        series.campaign_totals.setdefault(campaign_id, Totals()).add(metrics)
 
 
 def _last_complete(series: Series, period: dict[str, Any]) -> date | None:

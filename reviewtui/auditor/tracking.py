@@ -61,6 +61,24 @@ class Change:
             return 0.0
         return (self.after.conversions - self.expected_after) / math.sqrt(self.expected_after)
 
+    @property
+    def log_likelihood_ratio(self) -> float:
+        """Two rates (before, after) against one for the whole span: the change point is where this peaks.
+
+        Unlike ``z``, it weighs the noise on both sides, so it does not drift
+        towards a split with a short, lucky "before".
+        """
+        b_conv, b_clicks = self.before.conversions, self.before.clicks
+        a_conv, a_clicks = self.after.conversions, self.expected_after / self.rate_before if self.rate_before else 0.0
+        pooled = (b_conv + a_conv) / (b_clicks + a_clicks) if b_clicks + a_clicks > 0 else 0.0
+        if pooled <= 0:
+            return 0.0
+        return sum(c * math.log(c / (k * pooled)) for c, k in ((b_conv, b_clicks), (a_conv, a_clicks)) if c > 0 and k > 0)
+
+    @property
+    def rate_before(self) -> float:
+        return self.before.conversions / self.before.clicks if self.before.clicks > 0 else 0.0
+
 
 def detect(ctx: Context) -> None:
     s = ctx.series
@@ -201,6 +219,7 @@ def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
         return False
     if ctx.withheld(STOPPED, scope, ("data.duplicate_rows",)):
         return False
+    ctx.stops[scope] = run[0]
     last_good = before_dates[-1]
     ctx.found(
         STOPPED,
@@ -222,18 +241,21 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
     """Rate step down (halved) or up (doubled) from a date, clicks flat; returns what it reported."""
     s = ctx.series
     t_drop, t_double = ctx.t(STEP_DROP), ctx.t(DOUBLE)
-    dates = _dates(s, scope)
+    stop = ctx.stop_of(scope)
+    dates = [d for d in _dates(s, scope) if stop is None or d < stop]  # the zeros of a stop are not a step
     min_side = int(t_drop.number("min_days_each_side"))
     if len(dates) < 2 * min_side:
         for kind in (STEP_DROP, DOUBLE):
             ctx.unassessable(kind, scope, "conversion-rate steps (too few days to compare before and after)")
         return None
+    # Settled days only: the lag days would read as a drop, and a stop is looked for separately
+    dates = [d for d in dates if lag.settled(d)]
     best: Change | None = None
     for i in range(min_side, len(dates) - min_side + 1):
         change = _change(s, scope, dates[:i], dates[i:], lag)
         if change is None or not _clicks_flat(change, t_drop.number("max_clicks_change")):
             continue
-        if best is None or abs(change.z) > abs(best.z):
+        if best is None or change.log_likelihood_ratio > best.log_likelihood_ratio:
             best = change
     if best is None or abs(best.z) < t_drop.number("min_z") or best.after.conversions == 0:
         for kind in (STEP_DROP, DOUBLE):

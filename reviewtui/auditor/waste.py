@@ -46,15 +46,12 @@ def zero_conversion_terms(ctx: Context) -> None:
     if not terms:
         ctx.unassessable(TERMS, None, "search terms (the snapshot has none)")
         return
-    if ctx.withheld(TERMS, None, CORRUPTS_MONEY):
-        return
     account_cost = s.account.cost
     # Per campaign: zero-conversion terms whose clicks should each have brought about one conversion
     counted: dict[str, list[tuple[int, dict, float]]] = {}
     for index, term in terms:
         cid = str(term.get("campaign_id"))
-        tot = s.campaign_totals.get(cid)
-        rate = tot.cvr if tot is not None and tot.cvr else reference_rate(s)
+        rate = _tracked_rate(ctx, cid) or reference_rate(s)
         if number(term.get("conversions")) != 0 or not rate:
             continue
         expected = (number(term.get("clicks")) or 0.0) * rate
@@ -63,6 +60,9 @@ def zero_conversion_terms(ctx: Context) -> None:
     whole_campaign = {a.scope for a in ctx.assessments if a.kind == CAMPAIGN and a.supported}
     found = False
     for cid, wasted in sorted(counted.items()):
+        # Search terms are their own report: only a unit breakage in this campaign corrupts them
+        if ctx.withheld(TERMS, cid, ("data.micros_not_converted", "data.currency_mismatch")):
+            continue
         if cid in whole_campaign:
             ctx.rejected(TERMS, cid, "the whole campaign converts nothing: reported as waste.zero_conv_campaign")
             continue
@@ -93,6 +93,14 @@ def zero_conversion_terms(ctx: Context) -> None:
         )
     if not found:
         ctx.rejected(TERMS, None, "no zero-conversion search terms with enough clicks and material cost")
+
+
+def _tracked_rate(ctx: Context, cid: str) -> float | None:
+    """The campaign's conversion rate on the days its conversions were tracked (before any stop)."""
+    s = ctx.series
+    stop = ctx.stop_of(cid)
+    tot = s.campaign_totals.get(cid) if stop is None else s.window([d for d in s.dates if d < stop], cid)
+    return tot.cvr if tot is not None and tot.cvr else None
 
 
 def _zero_cost_line(ctx: Context, cid: str) -> str:
@@ -127,12 +135,10 @@ def zero_conversion_campaigns(ctx: Context) -> None:
     if account.cost <= 0:
         ctx.unassessable(CAMPAIGN, None, "no spend to assess")
         return
-    if ctx.withheld(CAMPAIGN, None, CORRUPTS_MONEY):
-        return
     lag = lag_model(ctx)
     found = False
     for cid, tot in sorted(s.campaign_totals.items()):
-        if tot.conversions > 0 or tot.cost <= 0:
+        if tot.conversions > 0 or tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid, CORRUPTS_MONEY):
             continue
         if not _conversion_goal(s, cid):
             ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")

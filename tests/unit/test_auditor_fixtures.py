@@ -70,11 +70,25 @@ def test_every_kind_but_the_summary_is_found_somewhere(tmp_path):
     assert set(taxonomy.kind_ids()) - found == set()
 
 
-def test_broken_data_withholds_the_figures_it_corrupts(tmp_path):
-    snapshot = on_disk(tmp_path, fixture("duplicates"))
-    result = audit_snapshot(snapshot)
-    withheld = {a.kind for a in result.assessments if a.supported is None and "broken data" in a.explanation}
-    assert {"pacing.overspend", "pacing.underspend", "pacing.daily_cap_exceeded", "efficiency.off_target"} <= withheld
+def _withheld(result) -> set[tuple[str, str | None]]:
+    return {(a.kind, a.scope) for a in result.assessments if a.supported is None and "broken data" in a.explanation}
+
+
+def test_duplicates_withhold_the_sums_but_not_the_ratios(tmp_path):
+    withheld = _withheld(audit_snapshot(on_disk(tmp_path, fixture("duplicates"))))
+    assert {("pacing.overspend", None), ("pacing.underspend", None)} <= withheld
+    assert ("pacing.daily_cap_exceeded", "222") in withheld
+    # A duplicated row doubles cost and conversions alike: CPA against target is still read
+    assert not any(kind == "efficiency.off_target" for kind, _ in withheld)
+
+
+def test_micros_withhold_the_broken_campaign_only(tmp_path):
+    withheld = _withheld(audit_snapshot(on_disk(tmp_path, fixture("micros"))))
+    assert ("efficiency.off_target", "333") in withheld
+    assert ("pacing.daily_cap_exceeded", "333") in withheld
+    assert ("concentration.spend_single_campaign", None) in withheld
+    assert ("efficiency.off_target", "222") not in withheld
+    assert ("budget.lost_is_budget", "222") not in withheld
 
 
 def test_the_same_snapshot_gives_the_same_text(tmp_path):
