@@ -15,6 +15,7 @@ from typing import Callable
 from textual.app import App
 from textual.binding import Binding
 
+from ..backends.base import Backend
 from ..cases import CaseFileError, CaseSet
 from ..snapshot import Snapshot, SnapshotError
 from .commands import ReviewCommands
@@ -23,6 +24,7 @@ from .screens.author import AuthorScreen
 from .screens.cases import CasesScreen
 from .screens.dialogs import ConfirmModal
 from .screens.help import HelpScreen, register_help
+from .screens.runs import RunsScreen
 from .support import SupportVerdict, check_support
 
 
@@ -35,12 +37,18 @@ class ReviewApp(App[None]):
     # Part two adds its runs view here, e.g. "runs": RunsScreen.
     MODES = {
         "cases": CasesScreen,
+        "runs": RunsScreen,
     }
     DEFAULT_MODE = "cases"
+    # The runs view's new-run form builds its backend with this ``(RunSettings, results_dir) -> Backend``;
+    # None builds it from the form like ``reviewtui eval`` does. Tests put a stub backend here.
+    backend_factory: Callable[..., Backend] | None = None
     # ---------------------------------------------------------------------------
 
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
+        Binding("f2", "switch_mode('cases')", "Cases"),
+        Binding("f3", "switch_mode('runs')", "Runs"),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 

@@ -305,7 +305,7 @@ def write_run(results_dir: Path, version: str, cases_dir: Path | None = None) ->
         output = {"case_id": case_id, "raw_text": text, "error": None, "input_tokens": 1000,
                   "output_tokens": 200, "stop_reason": "end_turn", "cached": False, "model": "claude-sonnet-5-5"}
         (run_dir / "cases" / f"{case_id}.json").write_text(
-            json.dumps({"output": output, "score": s}, indent=2), encoding="utf-8")
+            json.dumps({"case_id": case_id, "kind": KINDS[case_id], "output": output, "score": s}, indent=2), encoding="utf-8")
     with (results_dir / f"{version}.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["case_id", "recall", "precision", "fabrication", "missed_ids", "kind", "status"])

@@ -80,6 +80,7 @@ class AuthorScreen(Screen):
         self.support_problems: list[Problem] = []
         self._validation = 0
         self.snapshot_seconds: float | None = None
+        self._pending_rows: list[str] | None = None  # rows to show once the snapshot has loaded
 
     @property
     def repo_root(self) -> Path:
@@ -143,6 +144,7 @@ class AuthorScreen(Screen):
         await right.mount(self.panel)
         self.validate()
         self._highlight_current_entry()
+        self._show_pending_rows()
 
     def on_snapshot_failed(self, message: SnapshotFailed) -> None:
         self.query_one("#snapshot-loading", Static).update(Text(f"Cannot read the snapshot:\n{message.problem}", style="red"))
@@ -257,6 +259,20 @@ class AuthorScreen(Screen):
     def go_to_pointer(self, pointer: str) -> bool:
         """Used by the command palette: show the row, cursor on it."""
         return self.panel is not None and self.panel.jump_to(pointer, focus=True)
+
+    def show_rows(self, pointers: list[str]) -> None:
+        """Highlight these snapshot rows with the cursor on the first, now or once the snapshot
+        has loaded. Used by the case review (part two) to jump from evidence or a figure."""
+        self._pending_rows = list(pointers)
+        self._show_pending_rows()
+
+    def _show_pending_rows(self) -> None:
+        pointers = self._pending_rows
+        if self.panel is None or not pointers:
+            return
+        self._pending_rows = None
+        self.panel.set_highlights(pointers)
+        self.go_to_pointer(pointers[0])
 
     def on_snapshot_panel_marks_changed(self, message: SnapshotPanel.MarksChanged) -> None:
         self._update_title()

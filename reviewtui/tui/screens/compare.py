@@ -1,0 +1,77 @@
+"""Compare two runs of the same cases (say two prompt versions), case by case.
+
+A header with the two runs and how the means and fabrications moved, a
+warning when the runs were scored against different case sets, and the
+per-case table: recall and precision before → after with deltas, ids newly
+missed and newly found, fabrications added and removed. ``a`` shows every
+case instead of only the changed ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...runs import RunComparison, RunInfo, compare_runs
+from ..widgets.review.diff_table import CaseDiffTable
+
+
+def _run_label(info: RunInfo) -> str:
+    return f"{info.prompt_version} ({info.model or info.backend or '?'}, {(info.date or '')[:16].replace('T', ' ')})"
+
+
+def _signed(value: float | None) -> Text:
+    if value is None:
+        return Text("n/a", style="dim")
+    return Text(f"{value:+.3f}", style="bold green" if value > 0 else "bold red" if value < 0 else "")
+
+
+def comparison_header(comparison: RunComparison) -> Text:
+    a, b = comparison.before, comparison.after
+    text = Text.assemble(("Compare ", "bold"), (_run_label(a), "bold"), "  →  ", (_run_label(b), "bold"), "\n")
+    text.append_text(Text.assemble(
+        "mean recall ", _signed(comparison.mean_recall_delta),
+        "   mean precision ", _signed(comparison.mean_precision_delta),
+        f"   fabrications {a.fabrications} → {b.fabrications}",
+        f"   {len(comparison.changed)} of {len(comparison.cases)} cases changed",
+    ))
+    if a.case_set_hash != b.case_set_hash:
+        text.append("\nThe two runs were scored against different case sets: some deltas may come from edited "
+                    "expectations, not from the prompt. Re-score the older run (R in its run view) to compare "
+                    "like with like.", style="yellow")
+    return text
+
+
+class CompareScreen(Screen[None]):
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    CompareScreen #compare-header { height: auto; padding: 0 1; border-bottom: solid $secondary; }
+    CompareScreen CaseDiffTable { height: 1fr; }
+    CompareScreen #compare-hint { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, before_dir: str | Path, after_dir: str | Path) -> None:
+        super().__init__()
+        self.comparison = compare_runs(before_dir, after_dir)  # ResultsError reaches the caller
+
+    def compose(self) -> ComposeResult:
+        yield Static(comparison_header(self.comparison), id="compare-header")
+        yield Static("", id="compare-hint")
+        yield CaseDiffTable(id="compare-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(CaseDiffTable)
+        table.show(self.comparison.cases)
+        self.watch(table, "changed_only", self._update_hint)
+        table.focus()
+
+    def _update_hint(self, changed_only: bool) -> None:
+        shown = len(self.query_one(CaseDiffTable).shown)
+        which = "changed cases" if changed_only else "all cases"
+        self.query_one("#compare-hint", Static).update(f"{shown} {which} (a toggles all / changed)")

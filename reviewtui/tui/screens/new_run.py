@@ -1,0 +1,346 @@
+"""Start (or resume) a run from the app: a form, then live progress and the cases as they land.
+
+The run is ``reviewtui.eval.run_eval``, the same run as ``reviewtui eval``,
+executed in a thread worker with its own event loop so scoring and a large
+snapshot never freeze the screen. Progress and finished cases come back as
+messages. ``escape`` cancels: what finished is kept on disk (the run is
+marked cancelled, no verdict). Starting again with "resume" ticked runs
+only the cases not finished yet; the claude backend's response cache also
+answers any request it has seen before without a paid call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+
+from ... import assistant
+from ...backends import BACKEND_NAMES, Backend, BackendUsageError
+from ...cases import load_case_set
+from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
+from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
+from ...runner import Progress, redact_secrets
+from ...runs import Run
+from ..widgets.review.case_table import ReviewCaseTable
+from ..widgets.review.run_header import verdict_text
+from ..widgets.review.run_progress import RunProgress
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    backend: str
+    model: str | None
+    concurrency: int
+    cases_dir: Path
+    replay_dir: Path | None
+    resume: bool
+
+
+BackendFactory = Callable[[RunSettings, Path], Backend]
+
+
+def backend_from_settings(settings: RunSettings, results_dir: Path) -> Backend:
+    """Build the backend the way ``reviewtui eval`` does. Raises UsageError with a one-line reason."""
+    name, _why = choose_backend(settings.backend)
+    args = build_parser().parse_args(["--results-dir", str(results_dir)])
+    if name == "claude":
+        args.model = settings.model or None
+    if name == "replay":
+        args.replay_dir = str(settings.replay_dir) if settings.replay_dir else None
+    return make_backend(name, args)
+
+
+# -- messages from the worker thread ------------------------------------------------------------
+
+
+class RunProgressed(Message):
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class RecordLanded(Message):
+    """A case was scored and written (or kept from the earlier run, when resuming)."""
+
+    def __init__(self, record: CaseRecord) -> None:
+        super().__init__()
+        self.record = record
+
+
+class RunEnded(Message):
+    """The run finished or was cancelled (``run``), or could not start (``error``)."""
+
+    def __init__(self, run: Run | None, error: str | None = None) -> None:
+        super().__init__()
+        self.run = run
+        self.error = error
+
+
+class NewRunScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start / resume"),
+        Binding("ctrl+o", "open_run", "Open run view"),
+        Binding("escape", "cancel_or_back", "Cancel run / back"),
+    ]
+    DEFAULT_CSS = """
+    NewRunScreen #new-run-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    NewRunScreen #new-run-form { grid-size: 3; grid-columns: 14 40 1fr; grid-rows: 1; grid-gutter: 0 1;
+                                 height: auto; padding: 1 1 0 1; }
+    NewRunScreen #new-run-form Label { color: $text-muted; }
+    NewRunScreen #new-run-form .note { color: $text-muted; text-style: italic; }
+    NewRunScreen Input { border: none; height: 1; padding: 0 1; background: $boost; }
+    NewRunScreen Input:focus { background: $primary 30%; }
+    NewRunScreen Select { height: 1; }
+    NewRunScreen SelectCurrent { border: none; height: 1; padding: 0 1; background: $boost; }
+    NewRunScreen Select:focus > SelectCurrent { background: $primary 30%; }
+    NewRunScreen #new-run-options { height: auto; padding: 0 1; }
+    NewRunScreen Checkbox { border: none; height: 1; padding: 0; background: transparent; }
+    NewRunScreen #new-run-buttons { height: auto; padding: 1 1 0 1; }
+    NewRunScreen #new-run-buttons Button { margin-right: 2; }
+    NewRunScreen #new-run-error { height: auto; padding: 0 1; color: $error; }
+    NewRunScreen #new-run-result { height: auto; padding: 0 1; }
+    NewRunScreen ReviewCaseTable { height: 1fr; margin-top: 1; }
+    """
+
+    def __init__(self, cases_dir: str | Path, results_dir: str | Path) -> None:
+        super().__init__()
+        self.cases_dir = Path(cases_dir)
+        self.results_dir = Path(results_dir)
+        self.state = "idle"  # idle | running | cancelling | complete | incomplete | cancelled | failed
+        self.records: dict[str, CaseRecord] = {}
+        self.progress: Progress | None = None
+        self.run: Run | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._cancel: asyncio.Event | None = None
+        self._cancel_requested = threading.Event()
+
+    # -- the form -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        default_backend, why = self._default_backend()
+        yield Static(f"New run of prompt {assistant.PROMPT_VERSION}", id="new-run-title")
+        with Grid(id="new-run-form"):
+            yield Label("Backend")
+            yield Select([(name, name) for name in BACKEND_NAMES], value=default_backend, allow_blank=False,
+                         id="backend")
+            yield Label(why, classes="note")
+            yield Label("Model")
+            yield Input(assistant.DEFAULT_MODEL, id="model")
+            yield Label(f"claude only; the cheap one is {assistant.CHEAP_MODEL}", classes="note")
+            yield Label("Concurrency")
+            yield Input(str(DEFAULT_CONCURRENCY), id="concurrency", type="integer")
+            yield Label("cases in flight at once", classes="note")
+            yield Label("Cases")
+            yield Input(str(self.cases_dir), id="cases")
+            yield Label("the case set folder", classes="note")
+            yield Label("Replay dir")
+            yield Input("", id="replay-dir", placeholder="folder of <case_id>.json")
+            yield Label("replay only", classes="note")
+        with Vertical(id="new-run-options"):
+            yield Checkbox(self._resume_label(), value=self._previous_unfinished(), id="resume")
+        with Horizontal(id="new-run-buttons"):
+            yield Button("Start", id="start", variant="primary")
+            yield Button("Open run view", id="open-run", disabled=True)
+        yield Static("", id="new-run-error")
+        yield RunProgress(id="new-run-progress")
+        yield Static("", id="new-run-result")
+        yield ReviewCaseTable(id="new-run-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(RunProgress).say("enter or ctrl+r starts the run; escape cancels it and keeps what finished")
+        self.query_one("#start", Button).focus()
+
+    def _default_backend(self) -> tuple[str, str]:
+        name, why = choose_backend(None)
+        return name, why
+
+    @property
+    def _run_paths(self) -> RunPaths:
+        return RunPaths(self.results_dir, assistant.PROMPT_VERSION)
+
+    def _previous_unfinished(self) -> bool:
+        """Resume by default when the last run of this prompt version did not finish."""
+        try:
+            manifest = read_manifest(self._run_paths.manifest)
+        except ResultsError:
+            return False
+        return manifest.get("status") != "complete"
+
+    def _resume_label(self) -> str:
+        return (f"Resume: keep the cases the last run of {assistant.PROMPT_VERSION} finished "
+                "(same backend and model), run only the rest")
+
+    def read_form(self) -> RunSettings | None:
+        """The settings, or None after showing what to fix."""
+        problems = []
+        backend = str(self.query_one("#backend", Select).value)
+        try:
+            concurrency = int(self.query_one("#concurrency", Input).value)
+        except ValueError:
+            concurrency = 0
+        if concurrency < 1:
+            problems.append("Concurrency must be a whole number of at least 1.")
+        cases_dir = Path(self.query_one("#cases", Input).value.strip() or str(self.cases_dir))
+        if not cases_dir.is_dir():
+            problems.append(f"Cases: folder {cases_dir} not found.")
+        replay_text = self.query_one("#replay-dir", Input).value.strip()
+        replay_dir = Path(replay_text) if replay_text else None
+        if backend == "replay" and (replay_dir is None or not replay_dir.is_dir()):
+            problems.append("Replay dir: the replay backend needs a folder of <case_id>.json outputs.")
+        self.query_one("#new-run-error", Static).update("\n".join(problems))
+        if problems:
+            return None
+        return RunSettings(backend, self.query_one("#model", Input).value.strip() or None, concurrency,
+                           cases_dir, replay_dir, self.query_one("#resume", Checkbox).value)
+
+    # -- starting and cancelling --------------------------------------------------------
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        elif event.button.id == "open-run":
+            self.action_open_run()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    @property
+    def running(self) -> bool:
+        return self.state in ("running", "cancelling")
+
+    def action_start(self) -> None:
+        if self.running:
+            self.notify("A run is already going; escape cancels it", severity="warning")
+            return
+        settings = self.read_form()
+        if settings is None:
+            return
+        self.records = {}
+        self.progress = None
+        self.run = None
+        self._cancel_requested.clear()
+        self.state = "running"
+        self.query_one(ReviewCaseTable).show([])
+        self.query_one("#new-run-result", Static).update("")
+        self.query_one("#open-run", Button).disabled = True
+        self.query_one(RunProgress).say(f"starting: loading the cases in {settings.cases_dir}…")
+        self.run_in_background(settings)
+
+    def action_cancel_or_back(self) -> None:
+        if self.state == "running":
+            self.cancel_run()
+        elif self.state == "cancelling":
+            self.notify("Cancelling: waiting for the cases in flight to stop")
+        else:
+            self.app.pop_screen()
+
+    def cancel_run(self) -> None:
+        """Stop starting cases and abandon those in flight; what finished stays on disk."""
+        self.state = "cancelling"
+        self._cancel_requested.set()
+        loop, cancel = self._loop, self._cancel
+        if loop is not None and cancel is not None:
+            loop.call_soon_threadsafe(cancel.set)
+        self.query_one(RunProgress).say("cancelling…")
+
+    def on_unmount(self) -> None:
+        if self.running:
+            self.cancel_run()  # leaving the screen must not leave a run going
+
+    # -- the worker ----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="eval", exit_on_error=False)
+    def run_in_background(self, settings: RunSettings) -> None:
+        try:
+            asyncio.run(self._run(settings))
+        except Exception as exc:  # noqa: BLE001 - a bug must end the run visibly, not kill the app
+            self.post_message(RunEnded(None, redact_secrets(f"the run failed: {type(exc).__name__}: {exc}")))
+
+    async def _run(self, settings: RunSettings) -> None:
+        case_set = load_case_set(settings.cases_dir)
+        if case_set.errors:
+            self.post_message(RunEnded(None, f"The case set has {len(case_set.errors)} problem(s); nothing ran. "
+                                             f"First: {case_set.errors[0]} (reviewtui check lists them all)"))
+            return
+        factory: BackendFactory = self.app.backend_factory or backend_from_settings  # type: ignore[attr-defined]
+        try:
+            backend = factory(settings, self.results_dir)
+        except (UsageError, BackendUsageError) as exc:
+            self.post_message(RunEnded(None, str(exc)))
+            return
+        self._cancel = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        if self._cancel_requested.is_set():
+            self._cancel.set()
+        try:
+            run = await run_eval(case_set, backend, results_dir=self.results_dir, concurrency=settings.concurrency,
+                                 resume=settings.resume, cancel=self._cancel,
+                                 on_progress=lambda p: self.post_message(RunProgressed(p)),
+                                 on_record=lambda r: self.post_message(RecordLanded(r)))
+        except (ResultsError, UsageError) as exc:
+            self.post_message(RunEnded(None, str(exc)))
+            return
+        finally:
+            self._loop = None
+            await backend.aclose()
+        self.post_message(RunEnded(run))
+
+    # -- messages back on the UI thread ----------------------------------------------------
+
+    @property
+    def kept(self) -> int:
+        """Cases kept from the earlier run (they land as records without a progress step)."""
+        return max(0, len(self.records) - (self.progress.done if self.progress else 0))
+
+    def on_run_progressed(self, message: RunProgressed) -> None:
+        self.progress = message.progress
+        self.query_one(RunProgress).show(message.progress, self.state, self.kept)
+
+    def on_record_landed(self, message: RecordLanded) -> None:
+        self.records[message.record.case_id] = message.record
+        self.query_one(ReviewCaseTable).show(sorted(self.records.values(), key=lambda r: r.case_id))
+
+    def on_run_ended(self, message: RunEnded) -> None:
+        if message.run is None:
+            self.state = "failed"
+            self.query_one(RunProgress).say("not run")
+            self.query_one("#new-run-error", Static).update(message.error or "the run could not start")
+            return
+        self.run = message.run
+        manifest = message.run.manifest
+        self.state = str(manifest.get("status") or "incomplete")
+        progress = self.progress or Progress(0, 0, 0, 0, 0, 0.0)
+        self.query_one(RunProgress).show(progress, self.state, self.kept)
+        summary = manifest.get("summary") or {}
+        mean = summary.get("mean_recall")
+        line = Text.assemble(verdict_text(manifest), f"  {len(self.records)} of {summary.get('cases')} cases scored",
+                             f" · mean recall {'n/a' if mean is None else f'{mean:.3f}'}",
+                             f" · fabrications {summary.get('fabrications', 0)}")
+        if self.state != "complete":
+            line.append("  · start again (resume ticked) to finish the rest", style="yellow")
+            self.query_one("#resume", Checkbox).value = True
+        line.append("  · ctrl+o opens the run view", style="dim")
+        self.query_one("#new-run-result", Static).update(line)
+        self.query_one("#open-run", Button).disabled = False
+        self.query_one("#start", Button).label = "Resume" if self.state != "complete" else "Start"
+
+    def action_open_run(self) -> None:
+        if self.run is None:
+            self.notify("No run to open yet", severity="warning")
+            return
+        from .run import RunScreen
+
+        self.app.push_screen(RunScreen(self.run.run_dir, self.cases_dir))

@@ -1,0 +1,165 @@
+"""The runs view (the app's "runs" mode): every run under the results folder, newest first.
+
+Each row is one ``results/<prompt_version>/`` folder: prompt version,
+model, backend, date, case-set hash, gate verdict, mean recall and
+precision, fabrications. ``enter`` opens a run, ``n`` starts a new run (or
+resumes an unfinished one), ``space`` marks a run and ``c`` compares the
+marked run with the one under the cursor.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ...report import ResultsError
+from ...runs import RunInfo, list_runs
+from .compare import CompareScreen
+from .new_run import NewRunScreen
+from .run import RunScreen
+
+
+def verdict_cell(info: RunInfo) -> Text:
+    if info.passed is True:
+        return Text("PASS", style="bold green")
+    if info.passed is False:
+        return Text("FAIL", style="bold red")
+    return Text(f"no verdict ({info.status or '?'})", style="yellow")
+
+
+def _ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def short_date(iso: str | None) -> str:
+    """``2025-03-20T09:00:42+00:00`` -> ``2025-03-20 09:00`` (the run's own clock, as recorded)."""
+    return (iso or "")[:16].replace("T", " ")
+
+
+class RunsScreen(Screen[None]):
+    BINDINGS = [
+        Binding("n", "new_run", "New run"),
+        Binding("space", "mark", "Mark for compare"),
+        Binding("c", "compare", "Compare"),
+        Binding("r", "reload", "Reload"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    RunsScreen #runs-header { height: auto; padding: 0 1; background: $panel; }
+    RunsScreen DataTable { height: 1fr; }
+    RunsScreen #runs-empty { padding: 1 2; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[RunInfo] = []
+        self.marked: str | None = None  # run folder name marked for compare
+
+    @property
+    def results_dir(self) -> Path:
+        return Path(self.app.results_dir)  # type: ignore[attr-defined]
+
+    @property
+    def cases_dir(self) -> Path:
+        return Path(self.app.cases_dir)  # type: ignore[attr-defined]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="runs-header")
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="runs-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for label, key in (("", "mark"), ("prompt version", "version"), ("model", "model"), ("backend", "backend"),
+                           ("date", "date"), ("case set", "hash"), ("verdict", "verdict"), ("recall", "recall"),
+                           ("precision", "precision"), ("fab", "fab"), ("cases", "cases")):
+            table.add_column(label, key=key)
+        self.action_reload()
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        if self.is_mounted:
+            self.action_reload()  # a run may have finished or been re-scored meanwhile
+
+    def action_reload(self) -> None:
+        self.runs = list_runs(self.results_dir)
+        table = self.query_one(DataTable)
+        keep = self.current_run.run_dir.name if self.current_run else None
+        table.clear()
+        for info in self.runs:
+            name = info.run_dir.name
+            table.add_row(
+                Text("●", style="bold cyan") if name == self.marked else "",
+                Text(info.prompt_version, style="bold"),
+                info.model or "–",
+                info.backend or "–",
+                short_date(info.date),
+                (info.case_set_hash or "")[:8],
+                verdict_cell(info),
+                _ratio(info.mean_recall),
+                _ratio(info.mean_precision),
+                Text(str(info.fabrications if info.fabrications is not None else "–"),
+                     style="bold red" if info.fabrications else ""),
+                str(info.cases if info.cases is not None else "–"),
+                key=name,
+            )
+        names = [info.run_dir.name for info in self.runs]
+        if keep in names:
+            table.move_cursor(row=names.index(keep))
+        self.query_one("#runs-header", Static).update(Text.assemble(
+            ("Runs", "bold"), f" in {self.results_dir} · {len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
+            " · newest first · enter opens, n starts a new run, space marks and c compares"))
+        self.query_one("#runs-empty", Static).update(
+            "" if self.runs else f"No runs under {self.results_dir} yet. Press n to start one.")
+        self.query_one("#runs-empty").display = not self.runs
+
+    @property
+    def current_run(self) -> RunInfo | None:
+        table = self.query_one(DataTable)
+        if not self.runs or not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((info for info in self.runs if info.run_dir.name == key), None)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.open_run(str(event.row_key.value))
+
+    def open_run(self, name: str) -> None:
+        try:
+            screen = RunScreen(self.results_dir / name, self.cases_dir)
+        except ResultsError as exc:
+            self.notify(str(exc), title=f"Cannot open run {name}", severity="error", timeout=15)
+            return
+        self.app.push_screen(screen)
+
+    def action_new_run(self) -> None:
+        self.app.push_screen(NewRunScreen(self.cases_dir, self.results_dir))
+
+    def action_mark(self) -> None:
+        current = self.current_run
+        if current is None:
+            return
+        name = current.run_dir.name
+        self.marked = None if self.marked == name else name
+        self.action_reload()
+
+    def action_compare(self) -> None:
+        current = self.current_run
+        if current is None or self.marked is None or self.marked == current.run_dir.name:
+            self.notify("Mark one run with space, move to another and press c", severity="warning")
+            return
+        marked = next(info for info in self.runs if info.run_dir.name == self.marked)
+        before, after = sorted((marked, current), key=lambda info: info.date or "")
+        try:
+            screen = CompareScreen(before.run_dir, after.run_dir)
+        except ResultsError as exc:
+            self.notify(str(exc), title="Cannot compare", severity="error", timeout=15)
+            return
+        self.app.push_screen(screen)
