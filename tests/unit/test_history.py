@@ -79,3 +79,25 @@ def test_saved_marker_and_new_edit_clears_redo(tmp_path):
     assert history.dirty  # the file on disk has the entry; the editor does not
     history.add("may_find", {"id": "c.d", "evidence": "y"})
     assert not history.can_redo
+
+
+def test_deleting_the_only_entry_of_a_list_leaves_valid_yaml(tmp_path):
+    # A comment line above the only entry made ruamel.yaml write invalid YAML on a plain pop.
+    text = YAML.replace("must_find:\n", "must_find:\n  # the main finding\n")
+    path = tmp_path / "expected.yaml"
+    path.write_text(text)
+    doc = ExpectedDoc.load(path)
+    history = History(doc)
+    history.remove("must_find", 0)
+    assert "must_find: []\nmay_find: []\n" in doc.dump()
+    assert ExpectedDoc.parse(doc.path, doc.dump().encode()).data["must_find"] == []
+    history.undo()
+    assert doc.dump() == text
+
+
+def test_new_entries_get_line_numbers_of_the_saved_text(tmp_path):
+    doc = load(tmp_path)
+    history = History(doc)
+    history.add("must_not_say", {"id": "pacing.overspend", "evidence": "on pace"})
+    seq = doc.entries("must_not_say")
+    assert seq.lc.item(0)[0] + 1 == doc.dump().splitlines().index("  - id: pacing.overspend") + 1

@@ -316,12 +316,12 @@ class AuthorScreen(Screen):
         self.after_edit(select=(draft.list_name, index))
         self.notify(f"Added {draft.id} to {draft.list_name} (ctrl+s saves, ctrl+z undoes)")
 
+    def on_expectation_list_delete_requested(self, message: ExpectationList.DeleteRequested) -> None:
+        removed = self.history.remove(message.list_name, message.index)
+        self.after_edit()
+        self.notify(f"Deleted {removed.get('id')} from {message.list_name} (ctrl+z undoes)")
+
     def on_expectation_list_edit_requested(self, message: ExpectationList.EditRequested) -> None:
-        if isinstance(message, ExpectationList.DeleteRequested):
-            removed = self.history.remove(message.list_name, message.index)
-            self.after_edit()
-            self.notify(f"Deleted {removed.get('id')} from {message.list_name} (ctrl+z undoes)")
-            return
         where = (message.list_name, message.index)
         draft = TagDraft.from_entry(message.list_name, self.case.doc.entry(*where))
 

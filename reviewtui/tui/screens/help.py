@@ -52,4 +52,4 @@ class HelpScreen(ReviewModal[None]):
         with Vertical(classes="dialog help"):
             yield Static("Keys (esc closes)", classes="dialog-title")
             with VerticalScroll():
-                yield Static(table)
+                yield Static(table, id="help-keys")

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ...cases import LISTS, Case, Expectation
 
@@ -59,8 +59,11 @@ class ExpectationList(OptionList):
             self.list_name = list_name
             self.index = index
 
-    class DeleteRequested(EditRequested):
-        pass
+    class DeleteRequested(Message):
+        def __init__(self, list_name: str, index: int) -> None:
+            super().__init__()
+            self.list_name = list_name
+            self.index = index
 
     def show_case(self, case: Case, problem_counts: dict[str, int]) -> None:
         """Rebuild from the case, keeping the highlight on the same entry when it still exists."""
@@ -84,7 +87,7 @@ class ExpectationList(OptionList):
     def select_key(self, key: str) -> bool:
         try:
             self.highlighted = self.get_option_index(key)
-        except Exception:  # OptionDoesNotExist: the entry was deleted
+        except OptionDoesNotExist:  # the entry was deleted
             return False
         return True
 

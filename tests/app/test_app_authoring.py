@@ -1,0 +1,374 @@
+"""Pilot tests of the app on real files in a temporary copy of tests/fixtures/app."""
+
+from __future__ import annotations
+
+import difflib
+
+from reviewtui import disputes
+from reviewtui.tui.screens.author import AuthorScreen
+from reviewtui.tui.screens.cases import CasesScreen
+from reviewtui.tui.screens.dialogs import ConfirmModal
+from reviewtui.tui.screens.dispute import DisputeModal
+from reviewtui.tui.screens.help import HelpScreen
+from reviewtui.tui.screens.tag import TagModal
+from reviewtui.tui.widgets.writeup_view import WriteupView
+
+from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
+
+CASE = "c01-shoes-tracking"
+SEARCH_TERMS_SENTENCE = 'Search terms such as "free shoes" wasted 166.50 with no conversions.'
+BRAND_SENTENCE = "Brand search (111) spent 1,234.50 more than planned."
+
+
+async def go_to_sentence(pilot, screen: AuthorScreen, text: str) -> None:
+    view = screen.query_one(WriteupView)
+    view.focus()
+    await pilot.press("home")
+    for _ in range(len(screen.writeup.sentences)):
+        if view.sentence.text == text:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"sentence not found: {text}")
+
+
+async def type_text(pilot, text: str) -> None:
+    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
+
+
+def added_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    diff = list(difflib.ndiff(before.splitlines(), after.splitlines()))
+    return [l[2:] for l in diff if l.startswith("+ ")], [l[2:] for l in diff if l.startswith("- ")]
+
+
+async def test_cases_view_shows_counts_status_and_filters(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CasesScreen)
+        rows = {r.case_id: r for r in screen.rows}
+        assert rows[CASE].counts == (1, 0, 1) and rows[CASE].ok
+        assert rows["c03-bikes-broken"].status().plain.startswith("✗ 1  expected.yaml:6: must_find[0]: row '/daily/400'")
+        await pilot.press("s")  # status filter: problems only
+        assert [r.case_id for r in screen.visible_rows()] == ["c03-bikes-broken"]
+        await pilot.press("s", "k", "k")  # status ok, kind: ordinary then broken_data
+        assert screen.visible_rows() == []
+        await pilot.press("s", "k", "k", "k")  # status all; kind clean, trap, all
+        assert len(screen.visible_rows()) == 3
+
+
+async def test_tagging_a_sentence_and_marked_rows_writes_the_entry(repo):
+    expected = repo / "cases" / CASE / "expected.yaml"
+    before = expected.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, SEARCH_TERMS_SENTENCE)
+        await pilot.press("t")  # the snapshot table (daily tab)
+        await pilot.press("down", "down", "down", "space", "space")  # mark /daily/3 and /daily/4
+        assert screen.panel.marked_rows() == ["/daily/3", "/daily/4"]
+        await pilot.press("2")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, TagModal)
+        await type_text(pilot, "waste.zero_conv_search_terms")
+        modal.query_one("#tag-scope").focus()
+        await pilot.press("enter", "down", "down", "enter")  # open the scope list, pick 222
+        await settle(pilot)
+        assert modal.query_one("#tag-scope").value == "222"
+        assert "supported by the rows" in str(modal.query_one("#tag-support").render())
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.dirty and "unsaved" in str(screen.query_one("#author-title").render())
+        assert screen.panel.marks == set()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not screen.dirty
+    added, removed = added_lines(before, expected.read_text())
+    assert removed == ["may_find: []"]
+    assert added == [
+        "may_find:",
+        "  - id: waste.zero_conv_search_terms@222",
+        '    evidence: Search terms such as "free shoes" wasted 166.50 with no conversions.',
+        "    rows: [/daily/3, /daily/4]",
+        '    claim: Search terms such as "free shoes" wasted 166.50 with no conversions.',
+    ]
+
+
+async def test_a_save_keeps_the_seniors_comments_and_key_order(repo):
+    expected = repo / "cases" / "c02-garden-clean" / "expected.yaml"
+    commented = (
+        "# Garden shop: a healthy account.  Senior: A.B.\n"
+        "case: c02-garden-clean   # folder name\n"
+        "kind: clean\n"
+        "notes: A healthy account; nothing material is wrong.\n"
+        "must_find:\n"
+        "  # looked and found nothing\n"
+        "  - id: summary.no_material_issues\n"
+        "    evidence: spend on pace, conversions steady at 8 to 14 a day in both campaigns  # checked twice\n"
+        "\n"
+        "# end of file comment\n"
+    )
+    expected.write_text(commented)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, "c02-garden-clean")
+        await pilot.press("t", "space", "3")  # must_not_say from rows alone: /daily/0
+        await pilot.pause()
+        await type_text(pilot, "data.duplicate_rows")
+        screen_modal = app.screen
+        screen_modal.query_one("#tag-evidence").focus()
+        await type_text(pilot, "each date and campaign appears once")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    saved = expected.read_text()
+    added, removed = added_lines(commented, saved)
+    assert removed == []
+    assert added == [
+        "must_not_say:",
+        "  - id: data.duplicate_rows",
+        "    evidence: each date and campaign appears once",
+        "    rows: [/daily/0]",
+    ]
+    # Every original line, comments included, is still there and in the same order.
+    assert [l for l in saved.splitlines() if l in commented.splitlines()] == [l for l in commented.splitlines()]
+
+
+async def test_dispute_appends_under_its_writeup_and_other_entries_stay_byte_identical(repo):
+    disputed = repo / "disputed.md"
+    before = disputed.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
+        await pilot.press("t", "down", "space", "d")  # mark /daily/1, dispute the sentence
+        await pilot.pause()
+        assert isinstance(app.screen, DisputeModal)
+        await type_text(pilot, "brand spent 249.00 on 2025-03-01")
+        await pilot.press("tab", "tab")
+        await type_text(pilot, "no plan in the snapshot")
+        await pilot.press("enter")
+        await pilot.pause()
+        view = screen.query_one(WriteupView)
+        assert view.sentence.index in view.disputed
+    after = disputed.read_text()
+    entry = disputes.load(disputed).by_id("D-wu01-2")
+    assert entry is not None and entry.writeup == "writeups/wu01-shoes.md"
+    assert entry.quote == BRAND_SENTENCE and entry.rows == ["/daily/1"] and entry.case == CASE
+    block = after[entry.start:entry.end]
+    assert after.replace(block, "", 1) == before  # everything else byte-identical
+    assert after.index("### D-wu01-2") < after.index("## writeups/wu07-toys.md")
+
+
+async def test_reopening_a_disputed_sentence_removes_its_entry(repo):
+    disputed = repo / "disputed.md"
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, "The account overspends by 40%.")
+        view = screen.query_one(WriteupView)
+        assert view.sentence.index in view.disputed
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("o")
+        await pilot.pause()
+        assert view.sentence.index not in view.disputed
+    text = disputed.read_text()
+    assert "D-wu01-1" not in text.replace("<!-- reopened D-wu01-1 -->", "")
+    assert "### D-wu07-1" in text
+
+
+async def test_external_change_is_not_overwritten_and_keep_both_saves_ours_aside(repo):
+    expected = repo / "cases" / CASE / "expected.yaml"
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "down", "delete")  # delete the must_not_say entry
+        assert "pacing.overspend" not in screen.case.doc.dump()
+        theirs = expected.read_text().replace("kind: ordinary", "kind: trap  # changed by a colleague")
+        expected.write_text(theirs)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        assert expected.read_text() == theirs  # not overwritten
+        await pilot.press("k")
+        await pilot.pause()
+        assert not screen.dirty
+        assert screen.case.kind == "trap"  # the editor now shows the file on disk
+    mine = (repo / "cases" / CASE / "expected.yaml.mine").read_text()
+    assert "pacing.overspend" not in mine and "kind: ordinary" in mine
+    assert expected.read_text() == theirs
+
+
+async def test_external_change_reload_drops_our_edit(repo):
+    expected = repo / "cases" / CASE / "expected.yaml"
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "delete")
+        expected.write_text(expected.read_text() + "# touched\n")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert [e.id for e in screen.case.must_find] == ["tracking.conversions_stopped@222"]
+        assert not screen.dirty
+    assert expected.read_text().endswith("# touched\n")
+
+
+async def test_undo_and_redo_of_a_delete(repo):
+    expected = repo / "cases" / CASE / "expected.yaml"
+    original = expected.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "delete")
+        assert screen.case.must_find == [] and screen.dirty
+        await pilot.press("ctrl+z")
+        assert [e.id for e in screen.case.must_find] == ["tracking.conversions_stopped@222"]
+        assert not screen.dirty
+        await pilot.press("ctrl+y")
+        assert screen.case.must_find == []
+        await pilot.press("ctrl+z", "ctrl+s")
+        await pilot.pause()
+    assert expected.read_text() == original
+
+
+async def test_leaving_with_unsaved_changes_asks_first(repo):
+    expected = repo / "cases" / CASE / "expected.yaml"
+    original = expected.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "delete", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("c")  # cancel: stay
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("d")  # discard and leave
+        await pilot.pause()
+        assert isinstance(app.screen, CasesScreen)
+    assert expected.read_text() == original
+
+
+async def test_quitting_with_unsaved_changes_can_save_first(repo):
+    expected = repo / "cases" / CASE / "expected.yaml"
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "delete", "ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("s")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert "tracking.conversions_stopped" not in expected.read_text()
+
+
+async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, "c03-bikes-broken")
+        text = str(screen.query_one("#problems").render())
+        assert "row '/daily/400' does not resolve" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = await open_case(pilot, CASE)
+        # Tag a must_find the (stand-in) auditor does not support, with a duplicate-free id.
+        await pilot.press("1")
+        await pilot.pause()
+        await type_text(pilot, "pacing.underspend")
+        app.screen.query_one("#tag-evidence").focus()
+        await type_text(pilot, "spend below schedule")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        text = str(screen.query_one("#problems").render())
+        assert "must_find[1]: the rows do not support pacing.underspend" in text
+
+
+async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await pilot.press("3")
+        await pilot.pause()
+        modal = app.screen
+        await type_text(pilot, "pacing.overspent")
+        await pilot.press("ctrl+s")
+        assert "unknown finding kind 'pacing.overspent'" in str(modal.query_one("#tag-error").render())
+        await pilot.press("backspace", "d")  # pacing.overspend: already a must_not_say entry
+        await pilot.press("ctrl+s")
+        assert "already an entry" in str(modal.query_one("#tag-error").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and not screen.dirty
+
+
+async def test_editing_an_entry_moves_it_to_another_list(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "e")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, TagModal)
+        assert modal.query_one("#tag-rows").value == "/daily/17, /daily/19"
+        modal.query_one("#tag-list").focus()
+        await pilot.press("enter", "down", "enter")  # must_find -> may_find
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert screen.case.must_find == []
+        moved = screen.case.may_find[0]
+        assert moved.id == "tracking.conversions_stopped@222" and moved.rows == ["/daily/17", "/daily/19"]
+        assert moved.claim and moved.claim.startswith("Purchase conversions")
+
+
+async def test_selecting_an_entry_highlights_its_rows_and_sentence(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        screen.query_one("#expectations").focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert screen.panel.highlights == {"/daily/17", "/daily/19"}
+        assert screen.panel.active_table.current_pointer == "/daily/17"
+        assert screen.query_one(WriteupView).sentence.text.startswith("Purchase conversions in campaign 222")
+
+
+async def test_palette_jumps_to_a_row_by_pointer(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "/search_terms/1")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.panel.active_table.current_pointer == "/search_terms/1"
+
+
+async def test_help_lists_the_keys_of_every_region(repo):
+    app = make_app(repo)
+    async with app.run_test(size=(140, 150)) as pilot:  # tall enough to show every key at once
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        for words in ("Tag must_find", "Dispute / reopen", "Mark row", "Open case", "Undo"):
+            assert words in text
