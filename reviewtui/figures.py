@@ -39,7 +39,10 @@ _FIGURE_RE = re.compile(
     (?P<sign>[-+\u2212])?
     (?:(?P<pre_sym>{_SYMBOL})\s?|(?P<pre_code>{_CODE})\s?)?
     (?P<sign2>[-\u2212])?
-    (?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)
+    (?P<num>
+        (?P<eu>\d{{1,3}}(?:\.\d{{3}})+,\d{{1,2}}(?![\d,])|\d{{1,3}}(?:\.\d{{3}}){{2,}}(?![\d,])|\d{{1,3}},\d{{1,2}}(?=\s?%))  # 1.234,56 / 1.234.567 / 12,5 %
+      | \d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+
+    )
     (?P<scale>\s?(?:bn|k|K|M)(?![A-Za-z])|[mB](?![A-Za-z])|\s(?:thousand|million|billion)\b)?
     (?P<post>
         \s?%|\s?(?:per\s?cent|percent|pct)\b|\s?(?:pp|percentage\s+points?)\b
@@ -257,10 +260,14 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
     if before and (before.isalnum() or before in "_.") and not m.group("pre_code"):
         if not (m.group("pre_sym") or m.group("sign")):
             return None  # digits glued to a word: GA4, v2.3
+    if before in ",." and start > 1 and text[start - 2].isdigit():
+        return None  # the tail of a number this scan could not read ("1,2,3")
     after = text[end] if end < len(text) else ""
     if after.isalnum() or after == "_" or (after in ".," and text[end + 1:end + 2].isdigit()):
         return None  # 3D, 1.5.2
     num = m.group("num")
+    if m.group("eu"):  # continental notation: dots group thousands, a comma marks decimals
+        num = num.replace(".", "").replace(",", ".")
     scale_word = (m.group("scale") or "").strip()
     post = (m.group("post") or "").strip()
     scale = SCALES.get(scale_word, 1.0)

@@ -45,6 +45,9 @@ FIGURE_CASES = [
     ("$2,161", F, "±0.5"),
     ("6,094.38 spent to date", G, "account: cost, to last complete day"),
     ("1,240.50", F, ""),
+    ("1.234,38 € in continental notation", G, "campaign 333: cost"),
+    ("a CTR of 12,5 %", G, "campaign 333: CTR"),
+    ("2.160.000 spent", F, ""),
     # negatives: the sign is wording, the magnitude is checked
     ("-12.5%", G, "CTR"),
     ("−$1,234", G, "1234.38"),
