@@ -102,17 +102,15 @@ def _scoped(finding_id: str, kind: str, scope: str, items: list[Assessment]) -> 
     positive = [a for a in account if a.supported]
     if positive and kind.startswith(ACCOUNT_COVERS_CAMPAIGNS):
         return _answer(finding_id, positive, True)
+    others = sorted({str(a.scope) for a in items if a.supported and a.scope is not None})
+    if others:
+        return Support(finding_id, False, explanation=f"the rows support it for campaign {', '.join(others)}, not for {scope}")
     unknown = [a for a in account if a.supported is None]
     if unknown:
         return _answer(finding_id, unknown, None)
     negative = [a for a in account if a.supported is False]
     if negative:
         return _answer(finding_id, negative, False)
-    if positive:
-        others = ", ".join(sorted({str(a.scope) for a in items if a.supported and a.scope}))
-        return _answer(finding_id, positive, False) if not others else Support(
-            finding_id, False, explanation=f"supported for other campaigns ({others}), not for {scope}"
-        )
     return Support(finding_id, None, explanation=f"the reference auditor has no assessment of campaign {scope} for this kind")
 
 

@@ -94,11 +94,9 @@ def detect(ctx: Context) -> None:
         for kind in (STOPPED, STEP_DROP, DOUBLE):
             ctx.rejected(kind, None, "all conversions held: an action was demoted from the primary goal, tracking did not break")
     else:
-        stopped_account = _stopped(ctx, None, lag)
-        for cid in scopes:
-            if stopped_account:
-                ctx.rejected(STOPPED, cid, "the stop is account-wide and reported once for the account")
-            else:
+        # An account-wide stop is reported once; it answers for every campaign (support.py)
+        if not _stopped(ctx, None, lag):
+            for cid in scopes:
                 _stopped(ctx, cid, lag)
         steps = {scope: _steps(ctx, scope, lag) for scope in [None, *scopes]}
         for kind in (STEP_DROP, DOUBLE):

@@ -138,7 +138,10 @@ def zero_conversion_campaigns(ctx: Context) -> None:
     lag = lag_model(ctx)
     found = False
     for cid, tot in sorted(s.campaign_totals.items()):
-        if tot.conversions > 0 or tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid, CORRUPTS_MONEY):
+        if tot.conversions > 0:
+            ctx.rejected(CAMPAIGN, cid, f"{text.count(tot.conversions)} conversions over the period")
+            continue
+        if tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid, CORRUPTS_MONEY):
             continue
         if not _conversion_goal(s, cid):
             ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")

@@ -1,0 +1,11 @@
+"""The auditor's contribution to ``reviewtui check`` (listed in ``check.CHECK_MODULES``).
+
+Warnings, never errors: the reference auditor is a second opinion, and a
+senior may know better than its thresholds. See ``support.support_problems``.
+"""
+
+from __future__ import annotations
+
+from .support import support_problems
+
+CHECKS = [support_problems]
