@@ -283,26 +283,26 @@ def invalid_values(ctx: Context) -> None:
     if not s.rows:
         ctx.unassessable(kind, None, "no daily rows to check")
         return
-    problems: list[tuple[str, str]] = []  # (pointer, description)
-    for pointer, name, raw in s.bad_values:
+    problems: list[tuple[str, str]] = []  # (row pointer, description)
+    for row, name, raw in s.bad_values:
         if raw is None:
-            problems.append((pointer, f"{name} is null"))
+            problems.append((row.pointer, f"{_row_label(s, row)}: {name} is null"))
         elif number(raw) is None:
-            problems.append((pointer, f"{name} is the text {str(raw)[:20]!r}"))
+            problems.append((row.pointer, f"{_row_label(s, row)}: {name} is the text {str(raw)[:20]!r}"))
     one_per_click = not _many_per_click(s) and not s.is_meta
     for row in s.rows:
         where = _row_label(s, row)
         for name in COUNTED_METRICS:
             value = row.get(name)
             if value is not None and value < 0:
-                problems.append((f"{row.pointer}/{name}", f"{where}: {name} {text.count(value)}"))
+                problems.append((row.pointer, f"{where}: {name} {text.count(value)}"))
         clicks, impressions = row.get("clicks"), row.get("impressions")
         if clicks is not None and impressions is not None and clicks > impressions:
             problems.append((row.pointer, f"{where}: {text.count(clicks)} clicks above {text.count(impressions)} impressions"))
         for name in SHARES:
             value = row.get(name)
             if value is not None and not 0 <= value <= 1:
-                problems.append((f"{row.pointer}/{name}", f"{where}: {name} {text.share(value)}"))
+                problems.append((row.pointer, f"{where}: {name} {text.share(value)}"))
         conversions = row.get("conversions")
         if one_per_click and clicks is not None and conversions is not None and conversions > clicks > 0:
             problems.append((row.pointer, f"{where}: {text.count(conversions)} conversions above {text.count(clicks)} clicks with one-per-click counting"))
@@ -314,15 +314,11 @@ def invalid_values(ctx: Context) -> None:
         kind,
         None,
         "Some rows carry impossible values (negative or missing metrics, clicks above impressions or shares "
-        "outside 0 to 1); totals over them are unreliable until the export is fixed.",
-        _describe_pointers(shown, problems) + ".",
+        "outside zero to one); totals over them are unreliable until the export is fixed.",
+        shown + ".",
         severity="medium",
-        rows=sorted({p.split("/")[0] + "/" + "/".join(p.split("/")[1:3]) for p, _ in problems}),
+        rows=list(dict.fromkeys(p for p, _ in problems)),
     )
-
-
-def _describe_pointers(shown: str, problems: list[tuple[str, str]]) -> str:
-    return shown if shown else ", ".join(p for p, _ in problems)
 
 
 def attribution_change(ctx: Context) -> None:

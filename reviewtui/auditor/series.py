@@ -155,7 +155,7 @@ class Series:
     rows: list[Row]
     campaigns: dict[str, Campaign]
     notes: list[str] = field(default_factory=list)  # what could not be read, for the log
-    bad_values: list[tuple[str, str, Any]] = field(default_factory=list)  # (pointer, field, raw)
+    bad_values: list[tuple[Row, str, Any]] = field(default_factory=list)  # (row, metric, the raw value)
     # (date, campaign) -> Totals, account date -> Totals, campaign -> Totals
     cells: dict[tuple[date, str], Totals] = field(default_factory=dict)
     days: dict[date, Totals] = field(default_factory=dict)
@@ -290,6 +290,9 @@ def build_series(data: Any) -> Series:
         _read_row(series, index, raw)
 
     series.last_complete = _last_complete(series, period)
+    quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if number(raw) is not None]
+    if quoted:
+        notes.append(f"{len(quoted)} value(s) are numbers written as text, read as numbers (first: {quoted[0]})")
     return series
 
 
@@ -306,15 +309,10 @@ def _read_row(series: Series, index: int, raw: Any) -> None:
         series.notes.append(f"{where} has no campaign_id: row skipped")
         return
     campaign_id = str(raw["campaign_id"])
-    metrics: dict[str, float | None] = {}
-    for name in (*METRICS, *SHARES):
-        if name not in raw:
-            continue
-        value = number(raw[name])
-        metrics[name] = value
-        if value is None or isinstance(raw[name], str):
-            series.bad_values.append((f"{where}/{name}", name, raw[name]))
+    metrics: dict[str, float | None] = {name: number(raw[name]) for name in (*METRICS, *SHARES) if name in raw}
     row = Row(index, day, campaign_id, metrics, raw)
+    # Null or text where a number belongs (a quoted number is read, and still noted)
+    series.bad_values += [(row, n, raw[n]) for n in metrics if metrics[n] is None or isinstance(raw[n], str)]
     series.rows.append(row)
     series.campaigns.setdefault(campaign_id, Campaign(campaign_id, "", None, {"id": campaign_id}))
     key = (day, campaign_id)

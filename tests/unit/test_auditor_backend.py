@@ -1,0 +1,106 @@
+"""The rules backend: created by name, scored like a model by ``reviewtui eval``, thresholds overridable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewtui.assistant import parse_output
+from reviewtui.auditor.thresholds import OVERRIDE_ENV
+from reviewtui.backends import BackendUsageError, create_backend
+from reviewtui.cases import load_case
+from reviewtui.eval import main as eval_main
+from tests.fixtures.auditor.build import PLANTED
+from tests.fixtures.auditor.helpers import fixture
+
+# A small case set from the fixtures: (case kind, fixture, its must_find, its must_not_say)
+CASES = [
+    ("ordinary", "stop_account"),
+    ("ordinary", "wasted_campaign"),
+    ("ordinary", "overspend"),
+    ("broken_data", "duplicates"),
+    ("broken_data", "micros"),
+    ("clean", "clean"),
+    ("trap", "budget_raise"),
+    ("trap", "lag_trap_long"),
+]
+
+
+def write_case(root: Path, kind: str, name: str) -> Path:
+    must, must_not = PLANTED[name]
+    case_id = "c-" + name.replace("_", "-")
+    folder = root / case_id
+    folder.mkdir(parents=True)
+    (folder / "snapshot.json").write_text(json.dumps(fixture(name), indent=1), encoding="utf-8")
+    lines = [f"case: {case_id}", f"kind: {kind}", "must_find:"]
+    lines += [f"  - id: {i}\n    evidence: planted in the fixture" for i in must]
+    if must_not:
+        lines.append("must_not_say:")
+        lines += [f"  - id: {i}\n    evidence: the trap of the fixture" for i in must_not if i not in must]
+    (folder / "expected.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_created_by_name_and_described():
+    backend = create_backend("rules")
+    assert backend.name == "rules"
+    assert backend.model.startswith("reference-auditor-")
+    described = backend.describe()
+    assert described["backend"] == "rules" and len(described["thresholds_sha256"]) == 64
+
+
+def test_runs_a_case_from_disk(tmp_path):
+    folder = write_case(tmp_path, "ordinary", "stop_account")
+    output = asyncio.run(create_backend("rules").run(load_case(folder)))
+    assert output.error is None and output.model == create_backend("rules").model
+    assert [f.id for f in parse_output(output.raw_text)] == ["tracking.conversions_stopped"]
+
+
+def test_a_snapshot_that_cannot_be_read_is_a_case_error(tmp_path):
+    folder = write_case(tmp_path, "clean", "clean")
+    case = load_case(folder)
+    (folder / "snapshot.json").write_text("{ not json", encoding="utf-8")
+    case.snapshot = None
+    output = asyncio.run(create_backend("rules").run(case))
+    assert output.raw_text is None and "malformed JSON" in output.error
+
+
+def test_thresholds_override_from_the_environment(tmp_path, monkeypatch):
+    folder = write_case(tmp_path, "ordinary", "overspend")
+    override = tmp_path / "thresholds.yaml"
+    override.write_text("pacing.overspend:\n  projection_share_of_tolerance: 9.0\n", encoding="utf-8")
+    monkeypatch.setenv(OVERRIDE_ENV, str(override))
+    backend = create_backend("rules")
+    output = asyncio.run(backend.run(load_case(folder)))
+    assert [f.id for f in parse_output(output.raw_text)] == ["summary.no_material_issues"]
+    assert backend.describe()["thresholds"] == str(override)
+
+
+def test_a_bad_override_is_a_usage_error_naming_the_file(tmp_path, monkeypatch):
+    override = tmp_path / "thresholds.yaml"
+    override.write_text("pacing.overspend:\n  tolerence: 0.2\n", encoding="utf-8")
+    monkeypatch.setenv(OVERRIDE_ENV, str(override))
+    with pytest.raises(BackendUsageError, match=r"thresholds.yaml: pacing.overspend has no threshold 'tolerence' \(known: "):
+        create_backend("rules")
+    override.write_text("pacing.sideways:\n  x: 1\n", encoding="utf-8")
+    with pytest.raises(BackendUsageError, match="'pacing.sideways' is not a taxonomy id"):
+        create_backend("rules")
+
+
+def test_eval_without_a_key_runs_the_auditor_and_passes_on_the_fixture_cases(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv(OVERRIDE_ENV, raising=False)
+    cases = tmp_path / "cases"
+    for kind, name in CASES:
+        write_case(cases, kind, name)
+    code = eval_main(["--cases", str(cases), "--results-dir", str(tmp_path / "results")])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("no ANTHROPIC_API_KEY: running the built-in reference auditor")
+    assert code == 0, out
+    [manifest_path] = (tmp_path / "results").glob("*/manifest.json")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    assert manifest["backend"] == "rules" and manifest["gate"]["passed"] is True
+    assert manifest["summary"]["mean_recall"] == 1.0 and manifest["summary"]["fabrications"] == 0
