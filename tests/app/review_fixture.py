@@ -1,7 +1,7 @@
 """A small, fixed case set and fixed run results for the review screens' tests.
 
 Everything is written into a temporary folder by the tests: five cases (all
-four kinds), and two runs of them (``audit-v1`` and ``audit-v2``) whose
+four kinds), and two runs of them (``audit-t1`` and ``audit-t2``) whose
 result files follow docs/internals.md ("Result files") with hand-written
 scores, so the snapshot tests do not move when the scorer's wording does.
 Dates are fixed.
@@ -141,8 +141,8 @@ def raw(findings: list[dict[str, Any]]) -> str:
 class CountingStubBackend(Backend):
     """Returns fixed outputs by case id and counts the calls per case.
 
-    ``gate`` (an asyncio.Event) lets a test hold every call until it allows
-    them through, to cancel a run halfway in a deterministic way.
+    Calls beyond ``hold_after`` wait for ``release`` (see ``release_all``), so a
+    test can cancel a run halfway in a deterministic way.
     """
 
     name = "stub"
@@ -152,14 +152,23 @@ class CountingStubBackend(Backend):
                  hold_after: int | None = None) -> None:
         self.outputs = outputs if outputs is not None else GOOD_OUTPUT
         self.calls: dict[str, int] = {}
-        self.hold_after = hold_after  # calls beyond this number wait for ``release``
+        self.hold_after = hold_after
         self.release = asyncio.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop running the calls
+
+    def release_all(self) -> None:
+        """Let held calls finish, from any thread (the event lives on the loop that runs the calls)."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.release.set)
+        else:
+            self.release.set()
 
     @property
     def total_calls(self) -> int:
         return sum(self.calls.values())
 
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
+        self.loop = asyncio.get_running_loop()
         self.calls[case.case_id] = self.calls.get(case.case_id, 0) + 1
         if self.hold_after is not None and self.total_calls > self.hold_after:
             await self.release.wait()
@@ -260,11 +269,11 @@ def _v2() -> dict[str, tuple[str, dict[str, Any]]]:
 
 KINDS = {"c01-tracking": "ordinary", "c02-search-waste": "ordinary", "c03-duplicates": "broken_data",
          "c04-healthy": "clean", "c05-learning-trap": "trap"}
-RUNS = {"audit-v1": (_v1, "2025-03-20T09:00:00+00:00"), "audit-v2": (_v2, "2025-03-21T10:30:00+00:00")}
+RUNS = {"audit-t1": (_v1, "2025-03-20T09:00:00+00:00"), "audit-t2": (_v2, "2025-03-21T10:30:00+00:00")}
 
 
 def write_run(results_dir: Path, version: str, cases_dir: Path | None = None) -> Path:
-    """Write the fixed results of run ``version`` (``audit-v1`` or ``audit-v2``); return its folder."""
+    """Write the fixed results of run ``version`` (``audit-t1`` or ``audit-t2``); return its folder."""
     build, started_at = RUNS[version]
     results = build()
     run_dir = results_dir / version
@@ -313,3 +322,29 @@ def write_run(results_dir: Path, version: str, cases_dir: Path | None = None) ->
             writer.writerow([s["case_id"], s["recall"], s["precision"], s["fabrication"],
                              ";".join(s["missed_ids"]), KINDS[s["case_id"]], s["status"]])
     return run_dir
+
+
+# --------------------------------------------------------------------------
+# The app on these files, for Pilot and snapshot tests
+# --------------------------------------------------------------------------
+
+SIZE = (130, 36)
+
+
+def make_review_app(root: Path, backend: Backend | None = None):
+    """The real app on ``root/cases`` and ``root/results`` (relative paths: run it from ``root``)."""
+    from reviewtui.tui.app import ReviewApp
+
+    app = ReviewApp(Path("cases"), Path("results"), cursor_blink=False)
+    if backend is not None:
+        app.backend_factory = lambda settings, results_dir: backend
+    return app
+
+
+async def wait_until(pilot, predicate, what: str, steps: int = 500) -> None:
+    """Let the app run until ``predicate()`` holds; fail naming ``what`` if it never does."""
+    for _ in range(steps):
+        if predicate():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")

@@ -106,7 +106,6 @@ class NewRunScreen(Screen[None]):
     NewRunScreen SelectCurrent { border: none; height: 1; padding: 0 1; background: $boost; }
     NewRunScreen Select:focus > SelectCurrent { background: $primary 30%; }
     NewRunScreen #new-run-options { height: auto; padding: 0 1; }
-    NewRunScreen Checkbox { border: none; height: 1; padding: 0; background: transparent; }
     NewRunScreen #new-run-buttons { height: auto; padding: 1 1 0 1; }
     NewRunScreen #new-run-buttons Button { margin-right: 2; }
     NewRunScreen #new-run-error { height: auto; padding: 0 1; color: $error; }
@@ -149,10 +148,10 @@ class NewRunScreen(Screen[None]):
             yield Input("", id="replay-dir", placeholder="folder of <case_id>.json")
             yield Label("replay only", classes="note")
         with Vertical(id="new-run-options"):
-            yield Checkbox(self._resume_label(), value=self._previous_unfinished(), id="resume")
+            yield Checkbox(self._resume_label(), value=self._previous_unfinished(), id="resume", compact=True)
         with Horizontal(id="new-run-buttons"):
-            yield Button("Start", id="start", variant="primary")
-            yield Button("Open run view", id="open-run", disabled=True)
+            yield Button("Start", id="start", variant="primary", compact=True)
+            yield Button("Open run view", id="open-run", disabled=True, compact=True)
         yield Static("", id="new-run-error")
         yield RunProgress(id="new-run-progress")
         yield Static("", id="new-run-result")
@@ -250,15 +249,19 @@ class NewRunScreen(Screen[None]):
     def cancel_run(self) -> None:
         """Stop starting cases and abandon those in flight; what finished stays on disk."""
         self.state = "cancelling"
+        self._signal_cancel()
+        self.query_one(RunProgress).say("cancelling…")
+
+    def _signal_cancel(self) -> None:
+        """Set the run's cancel event from the UI thread (the event lives on the worker's loop)."""
         self._cancel_requested.set()
         loop, cancel = self._loop, self._cancel
         if loop is not None and cancel is not None:
             loop.call_soon_threadsafe(cancel.set)
-        self.query_one(RunProgress).say("cancelling…")
 
     def on_unmount(self) -> None:
         if self.running:
-            self.cancel_run()  # leaving the screen must not leave a run going
+            self._signal_cancel()  # leaving the screen must not leave a run going
 
     # -- the worker ----------------------------------------------------------------------
 

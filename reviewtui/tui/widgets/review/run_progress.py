@@ -10,10 +10,12 @@ from ....runner import Progress
 
 
 def progress_line(progress: Progress, state: str, kept: int = 0) -> str:
-    """``running: 3 of 5 cases · 0 errors · 6,000 tokens · ≈ $0.0120 · 2 kept from the earlier run``."""
+    """``running: 3 of 5 cases · 0 errors · 6,000 tokens · ≈ $0.0120 · 2 kept from the earlier run``
+    (the cost is unknown for a model without a list price)."""
     tokens = progress.input_tokens + progress.output_tokens
+    cost = "cost unknown for this model" if progress.cost_usd is None else f"≈ ${progress.cost_usd:,.4f}"
     parts = [f"{state}: {progress.done} of {progress.total} cases", f"{progress.errors} errors",
-             f"{tokens:,} tokens", f"≈ ${progress.cost_usd:,.4f}"]
+             f"{tokens:,} tokens", cost]
     if progress.cached:
         parts.append(f"{progress.cached} from the cache")
     if kept:

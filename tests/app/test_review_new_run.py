@@ -1,0 +1,135 @@
+"""The new-run form: the run happens in a worker, reports progress, can be cancelled and resumed."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from textual.widgets import Checkbox, ProgressBar
+
+from reviewtui import assistant
+from reviewtui.report import read_manifest
+from reviewtui.tui.screens.new_run import NewRunScreen
+from reviewtui.tui.screens.run import RunScreen
+from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
+from reviewtui.tui.widgets.review.run_progress import RunProgress
+from tests.app.review_fixture import CASE_IDS, SIZE, CountingStubBackend, make_review_app, wait_until, write_case_set
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    write_case_set(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run_dir(root):
+    return root / "results" / assistant.PROMPT_VERSION
+
+
+async def open_new_run(pilot) -> NewRunScreen:
+    await pilot.press("f3", "n")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, NewRunScreen)
+    return pilot.app.screen
+
+
+async def test_a_run_in_the_worker_updates_progress_and_table_while_the_app_answers_keys(root):
+    backend = CountingStubBackend(hold_after=2)  # the third case waits until the test lets it go
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "1"
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.progress is not None and screen.progress.done == 2, "two cases done")
+        assert screen.state == "running"
+        assert screen.query_one(ProgressBar).progress == 2
+        assert screen.query_one(ProgressBar).total == len(CASE_IDS)
+        assert screen.query_one(RunProgress).line.startswith(f"running: 2 of {len(CASE_IDS)} cases · 0 errors")
+        assert screen.query_one(ReviewCaseTable).shown_case_ids == CASE_IDS[:2]
+        # The UI thread is free while the worker waits: keys still move the focus.
+        before = app.focused
+        await pilot.press("tab")
+        assert app.focused is not before
+        backend.hold_after = None
+        backend.release_all()
+        await wait_until(pilot, lambda: screen.state == "complete", "the run completes")
+        assert screen.query_one(ProgressBar).progress == len(CASE_IDS)
+        assert sorted(screen.query_one(ReviewCaseTable).shown_case_ids) == sorted(CASE_IDS)
+        manifest = read_manifest(run_dir(root) / "manifest.json")
+        assert manifest["status"] == "complete" and manifest["gate"]["passed"] is True
+        await pilot.press("ctrl+o")
+        assert isinstance(app.screen, RunScreen)
+
+
+async def test_escape_cancels_and_keeps_what_finished(root):
+    backend = CountingStubBackend(hold_after=2)
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "1"
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: backend.total_calls == 3, "the third case is in flight")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.state == "cancelled", "the run is cancelled")
+        assert isinstance(app.screen, NewRunScreen)  # escape cancelled the run, it did not leave
+        manifest = read_manifest(run_dir(root) / "manifest.json")
+        assert manifest["status"] == "cancelled"
+        assert manifest["gate"]["passed"] is None
+        assert sorted(p.stem for p in (run_dir(root) / "cases").glob("*.json")) == CASE_IDS[:2]
+        with (root / "results" / f"{assistant.PROMPT_VERSION}.csv").open() as fh:
+            assert [row["case_id"] for row in csv.DictReader(fh)] == CASE_IDS[:2]
+        assert screen.query_one("#resume", Checkbox).value is True  # starting again resumes
+        assert "NO VERDICT" in str(screen.query_one("#new-run-result").render())
+
+
+async def test_starting_again_resumes_without_repeating_finished_cases(root):
+    first = CountingStubBackend(hold_after=2)
+    app = make_review_app(root, first)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "1"
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: first.total_calls == 3, "the third case is in flight")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.state == "cancelled", "the run is cancelled")
+
+        second = CountingStubBackend()
+        app.backend_factory = lambda settings, results_dir: second
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.state == "complete", "the resumed run completes")
+        assert sorted(second.calls) == CASE_IDS[2:]  # the two finished cases were not asked again
+        assert all(count == 1 for count in second.calls.values())
+        assert "2 kept from the earlier run" in screen.query_one(RunProgress).line
+        manifest = read_manifest(run_dir(root) / "manifest.json")
+        assert manifest["status"] == "complete"
+        assert manifest["summary"]["cases"] == len(CASE_IDS)
+        assert sorted(p.stem for p in (run_dir(root) / "cases").glob("*.json")) == CASE_IDS
+
+
+async def test_bad_form_input_says_what_to_fix_and_runs_nothing(root):
+    backend = CountingStubBackend()
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "0"
+        screen.query_one("#cases").value = "no-such-folder"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        error = str(screen.query_one("#new-run-error").render())
+        assert "Concurrency must be a whole number of at least 1" in error
+        assert "Cases: folder no-such-folder not found" in error
+        assert screen.state == "idle" and backend.total_calls == 0
+
+
+async def test_an_invalid_case_set_is_refused_with_the_file_and_line(root):
+    (root / "cases" / "c03-duplicates" / "expected.yaml").write_text("case: c03-duplicates\nkind: weird\n")
+    backend = CountingStubBackend()
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.state == "failed", "the run is refused")
+        error = str(screen.query_one("#new-run-error").render())
+        assert "nothing ran" in error and "c03-duplicates/expected.yaml:2" in error
+        assert backend.total_calls == 0
