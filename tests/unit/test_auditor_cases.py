@@ -1,0 +1,35 @@
+"""The reference auditor on every shipped case: it runs, and every figure it prints is grounded.
+
+Recall and precision on the fifty are a measurement (docs/readme/auditor.md), not a test: the cases are
+the seniors', and the auditor must not be tuned into agreeing with them. Zero fabrication is a test.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewtui.assistant import parse_output
+from reviewtui.auditor import audit
+from reviewtui.cases import load_case
+from reviewtui.grounding import GroundingIndex
+
+CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
+CASE_DIRS = sorted(p for p in CASES_DIR.glob("*") if (p / "snapshot.json").is_file() and (p / "expected.yaml").is_file())
+
+
+@pytest.mark.skipif(not CASE_DIRS, reason="no shipped cases yet")
+@pytest.mark.parametrize("case_dir", CASE_DIRS, ids=[p.name for p in CASE_DIRS])
+def test_no_ungrounded_figure_on_a_shipped_case(case_dir):
+    case = load_case(case_dir)
+    result = audit(case.snapshot.data, strict=True)
+    assert parse_output(result.to_json())
+    index = GroundingIndex.for_snapshot(case.snapshot, "derived")
+    bad = [
+        f"{f['id']}: {v.figure.text!r} ({v.reason})"
+        for f in result.output()["findings"]
+        for v in index.check_texts({k: f[k] for k in ("claim", "evidence", "severity")})
+        if not v.grounded
+    ]
+    assert bad == []
