@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from ...cases import LISTS, Case, Expectation
 from ...scoring import CaseScore
 from ..widgets.review.finding_text import expectation_line, figure_line, finding_block, figures_of
+from .help import register_help
 
 POINTER_RE = re.compile(r"(?<![\w/])/(?:[A-Za-z_][\w~.-]*)(?:/[\w~.-]+)+")
 
@@ -179,6 +180,9 @@ class CaseReviewScreen(Screen[None]):
         problem = score.error or score.parse_error
         if problem:
             status.append(f": {problem} (r shows the raw output)")
+        if self.result.repeats > 1:
+            status.append(f" · repeat 1 of {self.result.repeats} shown", style="yellow")
+        status.append(" · enter on an entry or a grounded figure shows its snapshot rows", style="dim")
         self.query_one("#case-status", Static).update(status)
         self._pointers = {}
         self._fill_expectations()
@@ -275,3 +279,6 @@ class CaseReviewScreen(Screen[None]):
         """Re-read the current case's result (after a re-score)."""
         self.result = self.load(self.result.case_id)
         self._show()
+
+
+register_help("Case review", CaseReviewScreen)

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static
 
 from ...runs import RunComparison, RunInfo, compare_runs
 from ..widgets.review.diff_table import CaseDiffTable
+from .help import register_help
 
 
 def _run_label(info: RunInfo) -> str:
@@ -75,3 +76,7 @@ class CompareScreen(Screen[None]):
         shown = len(self.query_one(CaseDiffTable).shown)
         which = "changed cases" if changed_only else "all cases"
         self.query_one("#compare-hint", Static).update(f"{shown} {which} (a toggles all / changed)")
+
+
+register_help("Compare view", CompareScreen)
+register_help("Compare table", CaseDiffTable)

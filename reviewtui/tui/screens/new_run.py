@@ -36,6 +36,7 @@ from ...runs import Run
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.run_header import verdict_text
 from ..widgets.review.run_progress import RunProgress
+from .help import register_help
 
 
 @dataclass(frozen=True)
@@ -347,3 +348,6 @@ class NewRunScreen(Screen[None]):
         from .run import RunScreen
 
         self.app.push_screen(RunScreen(self.run.run_dir, self.cases_dir))
+
+
+register_help("New run", NewRunScreen)

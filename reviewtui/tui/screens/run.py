@@ -31,6 +31,7 @@ from ..widgets.review.diff_table import CaseDiffTable
 from ..widgets.review.missed_ids import MissedIdsPanel
 from ..widgets.review.run_header import RunHeader
 from .case_review import CaseResult, CaseReviewScreen
+from .help import register_help
 
 
 class Rescored(Message):
@@ -118,7 +119,10 @@ class RunScreen(Screen[None]):
     def _show_run(self) -> None:
         manifest = self.run.manifest
         self.query_one(RunHeader).show(manifest)
-        self.query_one(MissedIdsPanel).show(manifest.get("missed_by_kind") or {}, manifest.get("miss_pattern"))
+        unscored = {r.case_id: r.status for r in sorted(self.run.records.values(), key=lambda r: r.case_id)
+                    if r.status != "ok"}
+        self.query_one(MissedIdsPanel).show(manifest.get("missed_by_kind") or {}, manifest.get("miss_pattern"),
+                                            unscored)
         self.query_one(ReviewCaseTable).show(list(self.run.records.values()), self.changes)
         self._update_table_title()
 
@@ -216,3 +220,7 @@ class RunScreen(Screen[None]):
         self.notify(line, timeout=8)
         if isinstance(self.app.screen, CaseReviewScreen):
             self.app.screen.reload()
+
+
+register_help("Run view", RunScreen)
+register_help("Run view case table", ReviewCaseTable)

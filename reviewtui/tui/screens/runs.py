@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from ...report import ResultsError
 from ...runs import RunInfo, list_runs
 from .compare import CompareScreen
+from .help import register_help
 from .new_run import NewRunScreen
 from .run import RunScreen
 
@@ -152,10 +153,10 @@ class RunsScreen(Screen[None]):
 
     def action_compare(self) -> None:
         current = self.current_run
-        if current is None or self.marked is None or self.marked == current.run_dir.name:
+        marked = next((info for info in self.runs if info.run_dir.name == self.marked), None)
+        if current is None or marked is None or marked is current:
             self.notify("Mark one run with space, move to another and press c", severity="warning")
             return
-        marked = next(info for info in self.runs if info.run_dir.name == self.marked)
         before, after = sorted((marked, current), key=lambda info: info.date or "")
         try:
             screen = CompareScreen(before.run_dir, after.run_dir)
@@ -163,3 +164,6 @@ class RunsScreen(Screen[None]):
             self.notify(str(exc), title="Cannot compare", severity="error", timeout=15)
             return
         self.app.push_screen(screen)
+
+
+register_help("Runs view", RunsScreen)

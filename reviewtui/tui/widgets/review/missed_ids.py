@@ -70,9 +70,13 @@ class MissedIdsPanel(Static):
         super().__init__(**kwargs)
         self.border_title = "Missed ids by kind"
 
-    def show(self, missed_by_kind: MissedByKind, pattern: Mapping[str, Any] | None = None) -> None:
-        sentence = pattern_sentence(missed_by_kind, pattern)
-        if not missed_by_kind:
-            self.update(sentence)
-            return
-        self.update(Group(sentence, Text(LEGEND, style="dim italic"), Text(""), missed_ids_lines(missed_by_kind)))
+    def show(self, missed_by_kind: MissedByKind, pattern: Mapping[str, Any] | None = None,
+             unscored: Mapping[str, str] | None = None) -> None:
+        """``unscored``: case id to status for the cases left out (unparseable or not obtained)."""
+        parts = [pattern_sentence(missed_by_kind, pattern)]
+        if missed_by_kind:
+            parts += [Text(LEGEND, style="dim italic"), Text(""), missed_ids_lines(missed_by_kind)]
+        if unscored:
+            left_out = ", ".join(f"{case_id} ({status})" for case_id, status in unscored.items())
+            parts += [Text(""), Text(f"Not counted here (nothing scored): {left_out}", style="yellow")]
+        self.update(Group(*parts))

@@ -1,0 +1,59 @@
+"""Snapshot tests of the app's part two: runs view, run view, case review, compare view.
+
+The fixed case set and the two fixed runs of tests/app/review_fixture.py are
+written into a temporary folder and the app runs from there (paths on screen
+are relative, dates come from the run files), at a fixed terminal size with
+the cursor blink off. Update with ``pytest tests/snapshot --snapshot-update``
+and inspect the SVGs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable
+
+from tests.app.review_fixture import SIZE, make_review_app, write_case_set, write_run
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    write_case_set(tmp_path)
+    write_run(tmp_path / "results", "audit-t1")
+    write_run(tmp_path / "results", "audit-t2")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_run_t1(pilot) -> None:
+    await pilot.press("f3", "down", "enter")  # the runs view lists audit-t2 first; audit-t1 is the older
+    await settle(pilot)
+
+
+def test_runs_view(snap_compare, root):
+    assert snap_compare(make_review_app(root), terminal_size=SIZE, press=["f3"])
+
+
+def test_run_view_with_missed_ids(snap_compare, root):
+    assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=open_run_t1)
+
+
+def test_case_view_with_a_fabricated_figure(snap_compare, root):
+    async def run_before(pilot) -> None:
+        await open_run_t1(pilot)
+        await pilot.press("enter", "tab")  # c01-tracking; focus on the returned findings
+        await settle(pilot)
+
+    assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=run_before)
+
+
+def test_compare_view(snap_compare, root):
+    async def run_before(pilot) -> None:
+        await pilot.press("f3", "down", "space", "up", "c")  # mark audit-t1, compare with audit-t2
+        await settle(pilot)
+
+    assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=run_before)
