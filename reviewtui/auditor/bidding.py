@@ -17,7 +17,6 @@ from .series import parse_moment
 LEARNING = "bidding.learning_period"
 LIMITED = "bidding.learning_limited"
 BID_FIELD_RE = re.compile(r"bid|target_cpa|target_roas|strategy|tcpa|troas", re.I)
-MANUAL = ("MANUAL_CPC", "MANUAL_CPM", "MANUAL_CPV", "MAXIMIZE_CLICKS", "TARGET_IMPRESSION_SHARE", "ENHANCED_CPC")
 SMART = ("TARGET_CPA", "TARGET_ROAS", "MAXIMIZE_CONVERSIONS", "MAXIMIZE_CONVERSION_VALUE", "COST_CAP", "BID_CAP", "MINIMUM_ROAS")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from . import text
 from .findings import Context
-from .series import MONEY, SHARES, Row, Totals, number, parse_day, parse_moment
+from .series import MONEY, SHARES, Row, Totals, number, parse_moment
 
 # Which breakages corrupt which figures (ctx.broken keys)
 UNIT_BREAKAGES = ("data.micros_not_converted", "data.currency_mismatch")  # money in the wrong unit
@@ -217,25 +217,41 @@ def timezone_shift(ctx: Context) -> None:
     if s.period_start is None or s.period_end is None:
         ctx.unassessable(kind, None, "the period has no usable start and end dates")
         return
-    latest = max(d for d in (s.period_end, s.as_of) if d is not None) if s.as_of else s.period_end
-    if s.as_of is not None:
-        latest = min(s.period_end, s.as_of)
+    latest = min(s.period_end, s.as_of) if s.as_of else s.period_end
     outside = [r for r in s.rows if r.day < s.period_start or r.day > latest]
     if not outside:
-        ctx.rejected(kind, None, "every row is dated inside the period")
+        outside = _shifted_forward(ctx)
+    if not outside:
+        ctx.rejected(kind, None, "every row is dated inside the period, and the first day has rows")
         return
     dates = sorted({r.day for r in outside})
+    if dates[0] >= s.period_start and dates[-1] <= s.period_end:  # moved a day later, inside the period
+        where = (
+            f"Rows dated {text.day_list(dates)} (the as_of date) hold a full day's spend while the period's first day, "
+            f"{text.day(s.period_start)}, has no row"
+        )
+    else:
+        where = f"Rows dated {text.day_list(dates)} fall outside the period"
     ctx.found(
         kind,
         None,
-        f"Rows are dated outside the period {text.day(s.period_start)} to {text.day(s.period_end)}"
-        + (f" (as of {text.day(s.as_of)})" if s.as_of else "")
-        + ": the dates look shifted by a time-zone conversion, so each day's figures belong to a neighbouring day.",
-        f"Rows dated {text.day_list(dates)} fall outside the period; the account's time zone is "
-        f"{(s.data.get('account') or {}).get('time_zone', 'not given')}.",
+        f"The dates look shifted by a time-zone conversion (period {text.day(s.period_start)} to "
+        f"{text.day(s.period_end)}" + (f", as of {text.day(s.as_of)}" if s.as_of else "") + "), so each day's "
+        "figures belong to a neighbouring day.",
+        f"{where}; the account's time zone is {(s.data.get('account') or {}).get('time_zone', 'not given')}.",
         severity="medium",
         rows=[r.pointer for r in outside],
     )
+
+
+def _shifted_forward(ctx: Context) -> list[Row]:
+    """Rows moved a day later: the first day of the period is empty while the as_of day holds a full day."""
+    s = ctx.series
+    if s.as_of is None or s.period_start in s.days or s.as_of not in s.days or len(s.dates) < 8:
+        return []
+    norm = s.window(s.dates[-8:-1]).cost / 7
+    full = norm > 0 and s.day_total(s.as_of).cost >= norm * ctx.t("data.timezone_shift").number("full_day_share")
+    return [r for r in s.rows if r.day == s.as_of] if full else []
 
 
 def partial_last_day(ctx: Context) -> None:
@@ -417,5 +433,3 @@ def totals_mismatch(ctx: Context) -> None:
         rows=[p for p, _, _, _ in mismatches],
     )
 
-
-__all__ = ["detect", "CORRUPTS_MONEY", "CORRUPTS_PACING", "CORRUPTS_CONVERSIONS", "parse_day"]

@@ -90,6 +90,19 @@ def _explained(ctx: Context, scope: str | None) -> str | None:
     return None
 
 
+def _reportable(ctx: Context, kind: str, scope: str | None, campaigns_found: bool) -> bool:
+    """False (and why, recorded) when a tracking fault or a learning period explains it, or when the
+    campaigns behind an account-wide reading are already named."""
+    why = _explained(ctx, scope)
+    if why:
+        ctx.rejected(kind, scope, f"explained by {why}")
+        return False
+    if scope is None and campaigns_found:
+        ctx.rejected(kind, None, "the campaigns behind it are named; the account follows them")
+        return False
+    return True
+
+
 def _scopes(s: Series) -> list[str | None]:
     """Campaigns by cost, then the account: a campaign off target is named before the account is."""
     return [*sorted(s.campaign_totals, key=lambda cid: -s.campaign_totals[cid].cost), None]
@@ -124,12 +137,7 @@ def off_target(ctx: Context) -> None:
         if verdict is not None:
             ctx.rejected(OFF, scope, verdict)
             continue
-        why = _explained(ctx, scope)
-        if why:
-            ctx.rejected(OFF, scope, f"explained by {why}")
-            continue
-        if scope is None and found:
-            ctx.rejected(OFF, None, "the campaigns off target are named; the account follows them")
+        if not _reportable(ctx, OFF, scope, found):
             continue
         found = True
         _report_off(ctx, scope, period, target_cpa, target_roas)
@@ -226,12 +234,7 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
         if rise < t.number("min_rise") or trend_z(s, settled, scope) > -t.number("min_z"):
             ctx.rejected(DRIFT, scope, "CPA steady between the first and the last settled days")
             continue
-        why = _explained(ctx, scope)
-        if why:
-            ctx.rejected(DRIFT, scope, f"explained by {why}")
-            continue
-        if scope is None and found:
-            ctx.rejected(DRIFT, None, "the campaigns drifting are named; the account follows them")
+        if not _reportable(ctx, DRIFT, scope, found):
             continue
         found = True
         ctx.found(
