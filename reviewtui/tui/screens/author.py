@@ -168,7 +168,8 @@ class AuthorScreen(Screen):
         if self.dirty:
             title.append("  ● unsaved (ctrl+s saves)", style="bold yellow")
         if self.panel is not None and self.panel.marks:
-            title.append(f"  {len(self.panel.marks)} rows marked", style="cyan")
+            count = len(self.panel.marks)
+            title.append(f"  {count} row{'s' if count != 1 else ''} marked", style="cyan")
         self.query_one("#author-title", Static).update(title)
 
     def refresh_marks(self) -> None:

@@ -122,7 +122,7 @@ class TagModal(ReviewModal[TagDraft]):
                 yield Label("List")
                 yield Select([(name, name) for name in LISTS], value=d.list_name, allow_blank=False, id="tag-list")
                 yield Label("Kind")
-                yield Input(d.kind, placeholder="tab completes: tracking.conversions_stopped", id="tag-kind",
+                yield Input(d.kind, placeholder="type; → accepts the completion (tracking.conversions_stopped)", id="tag-kind",
                             suggester=SuggestFromList(taxonomy.kind_ids(), case_sensitive=False))
                 yield Static("", id="tag-meaning", classes="hint wide")
                 yield Label("Scope")
@@ -164,7 +164,13 @@ class TagModal(ReviewModal[TagDraft]):
     def _describe_kind(self) -> None:
         kind = self.query_one("#tag-kind", Input).value.strip()
         meaning = taxonomy.kinds().get(kind)
-        text = meaning.meaning if meaning else ("unknown kind: see reviewtui/taxonomy.yaml" if kind else "")
+        completions = [k for k in taxonomy.kind_ids() if kind and k.startswith(kind)]
+        if meaning:
+            text = meaning.meaning
+        elif completions:
+            text = f"→ completes to {completions[0]}" + (f" ({len(completions) - 1} more)" if len(completions) > 1 else "")
+        else:
+            text = "unknown kind: see reviewtui/taxonomy.yaml" if kind else ""
         self.query_one("#tag-meaning", Static).update(text)
 
     def _current_id(self) -> str:
