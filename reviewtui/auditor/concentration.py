@@ -27,6 +27,12 @@ def detect(ctx: Context) -> None:
     conversions(ctx)
 
 
+def needed_share(ctx: Context, kind: str, campaigns: int) -> float:
+    """"Most" of the account, and well above an even split: with two campaigns one always has half."""
+    t = ctx.t(kind)
+    return max(t.number("min_share"), t.number("min_multiple_of_even_share") / max(campaigns, 1))
+
+
 def is_brand(s: Series, cid: str, brand_cpc_share: float, brand_cvr_multiple: float) -> bool:
     """Brand by name, or by brand economics against the rest of the account."""
     camp = s.campaigns.get(cid)
@@ -50,7 +56,7 @@ def spend(ctx: Context) -> None:
     account = s.account
     top, tot = max(s.campaign_totals.items(), key=lambda item: item[1].cost)
     share = tot.cost / account.cost if account.cost > 0 else 0.0
-    if share < t.number("min_share"):
+    if share < needed_share(ctx, SPEND, sum(1 for c in s.campaign_totals.values() if c.cost > 0)):
         ctx.rejected(SPEND, None, f"the largest campaign takes {text.percent(share)} of spend")
         return
     brand = is_brand(s, top, ctx.t(CONVERSIONS).number("brand_cpc_share"), ctx.t(CONVERSIONS).number("brand_cvr_multiple"))
@@ -77,7 +83,7 @@ def conversions(ctx: Context) -> None:
         return
     top, tot = max(s.campaign_totals.items(), key=lambda item: item[1].conversions)
     share = tot.conversions / account.conversions
-    if share < t.number("min_share"):
+    if share < needed_share(ctx, CONVERSIONS, sum(1 for c in s.campaign_totals.values() if c.conversions > 0)):
         ctx.rejected(CONVERSIONS, None, f"the largest converter carries {text.percent(share)} of conversions")
         return
     if is_brand(s, top, t.number("brand_cpc_share"), t.number("brand_cvr_multiple")):

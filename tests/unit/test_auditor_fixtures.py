@@ -102,3 +102,12 @@ def test_committed_fixtures_are_what_the_builder_makes():
     for name, snap in built.items():
         on_file = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
         assert on_file == json.loads(json.dumps(snap)), f"{name}.json differs from build.py: rerun the builder"
+
+
+def test_two_campaigns_are_not_concentration_by_arithmetic(tmp_path):
+    data = fixture("clean")
+    keep = {"222", "333"}
+    data["daily"] = [r for r in data["daily"] if r["campaign_id"] in keep]
+    data["campaigns"] = [c for c in data["campaigns"] if c["id"] in keep]
+    result = audit_snapshot(on_disk(tmp_path, data))
+    assert not {"concentration.spend_single_campaign", "concentration.conversions_single_campaign"} & ids(result)
