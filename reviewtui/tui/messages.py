@@ -11,6 +11,9 @@ from typing import Any
 from textual.message import Message
 
 from ..cases import CaseSet, Problem
+from ..report import CaseRecord
+from ..runner import Progress
+from ..runs import CaseDiff, Run
 from ..snapshot import Snapshot
 from .snapshot_sections import SectionTable
 
@@ -55,3 +58,48 @@ class ValidationDone(Message):
         self.generation = generation
         self.problems = problems
         self.verdicts = verdicts
+
+
+# ---- Review area (part two): the eval and re-score workers report through these. ----
+
+
+class RunProgressed(Message):
+    """The new-run worker finished one more case (posted from its thread)."""
+
+    def __init__(self, progress: Progress) -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class RecordLanded(Message):
+    """A case was scored and written (or kept from the earlier run, when resuming)."""
+
+    def __init__(self, record: CaseRecord) -> None:
+        super().__init__()
+        self.record = record
+
+
+class RunEnded(Message):
+    """The run finished or was cancelled (``run``), or could not start (``error``)."""
+
+    def __init__(self, run: Run | None, error: str | None = None) -> None:
+        super().__init__()
+        self.run = run
+        self.error = error
+
+
+class Rescored(Message):
+    """The re-score worker finished (``diffs``) or could not start (``error``)."""
+
+    def __init__(self, diffs: list[CaseDiff] | None, error: str | None = None) -> None:
+        super().__init__()
+        self.diffs = diffs
+        self.error = error
+
+
+class CaseSetChecked(Message):
+    """The case set's digest now (None if unreadable), to tell whether a run's scores are stale."""
+
+    def __init__(self, current_hash: str | None) -> None:
+        super().__init__()
+        self.current_hash = current_hash

@@ -331,6 +331,16 @@ def write_run(results_dir: Path, version: str, cases_dir: Path | None = None) ->
 SIZE = (130, 36)
 
 
+def review_repo(tmp_path: Path, monkeypatch, runs: tuple[str, ...] = tuple(RUNS)) -> Path:
+    """The five cases and the given fixed runs in ``tmp_path``, made the working folder (so the
+    paths the app shows are the relative ``cases`` and ``results``)."""
+    write_case_set(tmp_path)
+    for version in runs:
+        write_run(tmp_path / "results", version)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
 def make_review_app(root: Path, backend: Backend | None = None):
     """The real app on ``root/cases`` and ``root/results`` (relative paths: run it from ``root``)."""
     from reviewtui.tui.app import ReviewApp

@@ -13,14 +13,12 @@ from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.run import RunScreen
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
 from reviewtui.tui.widgets.review.run_progress import RunProgress
-from tests.app.review_fixture import CASE_IDS, SIZE, CountingStubBackend, make_review_app, wait_until, write_case_set
+from tests.app.review_fixture import CASE_IDS, SIZE, CountingStubBackend, make_review_app, review_repo, wait_until
 
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    write_case_set(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return review_repo(tmp_path, monkeypatch, runs=())
 
 
 def run_dir(root):
@@ -62,16 +60,22 @@ async def test_a_run_in_the_worker_updates_progress_and_table_while_the_app_answ
         assert isinstance(app.screen, RunScreen)
 
 
+async def run_and_cancel_after_two(pilot, backend: CountingStubBackend) -> NewRunScreen:
+    """Start a run one case at a time; press escape while the third case is in flight."""
+    screen = await open_new_run(pilot)
+    screen.query_one("#concurrency").value = "1"
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: backend.total_calls == 3, "the third case is in flight")
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: screen.state == "cancelled", "the run is cancelled")
+    return screen
+
+
 async def test_escape_cancels_and_keeps_what_finished(root):
     backend = CountingStubBackend(hold_after=2)
     app = make_review_app(root, backend)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_new_run(pilot)
-        screen.query_one("#concurrency").value = "1"
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: backend.total_calls == 3, "the third case is in flight")
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: screen.state == "cancelled", "the run is cancelled")
+        screen = await run_and_cancel_after_two(pilot, backend)
         assert isinstance(app.screen, NewRunScreen)  # escape cancelled the run, it did not leave
         manifest = read_manifest(run_dir(root) / "manifest.json")
         assert manifest["status"] == "cancelled"
@@ -87,13 +91,7 @@ async def test_starting_again_resumes_without_repeating_finished_cases(root):
     first = CountingStubBackend(hold_after=2)
     app = make_review_app(root, first)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_new_run(pilot)
-        screen.query_one("#concurrency").value = "1"
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: first.total_calls == 3, "the third case is in flight")
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: screen.state == "cancelled", "the run is cancelled")
-
+        screen = await run_and_cancel_after_two(pilot, first)
         second = CountingStubBackend()
         app.backend_factory = lambda settings, results_dir: second
         await pilot.press("ctrl+r")

@@ -21,16 +21,12 @@ from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
 from reviewtui.tui.widgets.review.diff_table import CaseDiffTable
 from reviewtui.tui.widgets.review.finding_text import FABRICATED_STYLE, GROUNDED_STYLE
 from reviewtui.tui.widgets.review.missed_ids import MissedIdsPanel
-from tests.app.review_fixture import SIZE, CountingStubBackend, make_review_app, wait_until, write_case_set, write_run
+from tests.app.review_fixture import SIZE, CountingStubBackend, make_review_app, review_repo, wait_until
 
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    write_case_set(tmp_path)
-    write_run(tmp_path / "results", "audit-t1")
-    write_run(tmp_path / "results", "audit-t2")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return review_repo(tmp_path, monkeypatch)
 
 
 def text_of(widget) -> str:
@@ -40,11 +36,15 @@ def text_of(widget) -> str:
     return console.export_text()
 
 
-async def open_run(pilot, version: str) -> RunScreen:
+async def open_runs_view(pilot) -> RunsScreen:
     await pilot.press("f3")
     await pilot.pause()
-    runs = pilot.app.screen
-    assert isinstance(runs, RunsScreen)
+    assert isinstance(pilot.app.screen, RunsScreen)
+    return pilot.app.screen
+
+
+async def open_run(pilot, version: str) -> RunScreen:
+    runs = await open_runs_view(pilot)
     runs.query_one(DataTable).move_cursor(row=[r.prompt_version for r in runs.runs].index(version))
     await pilot.press("enter")
     await pilot.app.workers.wait_for_complete()
@@ -74,9 +74,7 @@ def styles_at(text, fragment: str) -> set[str]:
 async def test_runs_view_lists_every_run_newest_first(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        screen = app.screen
+        screen = await open_runs_view(pilot)
         assert [r.prompt_version for r in screen.runs] == ["audit-t2", "audit-t1"]
         table = screen.query_one(DataTable)
         first = [str(cell) for cell in table.get_row_at(0)]
@@ -235,9 +233,7 @@ async def test_fix_in_the_author_screen_then_rescore_changes_the_scores_without_
 async def test_compare_two_runs_shows_deltas_newly_missed_found_and_fabrications(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        runs = app.screen
+        runs = await open_runs_view(pilot)
         runs.query_one(DataTable).move_cursor(row=1)  # audit-t1
         await pilot.press("space")
         runs.query_one(DataTable).move_cursor(row=0)  # audit-t2

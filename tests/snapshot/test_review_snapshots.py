@@ -12,16 +12,12 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable
 
-from tests.app.review_fixture import SIZE, make_review_app, write_case_set, write_run
+from tests.app.review_fixture import SIZE, make_review_app, review_repo
 
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
-    write_case_set(tmp_path)
-    write_run(tmp_path / "results", "audit-t1")
-    write_run(tmp_path / "results", "audit-t2")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return review_repo(tmp_path, monkeypatch)
 
 
 async def settle(pilot) -> None:

@@ -22,7 +22,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
@@ -33,6 +32,7 @@ from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backen
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
 from ...runner import Progress, redact_secrets
 from ...runs import Run
+from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.run_header import verdict_text
 from ..widgets.review.run_progress import RunProgress
@@ -61,32 +61,6 @@ def backend_from_settings(settings: RunSettings, results_dir: Path) -> Backend:
     if name == "replay":
         args.replay_dir = str(settings.replay_dir) if settings.replay_dir else None
     return make_backend(name, args)
-
-
-# -- messages from the worker thread ------------------------------------------------------------
-
-
-class RunProgressed(Message):
-    def __init__(self, progress: Progress) -> None:
-        super().__init__()
-        self.progress = progress
-
-
-class RecordLanded(Message):
-    """A case was scored and written (or kept from the earlier run, when resuming)."""
-
-    def __init__(self, record: CaseRecord) -> None:
-        super().__init__()
-        self.record = record
-
-
-class RunEnded(Message):
-    """The run finished or was cancelled (``run``), or could not start (``error``)."""
-
-    def __init__(self, run: Run | None, error: str | None = None) -> None:
-        super().__init__()
-        self.run = run
-        self.error = error
 
 
 class NewRunScreen(Screen[None]):

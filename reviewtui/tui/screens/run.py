@@ -18,7 +18,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -26,29 +25,13 @@ from ...cases import Case, CaseFileError, load_case, load_case_set
 from ...report import ResultsError
 from ...runs import CaseDiff, Run, load_run, rescore_run
 from ...snapshot import SnapshotError
+from ..messages import CaseSetChecked, Rescored
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.diff_table import CaseDiffTable
 from ..widgets.review.missed_ids import MissedIdsPanel
 from ..widgets.review.run_header import RunHeader
 from .case_review import CaseResult, CaseReviewScreen
 from .help import register_help
-
-
-class Rescored(Message):
-    """The re-score worker finished (``diffs``) or could not start (``error``)."""
-
-    def __init__(self, diffs: list[CaseDiff] | None, error: str | None = None) -> None:
-        super().__init__()
-        self.diffs = diffs
-        self.error = error
-
-
-class CaseSetChecked(Message):
-    """Whether the case set on disk still matches the one the run was scored against."""
-
-    def __init__(self, current_hash: str | None) -> None:
-        super().__init__()
-        self.current_hash = current_hash
 
 
 def _mean(value: Any) -> str:
