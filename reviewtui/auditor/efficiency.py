@@ -38,13 +38,6 @@ def detect(ctx: Context) -> None:
     cpa_drift(ctx, [d for d in s.complete_dates() if lag.settled(d)])
 
 
-def z_fewer(observed: float, expected: float) -> float:
-    """How many standard deviations ``observed`` conversions fall below ``expected`` (Poisson)."""
-    if expected <= 0:
-        return 0.0
-    return (expected - observed) / math.sqrt(expected)
-
-
 def trend_z(s: Series, days: list[date], scope: str | None) -> float:
     """Score test for a trend in conversions per unit of cost across ``days`` (Poisson, log-linear).
 

@@ -46,13 +46,6 @@ class LagModel:
             return 0.0
         return 1.0 - math.exp(-age / self.tau) if self.tau > 0 else 1.0
 
-    @property
-    def window_days(self) -> int:
-        """Days before as_of that are not yet filled in (credited share below complete_share)."""
-        if self.tau <= 0:
-            return 0
-        return max(1, math.ceil(-self.tau * math.log(1.0 - self.complete_share)))
-
     def settled(self, day: date) -> bool:
         return self.credited(day) >= self.complete_share
 

@@ -41,11 +41,6 @@ def parse_moment(value: Any) -> datetime | None:
         return datetime(day.year, day.month, day.day) if day else None
 
 
-def days_between(first: date, last: date) -> list[date]:
-    """Every date from ``first`` to ``last`` inclusive."""
-    return [first + timedelta(days=i) for i in range((last - first).days + 1)]
-
-
 @dataclass
 class Totals:
     """Sums of the daily metrics over some set of rows; None-valued metrics count as 0."""
@@ -178,10 +173,6 @@ class Series:
         return sorted(self.days)
 
     @property
-    def first_date(self) -> date | None:
-        return min(self.days) if self.days else None
-
-    @property
     def last_date(self) -> date | None:
         return max(self.days) if self.days else None
 
@@ -218,9 +209,6 @@ class Series:
     def account(self) -> Totals:
         """The account over the period (rows dated outside it are a data finding, not spend)."""
         return total(t for d, t in self.days.items() if self.in_period(d))
-
-    def campaign_rows(self, campaign_id: str) -> list[Row]:
-        return [r for r in self.rows if r.campaign_id == campaign_id]
 
     def campaign_name(self, campaign_id: str) -> str:
         camp = self.campaigns.get(campaign_id)

@@ -51,6 +51,3 @@ def day_list(values: Iterable[date], limit: int = 6) -> str:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
-
-def span(first: date, last: date) -> str:
-    return first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
