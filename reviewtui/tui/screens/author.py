@@ -140,7 +140,7 @@ class AuthorScreen(Screen):
         campaigns = {cid: str(c.get("name") or "") for cid, c in sorted(message.snapshot.campaigns.items())}
         self.panel = SnapshotPanel(message.tables, campaigns, id="snapshot")
         right = self.query_one("#author-right")
-        await self.query_one("#snapshot-loading").remove()
+        await right.query("#snapshot-loading, #snapshot").remove()  # the placeholder, or the panel of an earlier load
         await right.mount(self.panel)
         self.validate()
         self._highlight_current_entry()

@@ -1,0 +1,199 @@
+"""How fast the app feels: first paint, opening cases, key latency while a large snapshot loads.
+
+Runs the real app headless (Textual's test driver, 140x40) and prints figures; nothing is asserted.
+
+    python benchmarks/bench_app.py [--cases DIR] [--repeat 3] [--datatable]
+
+- first paint: from starting the app to the cases view on screen (the case set still loading), and to the
+  table filled with every case validated;
+- opening a case: from ``enter`` to the snapshot tables on screen, for a 450-row and a 100,000-row case;
+- key latency: ``down`` in the write-up while the 100,000-row snapshot is still loading in its worker;
+- ``--datatable``: for comparison, the time Textual's built-in DataTable takes to take 100,000 rows.
+
+Uses ``cases/`` when it holds the fifty cases, else fifty generated ones; the large cases are generated
+in a temporary folder. Nothing is written inside the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reviewtui.tui.app import ReviewApp  # noqa: E402
+from reviewtui.tui.screens.author import AuthorScreen  # noqa: E402
+from tests.app.casegen import make_case_set, make_large_case, snapshot, write_case  # noqa: E402
+
+SIZE = (140, 40)
+WRITEUP = ROOT / "tests" / "fixtures" / "app" / "writeups" / "wu01-shoes.md"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+async def wait_until(pilot, condition, timeout: float = 120.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("condition not met")
+        await pilot.pause(0.002)
+
+
+async def first_paint(cases_dir: Path) -> tuple[float, float, int]:
+    started = time.perf_counter()
+    app = ReviewApp(cases_dir, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        painted = time.perf_counter() - started
+        await wait_until(pilot, lambda: getattr(app.screen, "loaded", False))
+        await pilot.pause()
+        filled = time.perf_counter() - started
+        count = len(app.screen.rows)
+    return painted, filled, count
+
+
+async def open_case(repo: Path, case_id: str) -> tuple[float, float | None]:
+    """Seconds from enter to the tables on screen, and the worker's own load time."""
+    app = ReviewApp(repo / "cases", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "loaded", False))
+        app.screen.select_case(case_id)
+        started = time.perf_counter()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen) and app.screen.panel is not None)
+        await pilot.pause()
+        return time.perf_counter() - started, app.screen.snapshot_seconds
+
+
+async def key_latency_while_loading(repo: Path, case_id: str, loads: int = 5) -> tuple[list[float], int]:
+    """Latency of ``down``/``up`` in the write-up while the snapshot worker parses the big snapshot.
+
+    A key is posted as the terminal driver would post it, and its latency is the time until the
+    write-up's sentence cursor has moved. Opening the case loads the snapshot once; to get enough
+    keys inside a load, the worker is started again ``loads`` times (the same work: parse
+    snapshot.json and build the table model) and keys are sent until it finishes. Returns the
+    latencies and how many keys were sent while a load was running.
+    """
+    app = ReviewApp(repo / "cases", cursor_blink=False)
+    latencies: list[float] = []
+    inside = 0
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "loaded", False))
+        app.screen.select_case(case_id)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, AuthorScreen)
+        await wait_until(pilot, lambda: screen.panel is not None)
+        view = screen.query_one("#writeup")
+        view.focus()
+        await pilot.pause()
+        for _ in range(loads):
+            worker = screen.load_snapshot()
+            i = 0
+            while worker.is_running:
+                before = view.cursor
+                started = time.perf_counter()
+                app.simulate_key("up" if i % 2 else "down")
+                while view.cursor == before:
+                    await asyncio.sleep(0.0002)
+                latencies.append(time.perf_counter() - started)
+                inside += 1
+                i += 1
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+    return latencies, inside
+
+
+async def datatable_100k(rows: int) -> float:
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    data = snapshot(rows, campaigns=3)["daily"]
+    columns = list(data[0])
+
+    class Plain(App):
+        def compose(self):
+            yield DataTable()
+
+    app = Plain()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.query_one(DataTable)
+        started = time.perf_counter()
+        table.add_columns(*columns)
+        table.add_rows([[str(r[c]) for c in columns] for r in data])
+        await pilot.pause()
+        return time.perf_counter() - started
+
+
+def build_repo(tmp: Path) -> Path:
+    repo = tmp / "repo"
+    (repo / "writeups").mkdir(parents=True)
+    shutil.copy(WRITEUP, repo / "writeups" / WRITEUP.name)
+    cases = repo / "cases"
+    source = f"source: writeups/{WRITEUP.name}\n"
+    expected = lambda cid: f"case: {cid}\nkind: ordinary\n{source}must_find: []\n"  # noqa: E731
+    write_case(cases, "c450-medium", "ordinary", snapshot(450, campaigns=3, stop_from=8), expected("c450-medium"))
+    make_large_case(cases, "c100k-large", rows=100_000)
+    (cases / "c100k-large" / "expected.yaml").write_text(expected("c100k-large"))
+    return repo
+
+
+async def run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        cases_dir = Path(args.cases) if args.cases else ROOT / "cases"
+        if not cases_dir.is_dir() or sum(1 for p in cases_dir.iterdir() if p.is_dir()) < 50:
+            cases_dir = make_case_set(tmp / "fifty", 50)
+            print(f"cases: fifty generated cases (the real set is not complete)")
+        else:
+            print(f"cases: {cases_dir}")
+        repo = build_repo(tmp)
+
+        paints, fills = [], []
+        for _ in range(args.repeat):
+            painted, filled, count = await first_paint(cases_dir)
+            paints.append(painted)
+            fills.append(filled)
+        print(f"first paint ({count} cases):          median {ms(statistics.median(paints))}  (runs: {', '.join(ms(p) for p in paints)})")
+        print(f"table filled, all {count} validated:  median {ms(statistics.median(fills))}")
+
+        for case_id, label in (("c450-medium", "450-row case"), ("c100k-large", "100,000-row case")):
+            times, loads = [], []
+            for _ in range(args.repeat):
+                total, load = await open_case(repo, case_id)
+                times.append(total)
+                loads.append(load or 0.0)
+            print(f"open {label}: enter -> tables on screen median {ms(statistics.median(times))}"
+                  f"  (worker: parse + table model {ms(statistics.median(loads))})")
+
+        latencies, inside = await key_latency_while_loading(repo, "c100k-large")
+        if latencies:
+            p95 = sorted(latencies)[int(0.95 * (len(latencies) - 1))]
+            print(f"key latency while the 100,000-row snapshot loads: {inside} keys during 5 loads, "
+                  f"median {ms(statistics.median(latencies))}, p95 {ms(p95)}, max {ms(max(latencies))}"
+                  " (the max is a key that waited for the tables being mounted on the UI thread)")
+        else:
+            print("key latency while loading: every load finished before the first key (too fast to measure)")
+
+        if args.datatable:
+            print(f"built-in DataTable, 100,000 rows added: {ms(await datatable_100k(100_000))}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", help="case folder for the first-paint figure (default: cases/)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--datatable", action="store_true", help="also time the built-in DataTable at 100,000 rows")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
