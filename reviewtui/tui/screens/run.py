@@ -54,7 +54,7 @@ class RunScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back to runs"),
     ]
     DEFAULT_CSS = """
-    RunScreen #run-stale { height: auto; padding: 0 1; color: $warning; }
+    RunScreen #run-stale { height: auto; padding: 0 1; color: $warning; display: none; }
     RunScreen #run-body { height: 1fr; }
     RunScreen #run-cases { width: 1fr; }
     RunScreen #run-table-title { height: 1; padding: 0 1; color: $text-muted; }
@@ -127,10 +127,14 @@ class RunScreen(Screen[None]):
 
     def on_case_set_checked(self, message: CaseSetChecked) -> None:
         stored = self.run.manifest.get("case_set_hash")
-        stale = message.current_hash is not None and stored and message.current_hash != stored
-        self.query_one("#run-stale", Static).update(
-            "The case set changed since this run was scored: R re-scores it from the stored outputs (no API call)."
-            if stale else "")
+        stale = bool(message.current_hash is not None and stored and message.current_hash != stored)
+        self._show_stale(stale)
+
+    def _show_stale(self, stale: bool) -> None:
+        line = self.query_one("#run-stale", Static)
+        line.update("The case set changed since this run was scored: R re-scores it from the stored outputs "
+                    "(no API call)." if stale else "")
+        line.display = stale
 
     # -- reviewing a case -----------------------------------------------------------------
 
@@ -199,7 +203,7 @@ class RunScreen(Screen[None]):
         self.query_one("#run-changes-line", Static).update(Text(line, style="bold"))
         self.query_one(CaseDiffTable).show(diffs)
         self.query_one("#run-changes").add_class("-shown")
-        self.query_one("#run-stale", Static).update("")
+        self._show_stale(False)
         self.notify(line, timeout=8)
         if isinstance(self.app.screen, CaseReviewScreen):
             self.app.screen.reload()

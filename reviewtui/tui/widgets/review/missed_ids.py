@@ -31,7 +31,8 @@ def pattern_sentence(missed_by_kind: MissedByKind, pattern: Mapping[str, Any] | 
     pattern = pattern or miss_pattern(dict(missed_by_kind)) or {}
     text = str(pattern.get("text", ""))
     head, _, rest = text.partition(":")
-    style = {"concentrated": "bold red", "scattered": "bold yellow", "mixed": "bold magenta"}.get(
+    style = {"concentrated": "bold red", "scattered": "bold yellow", "mixed": "bold magenta",
+             "isolated": "bold yellow"}.get(
         str(pattern.get("pattern")), "bold")
     return Text.assemble((head.capitalize(), style), (":" + rest if rest else "", ""))
 
