@@ -20,6 +20,7 @@ skipped, never raised on.
 
 from __future__ import annotations
 
+import bisect
 import math
 import threading
 from datetime import date, timedelta
@@ -27,8 +28,22 @@ from typing import Any, Iterable
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
+# Shares are averaged, not summed: each day list keeps their sum and the number of rows that had one.
+SHARES = ("search_impression_share", "search_budget_lost_impression_share", "search_rank_lost_impression_share")
+_SHARE_SUM = len(METRICS)
+_SHARE_COUNT = _SHARE_SUM + len(SHARES)
+_WIDTH = _SHARE_COUNT + len(SHARES)
 # The most a platform lets one day spend, as a multiple of the daily budget.
 DAILY_CAP_MULTIPLE = {"google_ads": 2.0, "meta_ads": 1.25, "meta": 1.25, "facebook_ads": 1.25}
+
+
+# Words in a derived name that make its value a ratio: a percentage (times 100) or a multiplier may match it.
+RATIO_WORDS = ("CTR", "CVR", "ROAS", "share", " over ")
+
+
+def is_ratio_name(name: str) -> bool:
+    """Is the derived value of this name a ratio (CTR, a share, CPA over target...)?"""
+    return any(word in name for word in RATIO_WORDS)
 
 
 def number(value: Any) -> float | None:
@@ -73,8 +88,8 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b
 
 
-class _Index:
-    """Accumulates named values, dropping the ones that could not be computed."""
+class NamedValues:
+    """Named values being collected; the ones that could not be computed (None, inf, nan) are dropped."""
 
     def __init__(self) -> None:
         self.values: dict[str, float] = {}
@@ -130,37 +145,40 @@ class _Period:
         return out
 
 
-class _RecentIndexes:
-    """The last few indexes, by snapshot object: the rules backend and the scoring of the same
-    case ask for the same snapshot's index one after the other, and it costs milliseconds.
+class _Recent:
+    """What was last computed from a few snapshot objects (derived index, daily totals).
 
-    Entries hold the snapshot dict itself, so its id cannot be reused while cached; snapshots
-    are never modified after loading (DESIGN.md section 3), so an entry never goes stale.
+    The rules backend and the scoring of the same case ask for the same
+    snapshot's index one after the other, and it costs milliseconds. Entries
+    hold the snapshot dict itself, so its id cannot be reused while cached;
+    snapshots are never modified after loading (DESIGN.md section 3), so an
+    entry never goes stale.
     """
 
-    MAX_ENTRIES = 8
-    MAX_VALUES = 1_000_000  # a few 100,000-row snapshots at most
+    MAX_ENTRIES = 16
+    MAX_SIZE = 2_000_000  # values and rows together: a few 100,000-row snapshots at most
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[dict[str, Any], dict[str, float]]] = {}
+        self._entries: dict[tuple[int, str], tuple[dict[str, Any], Any, int]] = {}
         self._lock = threading.Lock()
 
-    def get(self, data: dict[str, Any]) -> dict[str, float] | None:
+    def get(self, data: dict[str, Any], kind: str) -> Any:
         with self._lock:
-            entry = self._entries.get(id(data))
+            entry = self._entries.get((id(data), kind))
             return entry[1] if entry is not None and entry[0] is data else None
 
-    def put(self, data: dict[str, Any], values: dict[str, float]) -> None:
+    def put(self, data: dict[str, Any], kind: str, value: Any, size: int) -> None:
         with self._lock:
-            self._entries.pop(id(data), None)
-            self._entries[id(data)] = (data, values)
+            key = (id(data), kind)
+            self._entries.pop(key, None)
+            self._entries[key] = (data, value, size)
             while len(self._entries) > self.MAX_ENTRIES or (
-                len(self._entries) > 1 and sum(len(v) for _, v in self._entries.values()) > self.MAX_VALUES
+                len(self._entries) > 1 and sum(e[2] for e in self._entries.values()) > self.MAX_SIZE
             ):
                 del self._entries[next(iter(self._entries))]  # the oldest
 
 
-_recent = _RecentIndexes()
+_recent = _Recent()
 
 
 def derived_index(data: dict[str, Any]) -> dict[str, float]:
@@ -170,10 +188,111 @@ def derived_index(data: dict[str, Any]) -> dict[str, float]:
     """
     if not isinstance(data, dict):
         return {}
-    cached = _recent.get(data)
+    cached = _recent.get(data, "index")
     if cached is None:
         cached = compute_derived_index(data)
-        _recent.put(data, cached)
+        _recent.put(data, "index", cached, len(cached))
+    return cached
+
+
+class DailyTotals:
+    """The daily rows summed per day, for the account and for each campaign.
+
+    ``window(scope, first, last)`` gives the sums over any date range in
+    constant time (prefix sums, built per scope on first use): the derived
+    index's fixed windows, and the date ranges a finding names itself.
+    Day lists hold the ``METRICS`` sums, then the ``SHARES`` sums, then the
+    number of rows that had each share.
+    """
+
+    def __init__(self, data: dict[str, Any], *, once_per_day: bool = False,
+                 micros_over: tuple[float, float] | None = None) -> None:
+        """``once_per_day``: count only the first row of each (date, campaign), the reading of a
+        snapshot with duplicate rows once they are removed. ``micros_over``: (cost, value) above
+        which a row's money is read as micros and divided by a million."""
+        self.by_campaign: dict[str, dict[date, list[float]]] = {}
+        self.rows_per_day: dict[tuple[str, date], int] = {}
+        for row in _list(data.get("daily")):
+            if not isinstance(row, dict):
+                continue
+            day = parse_day(row.get("date"))
+            if day is None:
+                continue  # rows with no usable date are skipped
+            cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
+            key = (cid, day)
+            if once_per_day and key in self.rows_per_day:
+                continue
+            sums = self.by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * _WIDTH)
+            for i, metric in enumerate(METRICS):
+                v = row.get(metric)
+                kind = type(v)
+                if not ((kind is float and v - v == 0) or (kind is int and -1e300 < v < 1e300)):
+                    v = number(v)  # the slow way: strings, nulls, inf, bools
+                    if v is None:
+                        continue
+                if micros_over is not None and (
+                        (i == _COST and v > micros_over[0]) or (i == _VALUE and v > micros_over[1])):
+                    v /= 1e6
+                sums[i] += v
+            for i, share in enumerate(SHARES):
+                v = row.get(share)
+                if v is not None:
+                    v = number(v)
+                    if v is not None:
+                        sums[_SHARE_SUM + i] += v
+                        sums[_SHARE_COUNT + i] += 1
+            self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
+        self.account: dict[date, list[float]] = {}
+        for days in self.by_campaign.values():
+            for day, sums in days.items():
+                acc = self.account.get(day)
+                if acc is None:
+                    self.account[day] = list(sums)
+                else:
+                    for i in range(_WIDTH):
+                        acc[i] += sums[i]
+        self.period = _Period(data, self.account)
+        self.last_row = max(self.account) if self.account else None
+        self._prefix: dict[str, tuple[list[date], list[list[float]]]] = {}
+
+    def windows(self) -> dict[str, tuple[date, date]]:
+        """The derived index's fixed windows, plus ``all rows`` when rows fall outside the period."""
+        out = self.period.windows(self.last_row)
+        if self.account and self.period.start and self.period.end:
+            first, last = min(self.account), self.last_row
+            if first < self.period.start or last > self.period.end:
+                out["all rows"] = (first, last)
+        return out
+
+    def days(self, scope: str) -> dict[date, list[float]]:
+        """``"account"`` or a campaign id."""
+        return self.account if scope == "account" else self.by_campaign.get(scope, {})
+
+    def window(self, scope: str, first: date, last: date) -> tuple[list[float], int]:
+        """(sums, days with rows) of ``scope`` from ``first`` to ``last`` inclusive."""
+        prefix = self._prefix.get(scope)
+        if prefix is None:
+            days = self.days(scope)
+            dates = sorted(days)
+            running = [0.0] * _WIDTH
+            cumulative = [list(running)]
+            for day in dates:
+                running = [a + b for a, b in zip(running, days[day])]
+                cumulative.append(running)
+            prefix = self._prefix[scope] = (dates, cumulative)
+        dates, cumulative = prefix
+        lo, hi = bisect.bisect_left(dates, first), bisect.bisect_right(dates, last)
+        if hi <= lo:
+            return [0.0] * _WIDTH, 0
+        return [b - a for a, b in zip(cumulative[lo], cumulative[hi])], hi - lo
+
+
+def daily_totals(data: dict[str, Any]) -> DailyTotals:
+    """The ``DailyTotals`` of a snapshot, shared between callers for the same snapshot object."""
+    cached = _recent.get(data, "daily")
+    if cached is None:
+        cached = DailyTotals(data if isinstance(data, dict) else {})
+        _recent.put(data, "daily", cached, len(cached.rows_per_day))
     return cached
 
 
@@ -181,79 +300,107 @@ def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
     """``derived_index`` without the cache: always computed afresh."""
     if not isinstance(data, dict):
         return {}
-    index = _Index()
-    # (campaign id, date) -> metric sums; rows with no usable date are skipped.
-    by_campaign_day: dict[str, dict[date, list[float]]] = {}
-    row_count: dict[tuple[str, date], int] = {}
-    for row in _list(data.get("daily")):
-        if not isinstance(row, dict):
-            continue
-        day = parse_day(row.get("date"))
-        if day is None:
-            continue
-        cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
-        sums = by_campaign_day.setdefault(cid, {}).setdefault(day, [0.0] * len(METRICS))
+    index = NamedValues()
+    totals = daily_totals(data)
+    account_period = _reading_figures(index, data, totals, "")
+    # Per-day account sums. A day's rates, and a campaign's day, are grounded when a finding
+    # names the date (ranges.py): listing them all here would ground almost any percentage.
+    for day in sorted(totals.account):
+        sums = totals.account[day]
         for i, metric in enumerate(METRICS):
-            v = row.get(metric)
-            kind = type(v)
-            if not ((kind is float and v - v == 0) or (kind is int and -1e300 < v < 1e300)):
-                v = number(v)  # the slow way: strings, nulls, inf, bools
-                if v is None:
-                    continue
-            sums[i] += v
-        row_count[(cid, day)] = row_count.get((cid, day), 0) + 1
-
-    account_day: dict[date, list[float]] = {}
-    for days in by_campaign_day.values():
-        for day, sums in days.items():
-            acc = account_day.setdefault(day, [0.0] * len(METRICS))
-            for i in range(len(METRICS)):
-                acc[i] += sums[i]
-
-    period = _Period(data, account_day)
-    targets = _dict(data.get("targets"))
-    target_cpa = number(targets.get("target_cpa"))
-    target_roas = number(targets.get("target_roas"))
-    last_row = max(account_day) if account_day else None
-    windows = period.windows(last_row)
-
-    account_totals: dict[str, list[float]] = {}
-    for window, (first, last) in windows.items():
-        account_totals[window] = _window_sums(account_day, first, last)
-    for window, (first, last) in windows.items():
-        total = account_totals[window]
-        # Calendar days for daily averages: the window, cut at the last date with any rows.
-        cut = min(last, last_row) if last_row else last
-        calendar_days = _span_days(first, cut) if cut >= first else 0
-        scopes = [("account", account_day, None)] + [(f"campaign {c}", d, total) for c, d in by_campaign_day.items()]
-        for scope, days, account in scopes:
-            sums = total if account is None else _window_sums(days, first, last)
-            _scope_figures(index, f"{scope}: {{}}, {window}", sums, days, first, last, calendar_days,
-                           target_cpa, target_roas, account)
-
-    for day in sorted(account_day):
-        _day_figures(index, f"account: {{}} on {day.isoformat()}", account_day[day])
-    # A campaign's day is a row (its sums are snapshot values already); its rates are not.
-    for cid, days in by_campaign_day.items():
-        for day, sums in days.items():
-            _rates(index, f"campaign {cid}: {{}} on {day.isoformat()}", sums)
-
-    _count_figures(index, data, by_campaign_day, account_day, row_count, period)
-    _pacing_figures(index, data, period, account_day, by_campaign_day, targets)
-    _search_term_figures(index, data, account_totals.get("period"), by_campaign_day, period)
+            index.put(f"account: {metric} on {day.isoformat()}", sums[i])
+    _count_figures(index, data, totals.by_campaign, totals.account, totals.rows_per_day, totals.period)
+    _search_term_figures(index, data, account_period, totals.by_campaign, totals.period)
+    _ad_figures(index, data)
+    # Broken data: the figures an auditor quotes once the breakage is undone.
+    for reading, label in corrected_readings(data, totals):
+        _reading_figures(index, data, reading, f" ({label})")
     return index.values
 
 
-def _window_sums(days: dict[date, list[float]], first: date, last: date) -> list[float]:
-    sums = [0.0] * len(METRICS)
-    for day, row in days.items():
-        if first <= day <= last:
-            for i in range(len(METRICS)):
-                sums[i] += row[i]
-    return sums
+def corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
+    """The snapshot read with duplicate rows counted once, or with money in micros converted,
+    when it has such rows."""
+    readings = []
+    if any(n > 1 for n in totals.rows_per_day.values()):
+        readings.append((DailyTotals(data, once_per_day=True), "duplicate rows counted once"))
+    limits = _micros_limits(data)
+    if limits is not None:
+        readings.append((DailyTotals(data, micros_over=limits), "micros converted"))
+    return readings
 
 
-def _rates(index: _Index, fmt: str, sums: list[float]) -> None:
+MICROS_FACTOR = 1000.0  # a row costing a thousand times the median row is money left in micros
+
+
+def _micros_limits(data: dict[str, Any]) -> tuple[float, float] | None:
+    """(cost, value) above which a row looks like micros, or None when no row does."""
+    rows = [r for r in _list(data.get("daily")) if isinstance(r, dict)]
+    limits = []
+    for metric in ("cost", "conversions_value"):
+        values = sorted(v for v in (number(r.get(metric)) for r in rows) if v and v > 0)
+        median = values[len(values) // 2] if values else None
+        limits.append(median * MICROS_FACTOR if median else float("inf"))
+        if median and values[-1] <= median * MICROS_FACTOR:
+            limits[-1] = float("inf")
+    return (limits[0], limits[1]) if any(limit != float("inf") for limit in limits) else None
+
+
+def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTotals, suffix: str) -> list[float] | None:
+    """The windows of every scope and the pacing figures of one reading of the rows; returns the
+    account's sums over the period. ``suffix`` names a corrected reading."""
+    period = totals.period
+    targets = _dict(data.get("targets"))
+    target_cpa = number(targets.get("target_cpa"))
+    target_roas = number(targets.get("target_roas"))
+    account_period = None
+    for window, (first, last) in totals.windows().items():
+        total, active = totals.window("account", first, last)
+        if window == "period":
+            account_period = total
+        calendar = calendar_days(first, last, totals.last_row)
+        fmt = f"account: {{}}, {window}{suffix}"
+        window_figures(index, fmt, total, active, calendar, target_cpa, target_roas)
+        index.put(fmt.format("zero-conversion days"), _zero_days(totals.account, first, last))
+        for cid, days in totals.by_campaign.items():
+            sums, active = totals.window(cid, first, last)
+            fmt = f"campaign {cid}: {{}}, {window}{suffix}"
+            window_figures(index, fmt, sums, active, calendar, target_cpa, target_roas, total)
+            if active:
+                index.put(fmt.format("zero-conversion days"), _zero_days(days, first, last))
+    _pacing_figures(index, data, period, totals.account, totals.by_campaign, targets, suffix)
+    return account_period
+
+
+def _ad_figures(index: NamedValues, data: dict[str, Any]) -> None:
+    """Ad cost per campaign and account, and the part of it on disapproved ads."""
+    ads = [a for a in _list(data.get("ads")) if isinstance(a, dict)]
+    if not any(number(a.get("cost")) is not None for a in ads):
+        return
+    groups: dict[str, list[dict[str, Any]]] = {"account": ads}
+    for ad in ads:
+        groups.setdefault(f"campaign {ad.get('campaign_id')}", []).append(ad)
+    for scope, rows in groups.items():
+        bad = [a for a in rows if str(a.get("approval_status", "")).upper() == "DISAPPROVED"]
+        cost, bad_cost = _total(rows, "cost"), _total(bad, "cost")
+        index.put(f"{scope}: ads, cost", cost)
+        index.put(f"{scope}: ads, count", float(len(rows)))
+        if bad:
+            index.put(f"{scope}: ads, disapproved cost", bad_cost)
+            index.put(f"{scope}: ads, disapproved share of ad cost", _ratio(bad_cost, cost))
+
+
+def calendar_days(first: date, last: date, last_row: date | None) -> int:
+    """Days in a window for daily averages: cut at the last date with any rows."""
+    cut = min(last, last_row) if last_row else last
+    return _span_days(first, cut) if cut >= first else 0
+
+
+def _zero_days(days: dict[date, list[float]], first: date, last: date) -> float:
+    return float(sum(1 for d, row in days.items() if first <= d <= last and row[_CONV] == 0))
+
+
+def _rates(index: NamedValues, fmt: str, sums: list[float]) -> None:
     """CTR, CPC, CVR, CPA, ROAS and value per conversion of one set of sums."""
     index.put(fmt.format("CTR"), _ratio(sums[_CLICKS], sums[_IMPR]))
     index.put(fmt.format("CPC"), _ratio(sums[_COST], sums[_CLICKS]))
@@ -263,28 +410,34 @@ def _rates(index: _Index, fmt: str, sums: list[float]) -> None:
     index.put(fmt.format("value per conversion"), _ratio(sums[_VALUE], sums[_CONV]))
 
 
-def _day_figures(index: _Index, fmt: str, sums: list[float]) -> None:
+def _day_figures(index: NamedValues, fmt: str, sums: list[float]) -> None:
     for i, metric in enumerate(METRICS):
         index.put(fmt.format(metric), sums[i])
     _rates(index, fmt, sums)
 
 
-def _scope_figures(
-    index: _Index, fmt: str, sums: list[float], days: dict[date, list[float]], first: date, last: date,
-    calendar_days: int, target_cpa: float | None, target_roas: float | None, account: list[float] | None,
+def window_figures(
+    index: NamedValues, fmt: str, sums: list[float], active: int, calendar: int,
+    target_cpa: float | None = None, target_roas: float | None = None, account: list[float] | None = None,
 ) -> None:
-    """Sums, rates, daily averages, zero-conversion days, target ratios and shares of one scope and window."""
-    _day_figures(index, fmt, sums)
-    # Daily averages: over the window's calendar days, and over the days this scope has rows.
-    active = [d for d in days if first <= d <= last]
-    if active:
+    """Sums, rates, daily averages, share averages, target ratios and shares of one scope over one window.
+
+    ``fmt`` names the values (``"campaign 333: {}, last 7 complete days"``); ``active`` is the number of
+    days with rows, ``calendar`` the window's calendar days.
+    """
+    if not active:
         for i, metric in enumerate(METRICS):
-            index.put(fmt.format(f"{metric} per day"), _ratio(sums[i], calendar_days))
-            if len(active) != calendar_days:
-                index.put(fmt.format(f"{metric} per day with data"), _ratio(sums[i], len(active)))
-        index.put(fmt.format("days with data"), float(len(active)))
-        zero_days = sum(1 for d in active if days[d][_CONV] == 0)
-        index.put(fmt.format("zero-conversion days"), float(zero_days))
+            index.put(fmt.format(metric), 0.0)
+        return
+    _day_figures(index, fmt, sums)
+    for i, metric in enumerate(METRICS):
+        index.put(fmt.format(f"{metric} per day"), _ratio(sums[i], calendar))
+        if active != calendar:
+            index.put(fmt.format(f"{metric} per day with data"), _ratio(sums[i], active))
+    index.put(fmt.format("days with data"), float(active))
+    for i, share in enumerate(SHARES):
+        if sums[_SHARE_COUNT + i]:
+            index.put(fmt.format(f"average {share}"), sums[_SHARE_SUM + i] / sums[_SHARE_COUNT + i])
     cpa = _ratio(sums[_COST], sums[_CONV])
     roas = _ratio(sums[_VALUE], sums[_COST])
     if target_cpa:
@@ -293,14 +446,26 @@ def _scope_figures(
     if target_roas:
         index.put(fmt.format("ROAS over target"), _ratio(roas, target_roas))
         index.put(fmt.format("ROAS minus target"), None if roas is None else roas - target_roas)
+        index.put(fmt.format("target ROAS over ROAS"), _ratio(target_roas, roas))  # above 1 is worse, as CPA over target
     if account is not None:
         index.put(fmt.format("share of account cost"), _ratio(sums[_COST], account[_COST]))
         index.put(fmt.format("share of account conversions"), _ratio(sums[_CONV], account[_CONV]))
         index.put(fmt.format("share of account conversion value"), _ratio(sums[_VALUE], account[_VALUE]))
 
 
+class _Suffixed(NamedValues):
+    """Puts into another NamedValues with a suffix on every name."""
+
+    def __init__(self, target: NamedValues, suffix: str) -> None:
+        self.values = target.values
+        self._suffix = suffix
+
+    def put(self, name: str, value: float | None) -> None:
+        super().put(name + self._suffix, value)
+
+
 def _count_figures(
-    index: _Index, data: dict[str, Any], by_campaign_day: dict[str, dict[date, list[float]]],
+    index: NamedValues, data: dict[str, Any], by_campaign_day: dict[str, dict[date, list[float]]],
     account_day: dict[date, list[float]], row_count: dict[tuple[str, date], int], period: _Period,
 ) -> None:
     campaigns = [c for c in _list(data.get("campaigns")) if isinstance(c, dict)]
@@ -336,34 +501,78 @@ def _count_figures(
             index.put(f"campaign {cid}: disapproved ads", float(n))
 
 
-def _budget_schedule(data: dict[str, Any], period: _Period) -> tuple[dict[date, float], dict[str, dict[date, float]]]:
-    """Planned spend per day of the period (account) and per campaign, from budgets and flight plans.
+def serving_windows(data: dict[str, Any]) -> dict[str, tuple[date | None, date | None]]:
+    """First and last day each campaign may serve: its start/end dates, narrowed by its flight plan."""
+    windows: dict[str, tuple[date | None, date | None]] = {}
+    for camp in _list(data.get("campaigns")):
+        if isinstance(camp, dict) and camp.get("id") is not None:
+            windows[str(camp["id"])] = (parse_day(camp.get("start_date")), parse_day(camp.get("end_date")))
+    for flight in _list(data.get("flight_plan")):
+        if isinstance(flight, dict) and flight.get("campaign_id") is not None:
+            cid = str(flight["campaign_id"])
+            first, last = windows.get(cid, (None, None))
+            f_first, f_last = parse_day(flight.get("start")), parse_day(flight.get("end"))
+            windows[cid] = (max((d for d in (first, f_first) if d), default=None),
+                            min((d for d in (last, f_last) if d), default=None))
+    return windows
+
+
+def _budget_campaigns(budget: dict[str, Any], campaigns: list[Any]) -> list[str]:
+    """The campaigns a budget pays for: its campaign_ids, else the campaigns naming its budget_id."""
+    ids = [str(c) for c in _list(budget.get("campaign_ids"))]
+    if ids:
+        return ids
+    bid = budget.get("budget_id")
+    return [str(c.get("id")) for c in campaigns
+            if isinstance(c, dict) and bid is not None and str(c.get("budget_id")) == str(bid)]
+
+
+def _budget_schedule(
+    data: dict[str, Any], period: _Period, *, flights_at_plan: bool = False,
+) -> tuple[dict[date, float], dict[str, dict[date, float]]]:
+    """Planned spend per day of the period (account) and per campaign: the budget schedule in force.
 
     A daily budget counts at the amount in force that day (its history applied
-    from the change date on); a MONTHLY budget counts amount / days in month.
-    A campaign with a flight plan counts its planned spend spread evenly over
-    the flight's days instead of its budget.
+    from the change date on), on the days one of its campaigns serves (start
+    and end dates, flight plans); a MONTHLY budget counts amount / days in
+    month. A flighted campaign with no budget counts its planned spend spread
+    evenly over the flight; with ``flights_at_plan`` every flighted campaign
+    does, instead of its budget.
     """
     account: dict[date, float] = {}
     per_campaign: dict[str, dict[date, float]] = {}
     if not (period.start and period.end) or period.end < period.start:
         return account, per_campaign
     days = [period.start + timedelta(days=i) for i in range(_span_days(period.start, period.end))]
-    flights = [f for f in _list(data.get("flight_plan")) if isinstance(f, dict)]
-    flighted = {str(f.get("campaign_id")) for f in flights}
+    windows = serving_windows(data)
+    campaigns = _list(data.get("campaigns"))
+    flights = {}
+    for flight in _list(data.get("flight_plan")):
+        if isinstance(flight, dict):
+            first, last = parse_day(flight.get("start")), parse_day(flight.get("end"))
+            planned = number(flight.get("planned_spend"))
+            if first and last and planned is not None and first <= last:
+                flights[str(flight.get("campaign_id"))] = (first, last, planned / _span_days(first, last))
 
-    def add(cid: str, day: date, amount: float) -> None:
+    def serves(cid: str, day: date) -> bool:
+        first, last = windows.get(cid, (None, None))
+        return (first is None or first <= day) and (last is None or day <= last)
+
+    def add(cid: str | None, day: date, amount: float) -> None:
         account[day] = account.get(day, 0.0) + amount
-        camp = per_campaign.setdefault(cid, {})
-        camp[day] = camp.get(day, 0.0) + amount
+        if cid is not None:
+            camp = per_campaign.setdefault(cid, {})
+            camp[day] = camp.get(day, 0.0) + amount
 
+    with_budget: set[str] = set()
     for budget in _list(data.get("budgets")):
         if not isinstance(budget, dict):
             continue
-        cids = [str(c) for c in _list(budget.get("campaign_ids"))] or [f"budget {budget.get('budget_id')}"]
-        if all(c in flighted for c in cids):
-            continue
         kind = str(budget.get("period") or "DAILY").upper()
+        if kind not in ("DAILY", "MONTHLY"):
+            continue
+        cids = _budget_campaigns(budget, campaigns)
+        with_budget.update(cids)
         steps = budget_steps(budget)
         for day in days:
             amount = amount_on(steps, day)
@@ -371,21 +580,17 @@ def _budget_schedule(data: dict[str, Any], period: _Period) -> tuple[dict[date, 
                 continue
             if kind == "MONTHLY":
                 amount /= period.days or len(days)
-            elif kind != "DAILY":
+            if not cids:  # a budget tied to no campaign we know: it may serve every day
+                add(None, day, amount)
                 continue
-            # A shared budget is split evenly over its (unflighted) campaigns for the per-campaign view.
-            share = [c for c in cids if c not in flighted]
-            for cid in share:
-                add(cid, day, amount / len(share))
-    for flight in flights:
-        first, last = parse_day(flight.get("start")), parse_day(flight.get("end"))
-        planned = number(flight.get("planned_spend"))
-        if not first or not last or planned is None or last < first:
-            continue
-        per_day = planned / _span_days(first, last)
-        for day in days:
-            if first <= day <= last:
-                add(str(flight.get("campaign_id")), day, per_day)
+            serving = [c for c in cids if serves(c, day) and not (flights_at_plan and c in flights)]
+            for cid in serving:  # a shared budget is split evenly for the per-campaign view
+                add(cid, day, amount / len(serving))
+    for cid, (first, last, per_day) in flights.items():
+        if flights_at_plan or cid not in with_budget:
+            for day in days:
+                if first <= day <= last:
+                    add(cid, day, per_day)
     return account, per_campaign
 
 
@@ -428,9 +633,13 @@ def budget_in_force(budget: dict[str, Any], day: date) -> float | None:
 
 
 def _pacing_figures(
-    index: _Index, data: dict[str, Any], period: _Period, account_day: dict[date, list[float]],
-    by_campaign_day: dict[str, dict[date, list[float]]], targets: dict[str, Any],
+    index: NamedValues, data: dict[str, Any], period: _Period, account_day: dict[date, list[float]],
+    by_campaign_day: dict[str, dict[date, list[float]]], targets: dict[str, Any], suffix: str = "",
 ) -> None:
+    """Pacing against the monthly budget and the budget schedule; ``suffix`` names a corrected
+    reading of the rows (only the figures that depend on spend are repeated for it)."""
+    if suffix:
+        index = _Suffixed(index, suffix)
     if not (period.start and period.last_complete and period.days):
         return
     start, lc, month_days = period.start, period.last_complete, period.days
@@ -448,12 +657,13 @@ def _pacing_figures(
     index.put("pacing: spend to date", spend)
     last7 = sum(s[_COST] for d, s in account_day.items() if lc - timedelta(days=6) <= d <= lc)
 
-    schedule, per_campaign = _budget_schedule(data, period)
-    schedule_to_date = sum(v for d, v in schedule.items() if d <= lc)
-    schedule_total = sum(schedule.values())
+    schedules = {"budget schedule": _budget_schedule(data, period)}
+    if _list(data.get("flight_plan")):
+        schedules["budget schedule with flights at planned spend"] = _budget_schedule(data, period, flights_at_plan=True)
+    per_campaign = schedules["budget schedule"][1]
     budget = number(targets.get("monthly_budget"))
-    if budget is None and schedule_total:
-        budget = schedule_total
+    if budget is None and sum(schedules["budget schedule"][0].values()):
+        budget = sum(schedules["budget schedule"][0].values())
         index.put("pacing: monthly budget from the budget schedule", budget)
 
     projections: dict[str, float | None] = {
@@ -467,12 +677,25 @@ def _pacing_figures(
         index.put("pacing: remaining budget per remaining day", _ratio(budget - spend, remaining))
         index.put("pacing: budget per day, straight line", budget / month_days)
         index.put("pacing: spend to date over monthly budget", _ratio(spend, budget))
-    if schedule:
-        expectations["budget schedule"] = schedule_to_date
-        index.put("pacing: budget schedule, whole month", schedule_total)
-        projections["budget schedule"] = spend + (schedule_total - schedule_to_date)
-        if budget is not None and schedule_total:
-            expectations["monthly budget spread on the budget schedule"] = budget * schedule_to_date / schedule_total
+    schedule = schedules["budget schedule"][0]
+    for day in sorted(schedule):  # "budgets changed by 1.9x on 2025-07-11"
+        before = schedule.get(day - timedelta(days=1))
+        if before and schedule[day] != before:
+            index.put(f"pacing: budget schedule on {day.isoformat()} over the day before", schedule[day] / before)
+    for basis, (schedule, _) in schedules.items():
+        if not schedule:
+            continue
+        to_date = sum(v for d, v in schedule.items() if d <= lc)
+        whole = sum(schedule.values())
+        last7_planned = sum(v for d, v in schedule.items() if lc - timedelta(days=6) <= d <= lc)
+        expectations[basis] = to_date
+        index.put(f"pacing: {basis}, whole month", whole)
+        projections[basis] = spend + (whole - to_date)
+        rate = _ratio(last7, last7_planned)  # the share of its schedule the account spent over the last 7 days
+        if rate is not None:
+            projections[f"last 7 days' share of the {basis}"] = spend + rate * (whole - to_date)
+        if budget is not None and whole:
+            expectations[f"monthly budget spread on the {basis}"] = budget * to_date / whole
     for name, expected in expectations.items():
         index.put(f"pacing: expected spend to date, {name}", expected)
         index.put(f"pacing: spend to date over expected, {name}", _ratio(spend, expected))
@@ -506,6 +729,9 @@ def _pacing_figures(
         steps = budget_steps(budget_row)
         for amount in {a for _, a in steps if a is not None}:
             index.put(f"budget {bid}: platform daily maximum ({cap:g}x) of {amount:g}", amount * cap)
+        for (_, old), (changed_on, new) in zip(steps, steps[1:]):
+            if old and new is not None and changed_on is not None:
+                index.put(f"budget {bid}: new amount over old on {changed_on.isoformat()}", new / old)
         for day in account_day:
             amount = amount_on(steps, day)
             cost = sum(by_campaign_day.get(c, {}).get(day, [0.0] * len(METRICS))[_COST] for c in cids)
@@ -514,7 +740,7 @@ def _pacing_figures(
 
 
 def _search_term_figures(
-    index: _Index, data: dict[str, Any], account_period: list[float] | None,
+    index: NamedValues, data: dict[str, Any], account_period: list[float] | None,
     by_campaign_day: dict[str, dict[date, list[float]]], period: _Period,
 ) -> None:
     terms = [t for t in _list(data.get("search_terms")) if isinstance(t, dict)]

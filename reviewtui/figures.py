@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Iterable
 
 UNITS = ("money", "percent", "multiplier", "plain")
@@ -206,13 +207,69 @@ def not_figure_spans(text: str, identifiers: Identifiers | None = None) -> list[
     return kept
 
 
-def scan(text: str, identifiers: Identifiers | None = None) -> tuple[list[Figure], list[Skipped]]:
-    """Figures in ``text`` and every digit span skipped as not a figure (with digits inside words)."""
+def scan(text: str, identifiers: Identifiers | None = None, *, words: bool = True) -> tuple[list[Figure], list[Skipped]]:
+    """Figures in ``text`` and the digit spans skipped as not figures.
+
+    ``words=False`` leaves out digits glued to words (``GA4``), which only a display needs.
+    """
     if not text:
         return [], []
     figures, skipped = _figures_and_skipped(text, identifiers)
+    if not words:
+        return figures, skipped
     glued = _glued_spans(text, figures, skipped)
     return figures, sorted(skipped + glued, key=lambda s: s.start)
+
+
+_MONTH_NUMBER = {name: i for i, name in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_ISO_DAY = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})")
+_SLASHED_DAY = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})[/.](\d{2,4})\b")
+_MONTH_WORD = re.compile(r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?")
+_DAY_NUMBER = re.compile(r"(?<!\d)(\d{1,2})(?!\d)")
+_YEAR_NUMBER = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+
+def dates_in(span: Skipped, year: int | None) -> list[date]:
+    """The calendar dates a ``date`` span names (two for ``March 9-18``; both readings of ``03/04/2025``).
+
+    ``year`` fills in a date written without one (``March 9``).
+    """
+    if span.why != "date":
+        return []
+    text = span.text
+    found: list[date] = []
+
+    def add(y: int, m: int, d: int) -> None:
+        try:
+            found.append(date(y, m, d))
+        except ValueError:
+            pass
+
+    for m in _ISO_DAY.finditer(text):
+        add(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if found:
+        return found
+    for m in _SLASHED_DAY.finditer(text):
+        y = int(m.group(4))
+        y = y + 2000 if y < 100 else y
+        a, b = int(m.group(1)), int(m.group(3))
+        add(y, b, a)  # day first, as most of the world writes it
+        if m.group(2) == "/":
+            add(y, a, b)  # and the US reading
+    if found:
+        return found
+    month = _MONTH_WORD.search(text)
+    if month is None:
+        return []
+    month_number = _MONTH_NUMBER[month.group()[:3].lower()]
+    years = [int(y) for y in _YEAR_NUMBER.findall(text)]
+    y = years[0] if years else year
+    if y is None:
+        return []
+    for d in _DAY_NUMBER.findall(_YEAR_NUMBER.sub(" ", text)):
+        add(y, month_number, int(d))
+    return found
 
 
 def _figures_and_skipped(text: str, identifiers: Identifiers | None) -> tuple[list[Figure], list[Skipped]]:

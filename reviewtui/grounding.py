@@ -29,13 +29,16 @@ import re
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
-from .derived import derived_index, number, parse_day
-from .figures import Figure, Identifiers, find_figures, is_date_or_time
+from .derived import daily_totals, derived_index, is_ratio_name, number, parse_day
+from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
+from .ranges import RangeValues, named_windows, range_values
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
+_RATIO_KEY = re.compile(r"share|rate|ratio|tolerance|ctr|cvr|roas|pct|percent", re.IGNORECASE)
+_PERCENT_KEY = re.compile(r"pct|percent", re.IGNORECASE)
 _INF = float("inf")
 _NUMBER_IN_TEXT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
@@ -103,21 +106,29 @@ class GroundingIndex:
         if mode not in FIGURE_MODES:
             raise ValueError(f"unknown figures mode {mode!r}; use one of {', '.join(FIGURE_MODES)}")
         self.mode = mode
-        sources: dict[float, Source] = {}
-        names: set[str] = set()
-        ids: set[str] = set()
+        found = _Collector()
         if isinstance(data, (dict, list)):
-            _collect(data, (), sources, names, ids, {})
-        self.snapshot_values = len(sources)
+            found.walk(data, ())
+        self.snapshot_values = len(found.values)
         self.derived_values = 0
         if mode == "derived":
             derived = derived_index(data)
             self.derived_values = len(derived)
             for name, value in derived.items():
-                sources.setdefault(abs(value), name)
-        self._values = _SortedValues(sources)
-        self.identifiers = Identifiers(names, ids)
+                found.values.setdefault(abs(value), name)
+                if is_ratio_name(name):
+                    found.ratios.setdefault(abs(value), name)
+        self._values = _SortedValues(found.values)
+        self._ratios = _SortedValues(found.ratios)
+        self._in_percent = _SortedValues(found.in_percent)
+        self.identifiers = Identifiers(found.names, found.ids)
         self.period_days = _period_days(data)
+        self._data = data if isinstance(data, dict) else {}
+        self._range_cache: dict = {}  # (scope, first, last) -> figures, shared by the findings of this snapshot
+        self._campaign_by_name = {
+            str(c.get("name")).lower(): str(c.get("id"))
+            for c in (self._data.get("campaigns") or []) if isinstance(c, dict) and c.get("name") and c.get("id") is not None
+        } if isinstance(self._data.get("campaigns"), list) else {}
 
     # -- construction and cache ------------------------------------------------
 
@@ -144,19 +155,22 @@ class GroundingIndex:
     def _match(self, figure: Figure, tolerance: float | None) -> tuple[float, str] | None:
         """The set value closest to the figure, in the figure's unit, with its description.
 
-        A percentage is looked up both as a fraction (value / 100) and as a
-        value already in percent; the closer of the two wins.
+        A percentage matches a ratio times 100 or a value already in percent;
+        a multiplier matches a ratio; other figures match any value.
         """
         target = abs(figure.value)
         hits = []
         if figure.unit == "percent":
-            hit = self._values.nearest(target / 100.0, None if tolerance is None else tolerance / 100.0)
+            hit = self._ratios.nearest(target / 100.0, None if tolerance is None else tolerance / 100.0)
             if hit is not None:
                 value, source = hit
                 hits.append((value * 100.0, f"{describe_source(source, value)} (as a percentage: {value * 100.0:g})"))
-        hit = self._values.nearest(target, tolerance)
+            table = self._in_percent
+        else:
+            table = self._ratios if figure.unit == "multiplier" else self._values
+        hit = table.nearest(target, tolerance)
         if hit is not None:
-            hits.append((hit[0], describe_source(hit[1], hit[0])))
+            hits.append((hit[0], describe_source(hit[1], hit[0]) + (" (in percent)" if table is self._in_percent else "")))
         return min(hits, key=lambda h: abs(h[0] - target)) if hits else None
 
     def _lookup(self, figure: Figure) -> tuple[float, str] | None:
@@ -167,36 +181,55 @@ class GroundingIndex:
         hit = self._match(figure, None)
         return f"; nearest: {hit[1]}" if hit else ""
 
-    def check_texts(self, texts: dict[str, str]) -> list[FigureVerdict]:
+    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = ()) -> list[FigureVerdict]:
         """Verdicts for every figure in the text fields of one finding, in field order.
 
-        Arithmetic uses only figures grounded directly (not through other
-        arithmetic), each as printed and as the set value it matched.
+        ``scopes``: the finding's scope (campaign id), so ranges the finding
+        names are summed for that campaign as well as for the account. Figures
+        are grounded, in this order, by the grounding set, by a range the
+        finding names (derived mode), then by arithmetic on two figures
+        grounded so (arithmetic does not chain).
         """
         found: list[tuple[str, Figure]] = []
+        skipped: list[Skipped] = []
         for field_name, text in texts.items():
             if isinstance(text, str) and text:
-                found.extend((field_name, f) for f in find_figures(text, self.identifiers))
+                figures, spans = scan(text, self.identifiers, words=False)
+                found.extend((field_name, f) for f in figures)
+                skipped.extend(spans)
         verdicts: list[FigureVerdict | None] = [None] * len(found)
         operands: list[tuple[int, float, str]] = []  # (figure number, value, label)
-        for n, (field_name, figure) in enumerate(found):
-            direct = self._direct(figure)
-            if direct is None:
-                continue
-            matched, reason = direct
+
+        def grounded(n: int, matched: float | None, reason: str) -> None:
+            field_name, figure = found[n]
             verdicts[n] = FigureVerdict(field_name, figure, True, reason)
             if matched:
                 operands.append((n, abs(figure.value), figure.text))
-                if abs(matched - abs(figure.value)) > 0:
+                if matched != abs(figure.value):
                     operands.append((n, matched, figure.text))
+
+        for n, (_, figure) in enumerate(found):
+            direct = self._direct(figure)
+            if direct is not None:
+                grounded(n, *direct)
+        if self.mode == "derived" and any(v is None for v in verdicts):
+            ranges = self._ranges(found, skipped, scopes)
+            if ranges is not None:
+                for n, (_, figure) in enumerate(found):
+                    if verdicts[n] is None:
+                        hit = _in_ranges(ranges, figure)
+                        if hit is not None:
+                            grounded(n, *hit)
+        units = {n: figure.unit for n, (_, figure) in enumerate(found)}
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
-            reason = _arithmetic(figure, operands, n)
+            reason = _arithmetic(figure, operands, n, units)
             if reason is not None:
                 verdicts[n] = FigureVerdict(field_name, figure, True, reason)
             else:
-                where = "the snapshot" if self.mode == "strict" else "the snapshot or the derived index"
+                where = "the snapshot" if self.mode == "strict" else (
+                    "the snapshot, the derived index or the date ranges this finding names")
                 verdicts[n] = FigureVerdict(
                     field_name, figure, False,
                     f"not grounded: nothing in {where} rounds to {figure.text!r} "
@@ -205,22 +238,76 @@ class GroundingIndex:
                 )
         return [v for v in verdicts if v is not None]
 
+    def _ranges(self, found: list[tuple[str, Figure]], skipped: list[Skipped], scopes: Iterable[str | None]) -> RangeValues | None:
+        """The figures over the date ranges one finding names, or None when it names none."""
+        totals = daily_totals(self._data)
+        start = totals.period.start
+        dates = [d for span in skipped for d in dates_in(span, start.year if start else None)]
+        counts = [int(abs(f.value)) for _, f in found if f.day_count]
+        windows = named_windows(totals, dates, counts)
+        if not windows:
+            return None
+        campaigns = [str(s) for s in scopes if s]
+        for span in skipped:
+            if span.why.startswith("identifier: id "):
+                campaigns.append(span.text)
+            elif span.why.startswith("identifier: ") and span.text.lower() in self._campaign_by_name:
+                campaigns.append(self._campaign_by_name[span.text.lower()])
+        targets = self._data.get("targets") if isinstance(self._data.get("targets"), dict) else {}
+        return range_values(totals, windows, campaigns, number(targets.get("target_cpa")),
+                            number(targets.get("target_roas")), self._range_cache)
+
     def _direct(self, figure: Figure) -> tuple[float | None, str] | None:
-        """(value usable for arithmetic or None, reason) when grounded without arithmetic."""
+        """(value usable for arithmetic or None, reason) when grounded by the set itself."""
         if figure.value == 0:
             return None, "zero is always grounded"
         if figure.day_count and self.period_days and 1 <= abs(figure.value) <= self.period_days:
             return abs(figure.value), f"{figure.value:g} days fits the {self.period_days}-day period"
-        hit = self._lookup(figure)
-        if hit is None:
-            return None
-        return hit
+        return self._lookup(figure)
 
 
-def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int) -> str | None:
-    """The reason a figure equals a difference, ratio or percent change of two grounded figures."""
+def _in_ranges(ranges: RangeValues, figure: Figure) -> tuple[float, str] | None:
+    """(matched value in the figure's unit, reason) from the ranges a finding names."""
     target = abs(figure.value)
     tolerance = figure.half_unit + 1e-9 * max(1.0, target)
+    if figure.unit == "percent":
+        table, scale = ranges.ratios, 100.0
+    elif figure.unit == "multiplier":
+        table, scale = ranges.ratios, 1.0
+    else:
+        table, scale = ranges.amounts, 1.0
+    i = bisect.bisect_left(table, (target / scale - tolerance / scale,))
+    best = None
+    while i < len(table) and table[i][0] * scale <= target + tolerance:
+        if best is None or abs(table[i][0] * scale - target) < abs(best[0] * scale - target):
+            best = table[i]
+        i += 1
+    if best is None:
+        return None
+    value, name = best
+    shown = f" (as a percentage: {value * 100.0:g})" if scale == 100.0 else ""
+    return value * scale, f"derived over a range this finding names: {name} = {value:g}{shown}"
+
+
+def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int, units: dict[int, str]) -> str | None:
+    """The reason a figure follows from one or two figures grounded in the same finding.
+
+    From two: their difference, ratio or percent change (and, when one of
+    them is a rate, a percentage or a multiplier, their product: "4,598
+    clicks at 5.25% is 242 expected"). From one: the same money read out of
+    micros (divided or multiplied by a million).
+    """
+    target = abs(figure.value)
+    tolerance = figure.half_unit + 1e-9 * max(1.0, target)
+
+    def near(value: float) -> bool:
+        return abs(value - target) <= tolerance
+
+    for na, a, la in operands:
+        if na != own and figure.unit != "percent":
+            for value, how in ((a / 1e6, f"{la} read as micros"), (a * 1e6, f"{la} in micros")):
+                if near(value):
+                    return f"arithmetic in this finding: {how} = {value:.6g}"
     for i, (na, a, la) in enumerate(operands):
         for nb, b, lb in operands[i + 1:]:
             if na == nb or na == own or nb == own:
@@ -239,48 +326,83 @@ def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int
                     results.append((abs(a - b) / a * 100.0, f"change from {la} to {lb}"))
             elif figure.unit == "multiplier":
                 results = [(r, how) for r, how in results if "/" in how]
+            else:
+                for rate_n, rate, count in ((na, a, b), (nb, b, a)):
+                    if units.get(rate_n) == "percent":
+                        results.append((rate * count / 100.0, f"{la} x {lb}"))
+                    elif units.get(rate_n) == "multiplier":
+                        results.append((rate * count, f"{la} x {lb}"))
             for value, how in results:
-                if abs(value - target) <= tolerance:
+                if near(value):
                     return f"arithmetic in this finding: {how} = {value:.6g}"
     return None
 
 
-def _collect(
-    node: dict | list, path: tuple, out: dict[float, Source], names: set[str], ids: set[str],
-    seen_text: dict[str, list[float]],
-) -> None:
-    """Every number (values and numbers inside strings), name with digits and id in the snapshot.
+class _Collector:
+    """Walks a snapshot for every number (values and numbers inside strings), every name with
+    digits and every id. Numbers under a ratio-like key (``search_impression_share``,
+    ``pacing_tolerance``, ``target_roas``) are ratios too; numbers under a percent key, or
+    followed by ``%`` inside a string, are already in percent."""
 
-    The hot loop of index building: leaves are handled inline, and a path
-    tuple is made only for containers and for values not seen before.
-    """
-    is_dict = isinstance(node, dict)
-    for key, value in (node.items() if is_dict else enumerate(node)):
-        kind = type(value)
-        if kind is float or kind is int:
-            magnitude = float(value if value >= 0 else -value) if -1e300 < value < 1e300 else _INF
-            if magnitude not in out and magnitude != _INF:  # (nan fails the range test above)
-                out[magnitude] = (path, key)
-            if is_dict and kind is int and _is_id_key(key):
-                ids.add(str(value))
-        elif kind is str:
-            if is_dict and _is_id_key(key):
-                ids.add(value)
-            numbers = seen_text.get(value)
-            if numbers is None:
-                # A date's parts are not figures (the day of month would ground every small number).
-                numbers = [] if not _HAS_DIGIT.search(value) or is_date_or_time(value) else [
-                    float(m.group().replace(",", "")) for m in _NUMBER_IN_TEXT.finditer(value)]
-                seen_text[value] = numbers
-                if numbers:
-                    names.add(value)
-            for number_in_text in numbers:
-                if number_in_text not in out:
-                    out[number_in_text] = (path, key, value)
-        elif kind is dict or kind is list:
-            if is_dict and kind is list and _is_id_key(key):
-                ids.update(str(v) for v in value if type(v) in (str, int))
-            _collect(value, path + (key,), out, names, ids, seen_text)
+    def __init__(self) -> None:
+        self.values: dict[float, Source] = {}
+        self.ratios: dict[float, Source] = {}
+        self.in_percent: dict[float, Source] = {}
+        self.names: set[str] = set()
+        self.ids: set[str] = set()
+        self._texts: dict[str, list[tuple[float, bool]]] = {}
+
+    def walk(self, node: dict | list, path: tuple) -> None:
+        """The hot loop of index building: leaves are handled inline, and a path tuple is made
+        only for containers and for values not seen before."""
+        is_dict = isinstance(node, dict)
+        values = self.values
+        for key, value in (node.items() if is_dict else enumerate(node)):
+            kind = type(value)
+            if kind is float or kind is int:
+                magnitude = float(value if value >= 0 else -value) if -1e300 < value < 1e300 else _INF
+                if magnitude == _INF:  # (nan fails the range test above)
+                    continue
+                if magnitude not in values:
+                    values[magnitude] = (path, key)
+                if is_dict:
+                    if kind is int and _is_id_key(key):
+                        self.ids.add(str(value))
+                    elif _ratio_key(key):
+                        self.ratios.setdefault(magnitude, (path, key))
+                        if _PERCENT_KEY.search(key):
+                            self.in_percent.setdefault(magnitude, (path, key))
+            elif kind is str:
+                if is_dict and _is_id_key(key):
+                    self.ids.add(value)
+                numbers = self._texts.get(value)
+                if numbers is None:
+                    numbers = self._texts[value] = self._numbers_in(value)
+                for number_in_text, percent in numbers:
+                    values.setdefault(number_in_text, (path, key, value))
+                    if percent:
+                        self.in_percent.setdefault(number_in_text, (path, key, value))
+            elif kind is dict or kind is list:
+                if is_dict and kind is list and _is_id_key(key):
+                    self.ids.update(str(v) for v in value if type(v) in (str, int))
+                self.walk(value, path + (key,))
+
+    def _numbers_in(self, text: str) -> list[tuple[float, bool]]:
+        # A date's parts are not figures (the day of month would ground every small number).
+        if not _HAS_DIGIT.search(text) or is_date_or_time(text):
+            return []
+        self.names.add(text)
+        return [(float(m.group().replace(",", "")), text[m.end():m.end() + 1] == "%")
+                for m in _NUMBER_IN_TEXT.finditer(text)]
+
+
+def _ratio_key(key: Any, _known: dict[str, bool] = {}) -> bool:  # noqa: B006 - deliberate memo
+    answer = _known.get(key)
+    if answer is None:
+        answer = isinstance(key, str) and bool(_RATIO_KEY.search(key))
+        if len(_known) < 10_000:
+            _known[key] = answer
+    return answer
 
 
 def _is_id_key(key: Any, _known: dict[str, bool] = {}) -> bool:  # noqa: B006 - deliberate memo

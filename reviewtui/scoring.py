@@ -82,7 +82,7 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
     index = GroundingIndex.for_snapshot(snapshot, figures)
     figure_rows: list[dict[str, Any]] = []
     for i, finding in enumerate(returned):
-        for verdict in index.check_texts(finding.texts()):
+        for verdict in index.check_texts(finding.texts(), scopes=[finding.scope]):
             figure_rows.append({"finding_index": i, **verdict.to_dict()})
     fabricated = [row for row in figure_rows if not row["grounded"]]
 

@@ -54,8 +54,6 @@ HAND_COMPUTED = {
     "account: cost on 2025-03-16": 120.0 + 300.0 + 411.46,
     "account: clicks on 2025-03-16": 100 + 50 + 400,
     "account: conversions on 2025-03-05": 2.0,
-    "campaign 333: CTR on 2025-03-16": 400 / 3000,
-    "campaign 111: CPA on 2025-03-05": 60.0,
     # pacing
     "pacing: days elapsed": 18.0,
     "pacing: days remaining": 13.0,
@@ -180,7 +178,7 @@ def test_reasons_name_what_grounded_the_figure(tmp_path: Path) -> None:
         "45.00": "snapshot /targets/target_cpa = 45",
     }
     [fabricated] = verdicts_for_text("$48,213.77", snapshot)
-    assert fabricated.reason.startswith("not grounded: nothing in the snapshot or the derived index rounds to '$48,213.77'")
+    assert fabricated.reason.startswith("not grounded: nothing in the snapshot, the derived index or the date ranges this finding names rounds to '$48,213.77'")
     assert "nearest:" in fabricated.reason
 
 
@@ -191,3 +189,27 @@ def test_numbers_inside_strings_are_grounded_but_not_the_parts_of_dates() -> Non
     assert grounding.check_texts({"t": "52.50"})[0].reason == "snapshot /change_events/0/note 'target CPA raised to 52.50'"
     # 19 only appears as the day of as_of: a date's parts do not ground a figure.
     assert not grounding.check_texts({"t": "19 conversions"})[0].grounded
+
+
+@pytest.mark.parametrize(("claim", "scope", "grounded", "reason"), [
+    # Campaign 333 on the 16th and 17th: 6,200 impressions, 790 clicks, 822.92 cost, CTR 12.74%.
+    ("822.92 on 790 clicks from 2025-03-16 to 2025-03-17, CTR 12.74%", "333", True, "campaign 333: "),
+    ("822.92 on 790 clicks, CTR 12.74%", "333", False, ""),
+    # One named day: campaign 333's CTR on the 17th is 390 / 3,200.
+    ("CTR 12.19% on 2025-03-17", "333", True, "campaign 333: CTR, on 2025-03-17"),
+    ("CTR 12.19%", "333", False, ""),
+    # The campaign can be named in the text instead of the scope, by id or by name.
+    ("campaign 333 had a 12.19% CTR on 2025-03-17", None, True, "campaign 333: CTR, on 2025-03-17"),
+    ("Search | Generic 24/7 had a 12.19% CTR on March 17", None, True, "campaign 333: CTR, on 2025-03-17"),
+    # N days to a named date, for the account: 360.00 + 900.00 + 822.92 from the 15th to the 17th.
+    ("2,082.92 spent in the 3 days to 2025-03-17", None, True, "account: cost, 3 days to 2025-03-17"),
+    ("2,082.92 spent in those days", None, False, ""),
+])
+def test_figures_over_the_date_ranges_a_finding_names(tmp_path: Path, claim: str, scope: str | None,
+                                                      grounded: bool, reason: str) -> None:
+    path = tmp_path / "snapshot.json"
+    shutil.copyfile(FIXTURE, path)
+    grounding = GroundingIndex.for_snapshot(Snapshot.load(path))
+    verdicts = [v for v in grounding.check_texts({"claim": claim}, scopes=[scope]) if v.figure.value != 0]
+    assert verdicts and all(v.grounded is grounded for v in verdicts), [(v.figure.text, v.reason) for v in verdicts]
+    assert all(reason in v.reason for v in verdicts if "days fits" not in v.reason)
