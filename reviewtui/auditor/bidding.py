@@ -34,7 +34,7 @@ def learning_period(ctx: Context) -> None:
         return
     since = reference - timedelta(days=int(t.number("recent_days")))
     latest: dict[str | None, tuple[int, dict, object]] = {}
-    for index, event in enumerate(s.section("change_events")):
+    for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
         if moment is None or not BID_FIELD_RE.search(field) or not (since <= moment.date() <= reference):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import text
 from .data_quality import CORRUPTS_MONEY
+from . import derived_names as names
 from .findings import Context
 from .schedule import read_budgets
 from .series import Series, Totals
@@ -67,32 +68,33 @@ def lost_to_budget(ctx: Context) -> list[str]:
             continue
         limited.append(cid)
         low, high = min(v for v, _ in values), max(v for v, _ in values)
-        period = s.campaign_totals[cid]
         ctx.found(
             LOST,
             cid,
             f"{s.label(cid)} converts at or better than target yet loses impression share to budget every day: "
             "raising its budget buys more conversions at a good price.",
             f"search_budget_lost_impression_share between {text.share(low)} and {text.share(high)} on each of the last "
-            f"{len(values)} complete days; {_efficiency_words(s, period)}.",
+            f"{len(values)} complete days; {_efficiency_words(ctx, cid)}.",
             severity="medium",
             rows=[p for _, p in values],
         )
     return limited
 
 
-def _efficiency_words(s: Series, tot: Totals) -> str:
+def _efficiency_words(ctx: Context, cid: str) -> str:
+    s = ctx.series
     cpa_target, roas_target = s.target("target_cpa"), s.target("target_roas")
-    if cpa_target and tot.cpa:
-        return f"CPA {text.money(tot.cpa, s.currency)} over the period against a target of {text.money(cpa_target, s.currency)}"
-    if roas_target and tot.roas:
-        return f"ROAS {tot.roas:.2f} over the period against a target of {roas_target:g}"
-    return "no target to compare with"
+    cpa, roas = ctx.period(cid, "CPA"), ctx.period(cid, "ROAS")
+    if cpa_target and cpa is not None:
+        return f"CPA {text.money(cpa, s.currency)} over the period against a target of {text.money(cpa_target, s.currency)}"
+    if roas_target and roas is not None:
+        return f"ROAS {roas:.2f} over the period against a target of {roas_target:g}"
+    return "efficiency against target as the rows show"
 
 
 def _budget_use(ctx: Context, cid: str) -> tuple[float, float, float] | None:
     """(share of its daily budget spent, cost per day, budget) over the last 7 complete days, from the derived index."""
-    per_day = ctx.derived.get(f"campaign {cid}: cost per day, last 7 complete days")
+    per_day = ctx.derived.get(names.window(cid, "cost per day", names.LAST_7))
     budgets = [b for b in read_budgets(ctx.series) if b.period == "DAILY" and b.campaign_ids == [cid]]
     end = ctx.series.last_complete
     amount = budgets[0].on(end) if budgets and end else None
@@ -137,9 +139,9 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
         poor,
         f"Budget sits in {s.label(poor)}, far off target with spend to spare, while {s.label(good)} converts "
         "at target and is held back by budget: move budget from the first to the second.",
-        f"{s.label(poor)}: {_efficiency_words(s, s.campaign_totals[poor])}, spending {text.money(per_day, s.currency)} "
+        f"{s.label(poor)}: {_efficiency_words(ctx, poor)}, spending {text.money(per_day, s.currency)} "
         f"a day over the last 7 complete days of a {text.money(budget, s.currency)} daily budget; {s.label(good)}: "
-        f"{_efficiency_words(s, s.campaign_totals[good])}.",
+        f"{_efficiency_words(ctx, good)}.",
         severity="medium",
         rows=[r.pointer for r in s.rows if r.campaign_id in (poor, good)][-6:],
     )

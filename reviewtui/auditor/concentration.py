@@ -27,6 +27,18 @@ def detect(ctx: Context) -> None:
     conversions(ctx)
 
 
+def _share_line(ctx: Context, cid: str, metric: str, share_name: str, fmt) -> str:
+    """``25,657.07 of 37,164.31 cost over the period, 69.0%`` from the derived index (parts it lacks are left out)."""
+    mine, account, share = ctx.period(cid, metric), ctx.period(None, metric), ctx.period(cid, share_name)
+    parts = []
+    if mine is not None and account is not None:
+        unit = f" {ctx.series.currency}" if fmt is text.money and ctx.series.currency else ""
+        parts.append(f"{fmt(mine)}{unit} of {fmt(account)}{unit} account {metric} over the period")
+    if share is not None:
+        parts.append(text.percent(share))
+    return ", ".join(parts) or f"most of the account's {metric}"
+
+
 def needed_share(ctx: Context, kind: str, campaigns: int) -> float:
     """"Most" of the account, and well above an even split: with two campaigns one always has half."""
     t = ctx.t(kind)
@@ -65,8 +77,7 @@ def spend(ctx: Context) -> None:
         top,
         f"{s.label(top)}{' (a brand campaign)' if brand else ''} takes most of the account's spend: the account's "
         "results ride on one campaign, and any problem there hits everything.",
-        f"{text.money(tot.cost, s.currency)} of {text.money(account.cost, s.currency)} account cost over the period, "
-        f"{text.percent(share)}.",
+        _share_line(ctx, top, "cost", "share of account cost", text.money) + ".",
         severity="medium" if share < t.number("high_share") else "high",
         rows=[r.pointer for r in s.rows if r.campaign_id == top][:6],
     )
@@ -94,8 +105,8 @@ def conversions(ctx: Context) -> None:
         top,
         f"{s.label(top)}, a non-brand campaign, carries most of the account's conversions: losing it (a policy "
         "problem, a competitor, a feed issue) would take the account's results with it.",
-        f"{text.count(tot.conversions)} of {text.count(account.conversions)} conversions over the period, "
-        f"{text.percent(share)}, at a CPA of {text.money(tot.cpa or 0.0, s.currency)}.",
+        _share_line(ctx, top, "conversions", "share of account conversions", text.count)
+        + (f", at a CPA of {text.money(cpa, s.currency)}" if (cpa := ctx.period(top, "CPA")) is not None else "") + ".",
         severity="medium",
         rows=[r.pointer for r in s.rows if r.campaign_id == top][:6],
     )

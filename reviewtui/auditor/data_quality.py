@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from . import text
+from . import derived_names as names
 from .findings import Context
 from .series import MONEY, SHARES, Row, Totals, number, parse_moment
 
@@ -146,7 +147,7 @@ def currency_mismatch(ctx: Context) -> None:
         code = _currency_of(row.raw)
         if code and code != account:
             odd.append((row.pointer, _row_label(s, row), code))
-    for index, budget in enumerate(s.section("budgets")):
+    for index, budget in s.indexed("budgets"):
         code = _currency_of(budget)
         if code and code != account:
             odd.append((f"/budgets/{index}", f"budget {budget.get('budget_id', '')}".strip(), code))
@@ -197,15 +198,20 @@ def missing_days(ctx: Context) -> None:
         return
     before = max(d for d in spend_dates if d < gaps[0])
     after = min(d for d in spend_dates if d > gaps[-1])
+    spent = {d: (ctx.day_values(d, None) or {}).get("cost") for d in (before, after)}
+    around = (
+        f"The account spent {text.money(spent[before], s.currency)} on {text.day(before)} and "
+        f"{text.money(spent[after], s.currency)} on {text.day(after)}; "
+        if None not in spent.values()
+        else ""
+    )
     ctx.breaks(kind, "dates without any row understate spend to date")
     ctx.found(
         kind,
         None,
         f"No row at all for {text.day_list(gaps)}, with spend on the days around them: the export dropped "
         "those days, so spend to date and any pacing read from it are understated.",
-        f"The account spent {text.money(s.day_total(before).cost, s.currency)} on {text.day(before)} and "
-        f"{text.money(s.day_total(after).cost, s.currency)} on {text.day(after)}; no campaign has a row on "
-        f"{text.day_list(gaps)}.",
+        f"{around}no campaign has a row on {text.day_list(gaps)}.",
         severity="high",
         rows=[r.pointer for r in s.rows if r.day in (before, after)][:6],
     )
@@ -267,18 +273,18 @@ def partial_last_day(ctx: Context) -> None:
     if not (after_complete or is_as_of):
         ctx.rejected(kind, None, f"the last date {text.day(last)} is a complete day")
         return
-    window = [d for d in s.complete_dates() if d < last][-7:]
-    norm = s.window(window).cost / len(window) if window else 0.0
-    day = s.day_total(last)
-    if norm <= 0 or day.cost >= norm * t.number("max_share_of_norm"):
-        ctx.rejected(kind, None, f"{text.day(last)} spent {text.money(day.cost)} against a daily norm of {text.money(norm)}")
+    # The norm and the day as the derived index has them: the last 7 complete days' average, the day's total
+    norm = ctx.quote(names.window(None, "cost per day", names.LAST_7)) or 0.0
+    spent = (ctx.day_values(last, None) or {}).get("cost", 0.0)
+    if norm <= 0 or spent >= norm * t.number("max_share_of_norm"):
+        ctx.rejected(kind, None, f"{text.day(last)} spent {text.money(spent)} against a daily norm of {text.money(norm)}")
         return
     ctx.found(
         kind,
         None,
         f"The last date, {text.day(last)}, is incomplete (the snapshot was taken during it): its spend and "
         "conversions are a fraction of a normal day and must not be read as a drop.",
-        f"The account spent {text.money(day.cost, s.currency)} on {text.day(last)} against a daily average of "
+        f"The account spent {text.money(spent, s.currency)} on {text.day(last)} against a daily average of "
         f"{text.money(norm, s.currency)} over the last 7 complete days.",
         severity="low",
         rows=[r.pointer for r in s.rows if r.day == last],
@@ -368,7 +374,7 @@ def _events_in_period(ctx: Context, wanted) -> list[tuple[str, dict[str, Any], d
     """Change events whose field matches ``wanted`` and whose date falls in the period."""
     s = ctx.series
     found = []
-    for index, event in enumerate(s.section("change_events")):
+    for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or event.get("field") or "")
         moment = parse_moment(event.get("change_date_time") or event.get("date"))
         if not field or moment is None or not wanted(field):
@@ -392,28 +398,29 @@ def totals_mismatch(ctx: Context) -> None:
     t = ctx.t(kind)
     mismatches: list[tuple[str, str, float, float]] = []  # (pointer, what, rows sum, supplied)
 
-    def compare(pointer: str, what: str, given: dict[str, Any], sums: Totals) -> None:
+    def compare(pointer: str, what: str, given: dict[str, Any], sums: Totals, scope: str | None) -> None:
         for name in COUNTED_METRICS:
             value = number(given.get(name))
             if value is None:
                 continue
-            summed = getattr(sums, name)
+            quoted = ctx.period(scope, name)  # the rows' sum as the derived index has it, so it can be printed
+            summed = quoted if quoted is not None else getattr(sums, name)
             tolerance = max(t.number("absolute_rounding"), abs(value) * t.number("relative"))
             if abs(summed - value) > tolerance:
                 mismatches.append((f"{pointer}/{name}", f"{what} {name}", summed, value))
 
     account_totals = supplied.get("account") if isinstance(supplied.get("account"), dict) else supplied
-    compare("/totals" + ("/account" if account_totals is not supplied else ""), "account", account_totals, s.account)
+    compare("/totals" + ("/account" if account_totals is not supplied else ""), "account", account_totals, s.account, None)
     per_campaign = supplied.get("campaigns")
     if isinstance(per_campaign, list):
         for index, item in enumerate(per_campaign):
             if isinstance(item, dict) and item.get("campaign_id") is not None:
                 cid = str(item["campaign_id"])
-                compare(f"/totals/campaigns/{index}", s.label(cid), item, s.campaign_totals.get(cid) or Totals())
+                compare(f"/totals/campaigns/{index}", s.label(cid), item, s.campaign_totals.get(cid) or Totals(), cid)
     elif isinstance(per_campaign, dict):
         for cid, item in per_campaign.items():
             if isinstance(item, dict):
-                compare(f"/totals/campaigns/{cid}", s.label(str(cid)), item, s.campaign_totals.get(str(cid)) or Totals())
+                compare(f"/totals/campaigns/{cid}", s.label(str(cid)), item, s.campaign_totals.get(str(cid)) or Totals(), str(cid))
     if not mismatches:
         ctx.rejected(kind, None, "the daily rows add up to the supplied totals")
         return

@@ -99,7 +99,7 @@ def _explanation(ctx: Context, cid: str, stop: date) -> str | None:
 def disapproved_ads(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(DISAPPROVED)
-    ads = [(i, ad) for i, ad in enumerate(s.data.get("ads") or []) if isinstance(ad, dict)]
+    ads = s.indexed("ads")
     if not ads:
         ctx.unassessable(DISAPPROVED, None, "ad approval (the snapshot lists no ads)")
         return

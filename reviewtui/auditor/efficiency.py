@@ -16,6 +16,7 @@ from datetime import date
 
 from . import text
 from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY, UNIT_BREAKAGES
+from . import derived_names as names
 from .findings import Context
 from .series import Series, Totals
 from .tracking import lag_model
@@ -177,28 +178,32 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
     where = s.label(scope) if scope else "The account"
     where_in = s.label(scope) if scope else "the account"
     cur = s.currency
+    cost, conversions = ctx.period(scope, "cost"), ctx.period(scope, "conversions")
     if target_cpa:
-        cpa = period.cpa
-        figure = f"CPA {text.money(cpa, cur)}" if cpa else "no conversion"
+        cpa, over = ctx.period(scope, "CPA"), ctx.period(scope, "CPA over target")
+        figure = f"CPA {text.money(cpa, cur)} over the period" if cpa is not None else "The CPA over the period"
+        if cost is not None and conversions is not None:
+            figure += f" ({text.money(cost, cur)} for {text.count(conversions)} conversions)"
+        figure += f", {text.multiple(over)} the target" if over is not None else ", far above the target"
         ctx.found(
             OFF,
             scope,
             f"{where} runs at a CPA far above the {text.money(target_cpa, cur)} target on a sample large enough to rule out chance.",
-            f"{figure} over the period ({text.money(period.cost, cur)} for {text.count(period.conversions)} conversions), "
-            f"{text.multiple(cpa / target_cpa)} the target CPA of {text.money(target_cpa, cur)}.",
+            f"{figure} CPA of {text.money(target_cpa, cur)}.",
             severity="high",
             rows=["/targets/target_cpa"] + [r.pointer for r in s.rows if scope is None or r.campaign_id == scope][:6],
         )
     else:
-        roas = period.roas or 0.0
+        roas, value = ctx.period(scope, "ROAS"), ctx.period(scope, "conversions_value")
+        figure = f"ROAS {roas:.2f} over the period" if roas is not None else "The ROAS over the period"
+        if value is not None and cost is not None and conversions is not None:
+            figure += f" ({text.money(value, cur)} of value on {text.money(cost, cur)} of cost, {text.count(conversions)} conversions)"
         ctx.found(
             OFF,
             scope,
             f"{where} returns far less than the target ROAS on a sample large enough to rule out chance; "
             f"spend in {where_in} is not paying back.",
-            f"ROAS {roas:.2f} over the period ({text.money(period.conversions_value, cur)} of value on "
-            f"{text.money(period.cost, cur)} of cost, {text.count(period.conversions)} conversions) against a target ROAS of "
-            f"{target_roas:g}.",
+            f"{figure} against a target ROAS of {target_roas:g}.",
             severity="high",
             rows=["/targets/target_roas"] + [r.pointer for r in s.rows if scope is None or r.campaign_id == scope][:6],
         )
@@ -250,11 +255,10 @@ def _where(s: Series, scope: str | None) -> str:
 
 def _drift_evidence(ctx: Context, scope: str | None) -> str:
     """CPA over the period, the previous 7 and the last 7 complete days, as the derived index has them."""
-    name = f"campaign {scope}" if scope else "account"
     parts = []
-    for window in ("period", "previous 7 complete days", "last 7 complete days"):
-        cpa = ctx.derived.get(f"{name}: CPA, {window}")
-        conversions = ctx.derived.get(f"{name}: conversions, {window}")
+    for window in (names.PERIOD, names.PREVIOUS_7, names.LAST_7):
+        cpa = ctx.derived.get(names.window(scope, "CPA", window))
+        conversions = ctx.derived.get(names.window(scope, "conversions", window))
         if cpa is not None and conversions is not None:
             parts.append(f"CPA {text.money(cpa, ctx.series.currency)} over the {window} ({text.count(conversions)} conversions)")
     return "; ".join(parts) or "CPA rises between the windows"

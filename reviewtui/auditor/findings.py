@@ -14,7 +14,8 @@ from datetime import date
 from typing import Any
 
 from ..derived import derived_index
-from .series import Series
+from . import derived_names as names
+from .series import METRICS, Series
 from .thresholds import KindThresholds, Thresholds
 
 
@@ -60,8 +61,32 @@ class Context:
     def derived(self) -> dict[str, float]:
         """The scoring's derived index of this snapshot: figures quoted from it are grounded."""
         if self._derived is None:
-            self._derived = derived_index(self.series.data)
+            try:
+                self._derived = derived_index(self.series.data)
+            except Exception as exc:  # the auditor still decides; it only quotes fewer figures
+                self.series.notes.append(f"the derived index failed on this snapshot ({type(exc).__name__}: {exc})")
+                self._derived = {}
         return self._derived
+
+    def quote(self, name: str) -> float | None:
+        """A derived-index figure to print, or None (then the text goes without it)."""
+        return self.derived.get(name)
+
+    def period(self, scope: str | None, metric: str) -> float | None:
+        """A scope's figure over the period as the derived index has it (``cost``, ``CPA``, ``share of account cost``)."""
+        return self.derived.get(names.window(scope, metric, names.PERIOD))
+
+    def day_values(self, day: date, scope: str | None) -> dict[str, float] | None:
+        """One day's metrics as grounded figures: the account's day totals from the derived index, or a
+        campaign's single row as the snapshot holds it (None with duplicates or values that are not numbers)."""
+        if scope is None:
+            values = {m: self.derived.get(f"account: {m} on {day.isoformat()}") for m in METRICS}
+            return {m: v for m, v in values.items() if v is not None} or None
+        rows = self.series.rows_by_cell.get((day, scope), [])
+        if len(rows) != 1:
+            return None
+        raw = rows[0].raw
+        return {m: float(raw[m]) for m in METRICS if isinstance(raw.get(m), (int, float)) and not isinstance(raw.get(m), bool)}
 
     def t(self, kind: str) -> KindThresholds:
         return self.thresholds.of(kind)

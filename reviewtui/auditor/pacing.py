@@ -17,6 +17,7 @@ from . import text
 from .data_quality import CORRUPTS_MONEY, CORRUPTS_PACING
 from .findings import Context
 from ..derived import derived_index
+from . import derived_names as names
 from .schedule import changed_days, read_budgets
 from .series import Series, number
 
@@ -34,31 +35,32 @@ class Pace:
     spend_to_date: float
     expected_to_date: float  # the monthly budget spread on the budget schedule in force (or the straight line)
     ratio: float  # spend to date over expected
-    projection: float  # spend to date plus the last 7 days' daily rate over the remaining days
+    projection: float  # month-end spend at the last 7 days' pace (see derived_names.PROJECTIONS)
     projection_gap: float  # projection minus the monthly budget
     on_schedule: bool  # False: no daily budgets to shape the month, the straight line is the schedule
+    projection_name: str  # which projection: it is named in the evidence
 
 
 def pace(series: Series, index: dict[str, float] | None = None) -> Pace | None:
     """The pacing figures, or None when there is no budget or no period to pace against."""
     if index is None:
         index = derived_index(series.data)
-    schedule = "monthly budget spread on the budget schedule"
-    on_schedule = f"pacing: expected spend to date, {schedule}" in index
-    name = schedule if on_schedule else "straight line"
-    budget = series.target("monthly_budget") or index.get("pacing: monthly budget from the budget schedule")
+    on_schedule = names.expected_spend(names.ON_SCHEDULE) in index
+    schedule = names.ON_SCHEDULE if on_schedule else names.STRAIGHT_LINE
+    projection = next((p for p in names.PROJECTIONS if names.projected_spend(p) in index), names.PROJECTIONS[-1])
+    budget = series.target("monthly_budget") or index.get(names.MONTHLY_BUDGET_FROM_SCHEDULE)
     needed = {
-        "spend": "pacing: spend to date",
-        "days": "pacing: days elapsed",
-        "expected": f"pacing: expected spend to date, {name}",
-        "ratio": f"pacing: spend to date over expected, {name}",
-        "projection": "pacing: projected month-end spend, last 7 days' rate",
-        "gap": "pacing: projected gap to budget, last 7 days' rate",
+        "spend": names.SPEND_TO_DATE,
+        "days": names.DAYS_ELAPSED,
+        "expected": names.expected_spend(schedule),
+        "ratio": names.spend_over_expected(schedule),
+        "projection": names.projected_spend(projection),
+        "gap": names.projected_gap(projection),
     }
     if budget is None or any(key not in index for key in needed.values()) or not series.days:
         return None
     v = {short: index[key] for short, key in needed.items()}
-    return Pace(budget, int(v["days"]), v["spend"], v["expected"], v["ratio"], v["projection"], v["gap"], on_schedule)
+    return Pace(budget, int(v["days"]), v["spend"], v["expected"], v["ratio"], v["projection"], v["gap"], on_schedule, projection)
 
 
 def detect(ctx: Context) -> None:
@@ -85,8 +87,8 @@ def _month_to_date(ctx: Context) -> None:
     against = "expected on the budget schedule in force" if p.on_schedule else "expected on a straight line through the month"
     figures = (
         f"Spend to date {text.money(p.spend_to_date, cur)} over {p.days_elapsed} days elapsed against "
-        f"{text.money(p.expected_to_date, cur)} {against} ({text.percent(p.ratio)} of it); at the last 7 days' "
-        f"rate the month ends at {text.money(p.projection, cur)} against the monthly budget of "
+        f"{text.money(p.expected_to_date, cur)} {against} ({text.percent(p.ratio)} of it); projected on the {p.projection_name} the month "
+        f"ends at {text.money(p.projection, cur)} against the monthly budget of "
         f"{text.money(p.monthly_budget, cur)}"
     )
     changes = changed_days(s)

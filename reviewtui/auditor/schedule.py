@@ -42,9 +42,7 @@ class Budget:
 
 def read_budgets(series: Series) -> list[Budget]:
     budgets = []
-    for index, raw in enumerate(series.data.get("budgets") or []):
-        if not isinstance(raw, dict):
-            continue
+    for index, raw in series.indexed("budgets"):
         ids = raw.get("campaign_ids")
         campaign_ids = [str(c) for c in ids] if isinstance(ids, list) else []
         if not campaign_ids:

@@ -223,12 +223,16 @@ class Series:
     def is_meta(self) -> bool:
         return any(word in self.platform for word in ("meta", "facebook", "instagram"))
 
-    def section(self, key: str) -> list[dict[str, Any]]:
-        """An optional list section (``budgets``, ``search_terms``...), only its objects."""
+    def indexed(self, key: str) -> list[tuple[int, dict[str, Any]]]:
+        """An optional list section (``budgets``, ``search_terms``...): its objects with their positions."""
         value = self.data.get(key)
         if not isinstance(value, list):
             return []
-        return [item for item in value if isinstance(item, dict)]
+        return [(i, item) for i, item in enumerate(value) if isinstance(item, dict)]
+
+    def section(self, key: str) -> list[dict[str, Any]]:
+        """An optional list section, only its objects."""
+        return [item for _, item in self.indexed(key)]
 
     def targets(self) -> dict[str, Any]:
         value = self.data.get("targets")

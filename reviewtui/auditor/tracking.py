@@ -18,6 +18,7 @@ from datetime import date
 
 from . import text
 from .data_quality import CORRUPTS_CONVERSIONS
+from . import derived_names as names
 from .findings import Context
 from .lag import LagModel, poisson_zero
 from .series import Series, Totals, parse_moment
@@ -172,13 +173,20 @@ def _where(s: Series, scope: str | None) -> str:
     return s.label(scope) if scope else "the account"
 
 
-def _day_line(s: Series, day: date, scope: str | None, *, all_conversions: bool = False) -> str:
-    """``2025-03-11: 31 conversions on 402 clicks`` from the rows (or the account's day totals)."""
-    c = _cell(s, day, scope)
-    line = f"{text.day(day)}: {text.count(c.conversions)} conversions"
+def _day_line(ctx: Context, day: date, scope: str | None, *, all_conversions: bool = False) -> str:
+    """``2025-03-11: 31 conversions on 402 clicks`` (the row, or the account's day totals); "" if not quotable."""
+    v = ctx.day_values(day, scope) or {}
+    wanted = ("conversions", "all_conversions", "clicks") if all_conversions else ("conversions", "clicks")
+    if any(m not in v for m in wanted):
+        return ""
     if all_conversions:
-        return line + f", {text.count(c.all_conversions)} all conversions, {text.count(c.clicks)} clicks"
-    return line + f" on {text.count(c.clicks)} clicks"
+        return (f"{text.day(day)}: {text.count(v['conversions'])} conversions, {text.count(v['all_conversions'])} "
+                f"all conversions, {text.count(v['clicks'])} clicks")
+    return f"{text.day(day)}: {text.count(v['conversions'])} conversions on {text.count(v['clicks'])} clicks"
+
+
+def _joined(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
 
 
 # ---------------------------------------------------------------- stops
@@ -224,8 +232,11 @@ def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
         scope,
         f"Conversions in {_where(s, scope)} fall to exactly zero from {text.day(run[0])} while clicks continue, "
         "far beyond what conversion lag explains: the tag or the conversion import has most likely stopped.",
-        f"{_day_line(s, last_good, scope)}; from {text.day(run[0])} to {text.day(run[-1])} conversions are 0 on each "
-        f"of {len(run)} days while clicks hold ({_day_line(s, run[-1], scope)}).",
+        _joined(
+            _day_line(ctx, last_good, scope),
+            f"from {text.day(run[0])} to {text.day(run[-1])} conversions are 0 on each of {len(run)} days while clicks hold",
+            _day_line(ctx, run[-1], scope),
+        ) + ".",
         severity="high",
         rows=_pointers(s, [last_good, *run], scope),
     )
@@ -287,15 +298,16 @@ def _report_step(ctx: Context, kind: str, change: Change) -> None:
     s = ctx.series
     scope = change.scope
     before_day, after_day = change.before_dates[-1], change.start
-    evidence = f"{_day_line(s, before_day, scope)}; {_day_line(s, after_day, scope)}"
-    period = s.campaign_totals.get(scope) if scope else s.account
     last7 = s.last_days(7)
-    recent = s.window(last7, scope)
-    if period and period.cvr and recent.cvr and last7 and after_day <= last7[0]:
-        evidence += (
-            f"; conversion rate {text.percent(recent.cvr, 2)} over the last 7 complete days against "
-            f"{text.percent(period.cvr, 2)} over the period"
-        )
+    recent, period = ctx.quote(names.window(scope, "CVR", names.LAST_7)), ctx.quote(names.window(scope, "CVR", names.PERIOD))
+    rates = (
+        f"conversion rate {text.percent(recent, 2)} over the last 7 complete days against {text.percent(period, 2)} over the period"
+        if recent is not None and period is not None and last7 and after_day <= last7[0]
+        else ""
+    )
+    evidence = _joined(_day_line(ctx, before_day, scope), _day_line(ctx, after_day, scope), rates) or (
+        f"the conversion rate changes from {text.day(after_day)} with clicks flat"
+    )
     if kind == STEP_DROP:
         claim = (
             f"The conversion rate in {_where(s, scope)} steps down by half or more from {text.day(after_day)} while clicks "
@@ -347,7 +359,7 @@ def _primary_events(ctx: Context) -> list[tuple[str, date, str]]:
     """Change events that take an action out of the primary goal, inside the period."""
     s = ctx.series
     found = []
-    for index, event in enumerate(s.section("change_events")):
+    for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
         if moment is None or not PRIMARY_RE.search(field) or str(event.get("new")).lower() not in ("false", "0", "no"):
@@ -388,7 +400,8 @@ def _report_demoted(ctx: Context, change: Change, event: tuple[str, date, str] |
         scope,
         f"Conversions in {_where(s, scope)} drop from {text.day(change.start)} while all conversions hold: a conversion "
         "action was taken out of the primary goal, not a broken tag, and bidding now optimises to a narrower goal.",
-        f"{_day_line(s, before_day, scope, all_conversions=True)}; {_day_line(s, after_day, scope, all_conversions=True)}{because}.",
+        _joined(_day_line(ctx, before_day, scope, all_conversions=True), _day_line(ctx, after_day, scope, all_conversions=True),
+                because.lstrip("; ")) + ".",
         severity="high",
         rows=([event[0]] if event else []) + _pointers(s, [before_day, after_day], scope),
     )

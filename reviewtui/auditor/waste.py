@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import text
 from .data_quality import CORRUPTS_MONEY
+from . import derived_names as names
 from .findings import Context
 from .lag import poisson_zero
 from .series import Series, number
@@ -42,7 +43,7 @@ def reference_rate(s: Series, excluding: str | None = None) -> float | None:
 def zero_conversion_terms(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(TERMS)
-    terms = [(i, term) for i, term in enumerate(s.data.get("search_terms") or []) if isinstance(term, dict)]
+    terms = s.indexed("search_terms")
     if not terms:
         ctx.unassessable(TERMS, None, "search terms (the snapshot has none)")
         return
@@ -95,6 +96,16 @@ def zero_conversion_terms(ctx: Context) -> None:
         ctx.rejected(TERMS, None, "no zero-conversion search terms with enough clicks and material cost")
 
 
+def _spend_line(ctx: Context, cid: str, dates: list) -> str:
+    cost, clicks, share = (ctx.period(cid, m) for m in ("cost", "clicks", "share of account cost"))
+    line = f"from {text.day(dates[0])} to {text.day(dates[-1])}"
+    if cost is not None and clicks is not None:
+        line = f"{text.money(cost, ctx.series.currency)} spent on {text.count(clicks)} clicks " + line
+    if share is not None:
+        line += f", {text.percent(share)} of account cost"
+    return line[0].upper() + line[1:]
+
+
 def _tracked_rate(ctx: Context, cid: str) -> float | None:
     """The campaign's conversion rate on the days its conversions were tracked (before any stop)."""
     s = ctx.series
@@ -106,10 +117,9 @@ def _tracked_rate(ctx: Context, cid: str) -> float | None:
 def _zero_cost_line(ctx: Context, cid: str) -> str:
     """The campaign's zero-conversion term cost and its share, as the derived index has them."""
     s = ctx.series
-    fmt = f"campaign {cid}: {{}}, search terms"
-    cost = ctx.derived.get(fmt.format("zero-conversion cost"))
-    share = ctx.derived.get(fmt.format("zero-conversion share of cost, period"))
-    rate = s.campaign_totals[cid].cvr if cid in s.campaign_totals else None
+    cost = ctx.derived.get(names.search_terms(cid, "zero-conversion cost"))
+    share = ctx.derived.get(names.search_terms(cid, "zero-conversion share of cost, period"))
+    rate = ctx.period(cid, "CVR")
     parts = []
     if cost is not None:
         parts.append(f"zero-conversion search terms cost {text.money(cost, s.currency)}")
@@ -166,8 +176,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
             cid,
             f"{s.label(cid)} bids for conversions and has recorded none over the period while taking a material "
             "share of spend: pause it or fix its conversion setup.",
-            f"{text.money(tot.cost, s.currency)} spent on {text.count(tot.clicks)} clicks from {text.day(dates[0])} "
-            f"to {text.day(dates[-1])}, {text.percent(share)} of account cost, with 0 conversions.",
+            _spend_line(ctx, cid, dates) + ", with 0 conversions.",
             severity="high" if share >= t.number("high_share_of_account_cost") else "medium",
             rows=[r.pointer for r in s.rows if r.campaign_id == cid][:10],
         )

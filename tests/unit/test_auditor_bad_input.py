@@ -157,3 +157,24 @@ def test_the_backend_logs_what_it_skipped(tmp_path, caplog):
     assert output.error is None and parse_output(output.raw_text)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert "c01-bad: /daily/0 is not an object: skipped" in warnings
+
+
+def _corrupt(node, rng, depth=0):
+    """Replace a random share of values with nulls, text, negatives, lists or objects."""
+    # (no braces: an id like "{}" trips reviewtui/derived.py's name formatting, reported to its owner)
+    junk = [None, "", "n/a", "12,5", -3, 1e308, [1], True, "2025-13-45", 0]
+    if isinstance(node, dict):
+        return {k: (rng.choice(junk) if rng.random() < 0.08 else _corrupt(v, rng, depth + 1)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [rng.choice(junk) if rng.random() < 0.03 else _corrupt(v, rng, depth + 1) for v in node]
+    return node
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_corruption_never_crashes(tmp_path, seed):
+    import random
+
+    rng = random.Random(seed)
+    names = ["stop_account", "duplicates", "budget_raise", "misallocated", "meta_cap", "primary_demoted"]
+    data = _corrupt(fixture(names[seed % len(names)]), rng)
+    _run(tmp_path, data)

@@ -111,3 +111,30 @@ def test_two_campaigns_are_not_concentration_by_arithmetic(tmp_path):
     data["campaigns"] = [c for c in data["campaigns"] if c["id"] in keep]
     result = audit_snapshot(on_disk(tmp_path, data))
     assert not {"concentration.spend_single_campaign", "concentration.conversions_single_campaign"} & ids(result)
+
+
+def test_every_derived_name_the_auditor_quotes_exists(tmp_path):
+    """A rename in reviewtui/derived.py must fail here, not silently drop the auditor's figures."""
+    from reviewtui.auditor import derived_names as names
+    from reviewtui.derived import derived_index
+
+    index = derived_index(fixture("zero_conv_terms"))
+    used = [
+        names.SPEND_TO_DATE,
+        names.DAYS_ELAPSED,
+        names.expected_spend(names.ON_SCHEDULE),
+        names.spend_over_expected(names.ON_SCHEDULE),
+        names.expected_spend(names.STRAIGHT_LINE),
+        names.spend_over_expected(names.STRAIGHT_LINE),
+        *(names.projected_spend(p) for p in names.PROJECTIONS),
+        *(names.projected_gap(p) for p in names.PROJECTIONS),
+        names.window("333", "cost per day", names.LAST_7),
+        *(names.window(scope, metric, w) for scope in (None, "333") for metric in ("CPA", "conversions")
+          for w in (names.PERIOD, names.PREVIOUS_7, names.LAST_7)),
+        names.search_terms("333", "zero-conversion cost"),
+        names.search_terms("333", "zero-conversion share of cost, period"),
+    ]
+    assert [name for name in used if name not in index] == []
+    data = fixture("clean")
+    del data["targets"]["monthly_budget"]
+    assert names.MONTHLY_BUDGET_FROM_SCHEDULE in derived_index(data)
