@@ -41,6 +41,11 @@ class Assessment:
         }
 
 
+def _sentence(text: str) -> str:
+    """Capitalised first letter: texts often open with a campaign label."""
+    return text[:1].upper() + text[1:]
+
+
 class Context:
     """The series, the thresholds and the assessments of one audit run."""
 
@@ -101,6 +106,7 @@ class Context:
         severity: str = "medium",
         rows: list[str] | None = None,
     ) -> Assessment:
+        claim, evidence = _sentence(claim), _sentence(evidence)
         item = Assessment(kind, scope, True, claim, evidence, severity, list(rows or []), explanation=evidence)
         self.assessments.append(item)
         return item

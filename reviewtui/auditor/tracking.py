@@ -447,8 +447,11 @@ def missing_conversion_value(ctx: Context) -> None:
             NO_VALUE,
             cid,
             f"{s.label(cid)} records conversions with zero value from {text.day(run[0].day)}"
-            + (" while bidding on value" if cid in value_bid else "")
-            + ": revenue and ROAS are understated and value-based bidding is misled.",
+            + (
+                " while bidding on value: revenue and ROAS are understated and the value bidding is misled."
+                if cid in value_bid
+                else ": revenue and ROAS are understated."
+            ),
             f"{text.day(example.day)}: {text.count(example.get('conversions') or 0)} conversions, conversions_value "
             f"{text.money(0)}; the same on every row from {text.day(run[0].day)}{had}.",
             severity="high" if cid in value_bid else "medium",

@@ -86,7 +86,7 @@ def zero_conversion_terms(ctx: Context) -> None:
             TERMS,
             cid,
             f"Search terms in {s.label(cid)} with enough clicks to expect conversions at the campaign's rate have none: "
-            "they are irrelevant traffic to exclude as negatives.",
+            "review them and exclude the irrelevant ones as negatives.",
             f"{_zero_cost_line(ctx, cid)}; the largest with 0 conversions: {listed}"
             + (" and more" if len(wasted) > 5 else "") + ".",
             severity="medium",
