@@ -44,7 +44,8 @@ async def test_a_run_in_the_worker_updates_progress_and_table_while_the_app_answ
         assert screen.query_one(ProgressBar).progress == 2
         assert screen.query_one(ProgressBar).total == len(CASE_IDS)
         assert screen.query_one(RunProgress).line.startswith(f"running: 2 of {len(CASE_IDS)} cases · 0 errors")
-        assert screen.query_one(ReviewCaseTable).shown_case_ids == CASE_IDS[:2]
+        table = screen.query_one(ReviewCaseTable)
+        await wait_until(pilot, lambda: table.shown_case_ids == CASE_IDS[:2], "the table shows the two cases")
         # The UI thread is free while the worker waits: keys still move the focus.
         before = app.focused
         await pilot.press("tab")

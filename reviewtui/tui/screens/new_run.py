@@ -50,6 +50,7 @@ class RunSettings:
 
 
 BackendFactory = Callable[[RunSettings, Path], Backend]
+TABLE_REFRESH_SECONDS = 0.25  # how often the live case table catches up with the cases that landed
 
 
 def backend_from_settings(settings: RunSettings, results_dir: Path) -> Backend:
@@ -99,6 +100,7 @@ class NewRunScreen(Screen[None]):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cancel: asyncio.Event | None = None
         self._cancel_requested = threading.Event()
+        self._table_stale = False
 
     # -- the form -----------------------------------------------------------------------
 
@@ -134,6 +136,7 @@ class NewRunScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.set_interval(TABLE_REFRESH_SECONDS, self._refresh_table)
         self.query_one(RunProgress).say("enter or ctrl+r starts the run; escape cancels it and keeps what finished")
         self.query_one("#start", Button).focus()
 
@@ -289,9 +292,15 @@ class NewRunScreen(Screen[None]):
 
     def on_record_landed(self, message: RecordLanded) -> None:
         self.records[message.record.case_id] = message.record
-        self.query_one(ReviewCaseTable).show(sorted(self.records.values(), key=lambda r: r.case_id))
+        self._table_stale = True  # shown by the next tick, so fifty quick cases do not mean fifty redraws
+
+    def _refresh_table(self) -> None:
+        if self._table_stale:
+            self._table_stale = False
+            self.query_one(ReviewCaseTable).show(sorted(self.records.values(), key=lambda r: r.case_id))
 
     def on_run_ended(self, message: RunEnded) -> None:
+        self._refresh_table()
         if message.run is None:
             self.state = "failed"
             self.query_one(RunProgress).say("not run")
