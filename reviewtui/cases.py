@@ -69,7 +69,7 @@ def _yaml() -> YAML:
 def _line(node: Any, key: Any = None) -> int:
     """1-based line of a mapping key / sequence item (or the node itself)."""
     lc = getattr(node, "lc", None)
-    if lc is None:
+    if lc is None or lc.line is None:  # built in memory, never parsed
         return 1
     try:
         if key is None:
@@ -134,6 +134,9 @@ class ExpectedDoc:
         if not isinstance(seq, CommentedSeq):
             seq = CommentedSeq()
             self.data[list_name] = seq
+        if not seq:
+            # `must_not_say: []` is written in flow style; entries added to it go in block style.
+            seq.fa.set_block_style()
         return seq
 
     def add_entry(self, list_name: str, entry: dict[str, Any], index: int | None = None) -> int:
@@ -158,6 +161,15 @@ class ExpectedDoc:
     def remove_entry(self, list_name: str, index: int) -> dict[str, Any]:
         seq = self.entries(list_name)
         removed = seq.pop(index)
+        if not seq:
+            # An emptied block list would keep the comments that stood above its items and
+            # dump as invalid YAML; a fresh `[]` drops them.
+            empty = CommentedSeq()
+            empty.fa.set_flow_style()
+            self.data[list_name] = empty
+            key_comments = self.data.ca.items.get(list_name)
+            if key_comments and len(key_comments) > 3:
+                key_comments[3] = None
         return _plain(removed)
 
     def entry(self, list_name: str, index: int) -> dict[str, Any]:

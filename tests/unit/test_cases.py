@@ -158,3 +158,24 @@ def test_unparseable_file_raises_with_line(tmp_path):
     with pytest.raises(CaseFileError) as info:
         ExpectedDoc.load(path)
     assert info.value.problem.line >= 3
+
+
+def test_emptying_a_commented_list_and_refilling_it_stays_valid_yaml(tmp_path):
+    path = tmp_path / "expected.yaml"
+    path.write_text("case: x\nkind: ordinary\nmust_find:\n  # the only one\n  - id: pacing.overspend\n    evidence: a\nmay_find: []\n")
+    doc = ExpectedDoc.load(path)
+    doc.remove_entry("must_find", 0)
+    doc.add_entry("may_find", {"id": "pacing.underspend", "evidence": "b"})
+    doc.save()
+    reloaded = ExpectedDoc.load(path)
+    assert reloaded.data["must_find"] == []
+    assert reloaded.entry("may_find", 0) == {"id": "pacing.underspend", "evidence": "b"}
+    assert "  - id: pacing.underspend\n    evidence: b\n" in path.read_text()
+
+
+def test_entries_added_in_memory_have_a_line_for_messages(tmp_path):
+    case_dir = write_case(tmp_path)
+    case = load_case(case_dir)
+    case.doc.add_entry("must_find", {"id": "pacing.underspend", "evidence": "x"})
+    case.refresh()
+    assert all(isinstance(e.line, int) for e in case.must_find)
