@@ -97,6 +97,7 @@ class NewRunScreen(Screen[None]):
         self.records: dict[str, CaseRecord] = {}
         self.progress: Progress | None = None
         self.run: Run | None = None
+        self.run_cases_dir = self.cases_dir  # the case folder of the last run started here
         self._loop: asyncio.AbstractEventLoop | None = None
         self._cancel: asyncio.Event | None = None
         self._cancel_requested = threading.Event()
@@ -210,6 +211,7 @@ class NewRunScreen(Screen[None]):
         self.run = None
         self._cancel_requested.clear()
         self.state = "running"
+        self.run_cases_dir = settings.cases_dir
         self.query_one(ReviewCaseTable).show([])
         self.query_one("#new-run-result", Static).update("")
         self.query_one("#open-run", Button).disabled = True
@@ -330,7 +332,7 @@ class NewRunScreen(Screen[None]):
             return
         from .run import RunScreen
 
-        self.app.push_screen(RunScreen(self.run.run_dir, self.cases_dir))
+        self.app.push_screen(RunScreen(self.run.run_dir, self.run_cases_dir))
 
 
 register_help("New run", NewRunScreen)
