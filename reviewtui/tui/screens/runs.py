@@ -53,7 +53,7 @@ class RunsScreen(Screen[None]):
     DEFAULT_CSS = """
     RunsScreen #runs-header { height: auto; padding: 0 1; background: $panel; }
     RunsScreen DataTable { height: 1fr; }
-    RunsScreen #runs-empty { padding: 1 2; color: $text-muted; }
+    RunsScreen #runs-empty { height: auto; padding: 1 2; color: $text-muted; }
     """
 
     def __init__(self) -> None:
@@ -71,8 +71,8 @@ class RunsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
-        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-empty")
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
