@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Static
 from ...cases import Case, CaseFileError, load_case, load_case_set
 from ...report import ResultsError
 from ...runs import CaseDiff, Run, load_run, rescore_run
+from ...scoring import CaseScore
 from ...snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored
 from ..widgets.review.case_table import ReviewCaseTable
@@ -157,7 +158,9 @@ class RunScreen(Screen[None]):
         except (CaseFileError, SnapshotError, OSError):
             case = None
         output = record.outputs[0].to_dict() if record.outputs else {}
-        return CaseResult(case_id, record.scores[0], output, case, repeats=record.runs)
+        score = record.scores[0] if record.scores else CaseScore(
+            case_id, "error", 0.0, 0.0, 0, error="the result file holds no score; re-run or re-score the run")
+        return CaseResult(case_id, score, output, case, repeats=record.runs)
 
     def edit_case(self, case: Case) -> None:
         self.app.open_case(case.case_id)
