@@ -311,6 +311,8 @@ def invalid_values(ctx: Context) -> None:
             problems.append((row.pointer, f"{_row_label(s, row)}: {name} is null"))
         elif number(raw) is None:
             problems.append((row.pointer, f"{_row_label(s, row)}: {name} is the text {str(raw)[:20]!r}"))
+        elif row.get(name) is None:
+            problems.append((row.pointer, f"{_row_label(s, row)}: {name} is far beyond any real value"))
     one_per_click = not _many_per_click(s) and not s.is_meta
     for row in s.rows:
         where = _row_label(s, row)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..derived import derived_index
 from . import derived_names as names
-from .series import METRICS, Series
+from .series import MAX_METRIC, METRICS, Series
 from .thresholds import KindThresholds, Thresholds
 
 
@@ -67,10 +67,12 @@ class Context:
         """The scoring's derived index of this snapshot: figures quoted from it are grounded."""
         if self._derived is None:
             try:
-                self._derived = derived_index(self.series.data)
+                index = derived_index(self.series.data)
             except Exception as exc:  # the auditor still decides; it only quotes fewer figures
                 self.series.notes.append(f"the derived index failed on this snapshot ({type(exc).__name__}: {exc})")
-                self._derived = {}
+                index = {}
+            # A figure past any real account (a corrupt 1e308) cannot be printed at its precision: not quoted
+            self._derived = {name: v for name, v in index.items() if abs(v) < MAX_METRIC}
         return self._derived
 
     def quote(self, name: str) -> float | None:

@@ -17,6 +17,7 @@ from typing import Any, Iterable
 # One reading of "a number" and "a date" for the auditor and the scoring's derived index
 from ..derived import number, parse_day
 
+MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 MONEY = ("cost", "conversions_value")
 SHARES = (
@@ -287,7 +288,7 @@ def build_series(data: Any) -> Series:
         _read_row(series, index, raw)
 
     series.last_complete = _last_complete(series, period)
-    quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if number(raw) is not None]
+    quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if isinstance(raw, str) and number(raw) is not None]
     if quoted:
         notes.append(f"{len(quoted)} value(s) are numbers written as text, read as numbers (first: {quoted[0]})")
     return series
@@ -306,7 +307,7 @@ def _read_row(series: Series, index: int, raw: Any) -> None:
         series.notes.append(f"{where} has no campaign_id: row skipped")
         return
     campaign_id = str(raw["campaign_id"])
-    metrics: dict[str, float | None] = {name: number(raw[name]) for name in (*METRICS, *SHARES) if name in raw}
+    metrics: dict[str, float | None] = {name: _metric(raw[name]) for name in (*METRICS, *SHARES) if name in raw}
     row = Row(index, day, campaign_id, metrics, raw)
     # Null or text where a number belongs (a quoted number is read, and still noted)
     series.bad_values += [(row, n, raw[n]) for n in metrics if metrics[n] is None or isinstance(raw[n], str)]
@@ -319,6 +320,12 @@ def _read_row(series: Series, index: int, raw: Any) -> None:
     series.days.setdefault(day, Totals()).add(metrics)
     if series.in_period(day):
         series.campaign_totals.setdefault(campaign_id, Totals()).add(metrics)
+
+
+def _metric(value: Any) -> float | None:
+    """A metric's number; beyond any real account (1e15, past even micros) it is unreadable, like text."""
+    result = number(value)
+    return result if result is not None and abs(result) < MAX_METRIC else None
 
 
 def _last_complete(series: Series, period: dict[str, Any]) -> date | None:
