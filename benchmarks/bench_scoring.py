@@ -1,12 +1,17 @@
 """Time the grounding index and case scoring on generated snapshots.
 
-    /tmp/venv/bin/python benchmarks/bench_scoring.py
+    /tmp/venv/bin/python benchmarks/bench_scoring.py [--quick]
+    /tmp/venv/bin/python benchmarks/bench_scoring.py --cases cases
 
 Prints, for a ~450-row snapshot (15 campaigns x 30 days, the size of the
 fifty cases) and a 100,000-row one: the time to build the derived index, the
 whole grounding index (cold, per snapshot), and to score one case of ten
 findings once the index exists; then the scoring part of an offline eval of
 fifty ~450-row cases (every snapshot loaded from disk, indexed and scored).
+With ``--cases DIR`` it instead grounds every evidence line of the case set
+and the same lines with one figure changed, and prints how many of each are
+grounded: the false-alarm and the catch rate of the figure policy.
+
 Times are CPU time of this process (``time.process_time``), so that other
 work on a shared machine does not blur them; wall time is at least this.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -22,7 +28,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case
+from reviewtui import taxonomy
+from reviewtui.cases import load_case, load_case_set
 from reviewtui.derived import compute_derived_index
 from reviewtui.grounding import GroundingIndex
 from reviewtui.scoring import score_case
@@ -131,7 +138,37 @@ def bench_eval(root: Path, cases: int = 50) -> None:
           f"({fabricated} fabrications found in the made-up output)")
 
 
+def check_evidence(cases_dir: Path) -> None:
+    """How the grounding judges the seniors' own evidence lines, and the same lines with one figure
+    changed by 3 to 25 percent (how many made-up changes it catches)."""
+    rng = random.Random(1)
+    figures = grounded = mutated = caught = 0
+    for case in load_case_set(cases_dir).cases:
+        index = GroundingIndex.for_snapshot(case.snapshot)
+        for entry in case.expectations():
+            scopes = [taxonomy.split_id(entry.id)[1]]
+            for verdict in index.check_texts({"evidence": entry.evidence}, scopes=scopes):
+                figures += 1
+                grounded += verdict.grounded
+                f = verdict.figure
+                if not verdict.grounded or f.value == 0 or f.day_count:
+                    continue
+                changed = abs(f.value) / f.scale * rng.choice([1.03, 1.07, 1.13, 0.91, 0.85, 1.25])
+                digits = re.search(r"\d[\d,]*(?:\.\d+)?", f.text)
+                text = f"{f.text[:digits.start()]}{changed:,.{f.decimals}f}{f.text[digits.end():]}"
+                line = entry.evidence[:f.start] + text + entry.evidence[f.end:]
+                again = [v for v in index.check_texts({"evidence": line}, scopes=scopes) if v.figure.start == f.start]
+                if again:
+                    mutated += 1
+                    caught += not again[0].grounded
+    print(f"evidence in {cases_dir}: {grounded} of {figures} figures grounded ({grounded / max(figures, 1):.1%}); "
+          f"one figure changed by 3-25%: {caught} of {mutated} caught ({caught / max(mutated, 1):.1%})")
+
+
 def main() -> None:
+    if "--cases" in sys.argv:
+        check_evidence(Path(sys.argv[sys.argv.index("--cases") + 1]))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         bench_one(root, "small", 15, 30, repeat=5)

@@ -320,7 +320,15 @@ def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
 
 def corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
     """The snapshot read with duplicate rows counted once, or with money in micros converted,
-    when it has such rows."""
+    when it has such rows (shared between callers for the same snapshot object)."""
+    cached = _recent.get(data, "readings")
+    if cached is None:
+        cached = _corrected_readings(data, totals)
+        _recent.put(data, "readings", cached, sum(len(r.rows_per_day) for r, _ in cached))
+    return cached
+
+
+def _corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
     readings = []
     if any(n > 1 for n in totals.rows_per_day.values()):
         readings.append((DailyTotals(data, once_per_day=True), "duplicate rows counted once"))
@@ -420,37 +428,51 @@ def window_figures(
     index: NamedValues, fmt: str, sums: list[float], active: int, calendar: int,
     target_cpa: float | None = None, target_roas: float | None = None, account: list[float] | None = None,
 ) -> None:
-    """Sums, rates, daily averages, share averages, target ratios and shares of one scope over one window.
+    """Put ``window_numbers`` into ``index``, named by ``fmt`` (``"campaign 333: {}, last 7 complete days"``)."""
+    for metric, value in window_numbers(sums, active, calendar, target_cpa, target_roas, account):
+        index.put(fmt.format(metric), value)
 
-    ``fmt`` names the values (``"campaign 333: {}, last 7 complete days"``); ``active`` is the number of
-    days with rows, ``calendar`` the window's calendar days.
-    """
+
+def window_numbers(
+    sums: list[float], active: int, calendar: int,
+    target_cpa: float | None = None, target_roas: float | None = None, account: list[float] | None = None,
+) -> list[tuple[str, float | None]]:
+    """(metric, value) of one scope over one window: sums, rates, daily averages, share averages,
+    target ratios and shares of the account. ``active`` is the number of days with rows,
+    ``calendar`` the window's calendar days; values that cannot be computed are None."""
     if not active:
-        for i, metric in enumerate(METRICS):
-            index.put(fmt.format(metric), 0.0)
-        return
-    _day_figures(index, fmt, sums)
-    for i, metric in enumerate(METRICS):
-        index.put(fmt.format(f"{metric} per day"), _ratio(sums[i], calendar))
-        if active != calendar:
-            index.put(fmt.format(f"{metric} per day with data"), _ratio(sums[i], active))
-    index.put(fmt.format("days with data"), float(active))
-    for i, share in enumerate(SHARES):
-        if sums[_SHARE_COUNT + i]:
-            index.put(fmt.format(f"average {share}"), sums[_SHARE_SUM + i] / sums[_SHARE_COUNT + i])
+        return [(metric, 0.0) for metric in METRICS]
+    out: list[tuple[str, float | None]] = list(zip(METRICS, sums))
     cpa = _ratio(sums[_COST], sums[_CONV])
     roas = _ratio(sums[_VALUE], sums[_COST])
+    out += [("CTR", _ratio(sums[_CLICKS], sums[_IMPR])), ("CPC", _ratio(sums[_COST], sums[_CLICKS])),
+            ("CVR", _ratio(sums[_CONV], sums[_CLICKS])), ("CPA", cpa), ("ROAS", roas),
+            ("value per conversion", _ratio(sums[_VALUE], sums[_CONV]))]
+    if calendar > 1:  # a one-day window's averages are its sums
+        out += [(_PER_DAY[i], _ratio(sums[i], calendar)) for i in range(len(METRICS))]
+        if active != calendar:
+            out += [(_PER_DAY_WITH_DATA[i], _ratio(sums[i], active)) for i in range(len(METRICS))]
+        out.append(("days with data", float(active)))
+    for i, share in enumerate(SHARES):
+        if sums[_SHARE_COUNT + i]:
+            out.append((_AVERAGE[i], sums[_SHARE_SUM + i] / sums[_SHARE_COUNT + i]))
     if target_cpa:
-        index.put(fmt.format("CPA over target"), _ratio(cpa, target_cpa))
-        index.put(fmt.format("CPA minus target"), None if cpa is None else cpa - target_cpa)
+        out += [("CPA over target", _ratio(cpa, target_cpa)),
+                ("CPA minus target", None if cpa is None else cpa - target_cpa)]
     if target_roas:
-        index.put(fmt.format("ROAS over target"), _ratio(roas, target_roas))
-        index.put(fmt.format("ROAS minus target"), None if roas is None else roas - target_roas)
-        index.put(fmt.format("target ROAS over ROAS"), _ratio(target_roas, roas))  # above 1 is worse, as CPA over target
+        out += [("ROAS over target", _ratio(roas, target_roas)),
+                ("ROAS minus target", None if roas is None else roas - target_roas),
+                ("target ROAS over ROAS", _ratio(target_roas, roas))]  # above 1 is worse, as CPA over target
     if account is not None:
-        index.put(fmt.format("share of account cost"), _ratio(sums[_COST], account[_COST]))
-        index.put(fmt.format("share of account conversions"), _ratio(sums[_CONV], account[_CONV]))
-        index.put(fmt.format("share of account conversion value"), _ratio(sums[_VALUE], account[_VALUE]))
+        out += [("share of account cost", _ratio(sums[_COST], account[_COST])),
+                ("share of account conversions", _ratio(sums[_CONV], account[_CONV])),
+                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE]))]
+    return out
+
+
+_PER_DAY = [f"{metric} per day" for metric in METRICS]
+_PER_DAY_WITH_DATA = [f"{metric} per day with data" for metric in METRICS]
+_AVERAGE = [f"average {share}" for share in SHARES]
 
 
 class _Suffixed(NamedValues):
@@ -678,6 +700,15 @@ def _pacing_figures(
         index.put("pacing: budget per day, straight line", budget / month_days)
         index.put("pacing: spend to date over monthly budget", _ratio(spend, budget))
     schedule = schedules["budget schedule"][0]
+    for label, day in (("the last complete day", lc), ("as_of", period.as_of)):
+        if day in schedule:
+            index.put(f"pacing: budget schedule on {label}", schedule[day])
+    daily = [number(b.get("amount")) for b in _list(data.get("budgets"))
+             if isinstance(b, dict) and str(b.get("period") or "DAILY").upper() == "DAILY"]
+    if any(a is not None for a in daily):  # "the six daily budgets add up to 715.00 a day, 22,165.00 for March"
+        total = sum(a for a in daily if a is not None)
+        index.put("pacing: daily budgets, current amounts added up", total)
+        index.put("pacing: daily budgets, current amounts added up, times days in month", total * month_days)
     for day in sorted(schedule):  # "budgets changed by 1.9x on 2025-07-11"
         before = schedule.get(day - timedelta(days=1))
         if before and schedule[day] != before:

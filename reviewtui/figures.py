@@ -80,6 +80,10 @@ _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
 _NOT_FIGURE_RE = re.compile("|".join(f"(?P<nf{i}>{part})" for i, (_, part) in enumerate(_NOT_FIGURE_PARTS)))
 _DATE_OR_TIME_RE = re.compile("|".join(f"(?:{part})" for why, part in _NOT_FIGURE_PARTS if why in ("date", "time")))
 _ANY_DIGIT = re.compile(r"\d")
+APPROXIMATE_SHARE = 0.02  # "about 242" accepts 2% either way
+_HEDGE_BEFORE = re.compile(
+    r"(?i:(about|around|roughly|approximately|approx\.|nearly|almost|close to|some|~|\u2248|c\.))\s*[$€£]?\s*$")
+_ODD_AFTER = re.compile(r"-odd\b|\s+or\s+so\b")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2}|UTC)?")
 _DAYS_AFTER = re.compile(r"[\s-]?(?:(?:complete|full|consecutive|straight|calendar|more|further|remaining|elapsed|active)\s)?days?\b", re.IGNORECASE)
 _DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
@@ -99,11 +103,36 @@ class Figure:
     scale: float = 1.0  # 1e3 for "1.2k", 1e6 for "3M"...
     currency: str | None = None
     day_count: bool = False  # "7 days", "day 14"
+    rounded_to: int = 0  # "74,400": trailing zeros taken as rounding to hundreds (2)
+    approximate: str = ""  # the hedge: "about", "around", "-odd"...
 
     @property
     def half_unit(self) -> float:
-        """Half a unit of the last printed digit, in the figure's own unit."""
-        return 0.5 * 10.0 ** -self.decimals * self.scale
+        """Half a unit of the last printed digit (of the rounding, for ``74,400``), in the figure's own unit."""
+        return 0.5 * 10.0 ** (self.rounded_to - self.decimals) * self.scale
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """The magnitudes this figure accepts: its printed precision; ``900-odd`` is 900 up to 1,000;
+        a hedged figure (``about 242``) also accepts 2% either way."""
+        magnitude = abs(self.value)
+        if self.approximate == "-odd":
+            return magnitude, magnitude + 2 * self.half_unit
+        half = self.half_unit
+        if self.approximate:
+            half = max(half, APPROXIMATE_SHARE * magnitude)
+        return magnitude - half, magnitude + half
+
+    @property
+    def center(self) -> float:
+        low, high = self.bounds
+        return (low + high) / 2
+
+    @property
+    def tolerance(self) -> float:
+        """Half the width of ``bounds``, with room for floating-point error."""
+        low, high = self.bounds
+        return (high - low) / 2 + 1e-9 * max(1.0, high)
 
 
 @dataclass(frozen=True)
@@ -353,7 +382,18 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
         unit == "plain" and scale == 1.0 and decimals == 0
         and (_DAYS_AFTER.match(text, end) is not None or _DAY_BEFORE.search(text, max(0, start - 6), start) is not None)
     )
-    return Figure(text[start:end], start, end, value, unit, decimals, scale, currency, day_count)
+    rounded_to = 0
+    if decimals == 0 and scale == 1.0:
+        digits = num.replace(",", "").lstrip("0")
+        zeros = len(digits) - len(digits.rstrip("0"))
+        if zeros >= 2 and len(digits) - zeros >= 3:
+            rounded_to = zeros  # 74,400 is 744 hundreds; 5,000 or 1,200 stay exact
+    odd = _ODD_AFTER.match(text, end)
+    hedge = _HEDGE_BEFORE.search(text, max(0, start - 20), start)
+    approximate = "-odd" if odd else (hedge.group(1).lower() if hedge else "")
+    if odd:
+        rounded_to = max(rounded_to, len(num.replace(",", "")) - len(num.replace(",", "").rstrip("0")))
+    return Figure(text[start:end], start, end, value, unit, decimals, scale, currency, day_count, rounded_to, approximate)
 
 
 def _glued_spans(text: str, figures: list[Figure], skipped: list[Skipped]) -> list[Skipped]:

@@ -31,12 +31,14 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .derived import daily_totals, derived_index, is_ratio_name, number, parse_day
+from .derived import corrected_readings, daily_totals, derived_index, is_ratio_name, number, parse_day
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import RangeValues, named_windows, range_values
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
+_WEEK = re.compile(r"(?i)\bweek")
+_WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b")
 _RATIO_KEY = re.compile(r"share|rate|ratio|tolerance|ctr|cvr|roas|pct|percent", re.IGNORECASE)
 _PERCENT_KEY = re.compile(r"pct|percent", re.IGNORECASE)
 _INF = float("inf")
@@ -124,7 +126,9 @@ class GroundingIndex:
         self.identifiers = Identifiers(found.names, found.ids)
         self.period_days = _period_days(data)
         self._data = data if isinstance(data, dict) else {}
-        self._range_cache: dict = {}  # (scope, first, last) -> figures, shared by the findings of this snapshot
+        # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
+        self._range_cache: dict[str, dict] = {}
+        self._name_parts = _unique_name_parts(self._data)
         self._campaign_by_name = {
             str(c.get("name")).lower(): str(c.get("id"))
             for c in (self._data.get("campaigns") or []) if isinstance(c, dict) and c.get("name") and c.get("id") is not None
@@ -158,7 +162,7 @@ class GroundingIndex:
         A percentage matches a ratio times 100 or a value already in percent;
         a multiplier matches a ratio; other figures match any value.
         """
-        target = abs(figure.value)
+        target = figure.center
         hits = []
         if figure.unit == "percent":
             hit = self._ratios.nearest(target / 100.0, None if tolerance is None else tolerance / 100.0)
@@ -175,7 +179,7 @@ class GroundingIndex:
 
     def _lookup(self, figure: Figure) -> tuple[float, str] | None:
         """(matched value in the figure's unit, reason) for a match at printed precision, else None."""
-        return self._match(figure, figure.half_unit + 1e-9 * max(1.0, abs(figure.value)))
+        return self._match(figure, figure.tolerance)
 
     def _nearest_reason(self, figure: Figure) -> str:
         hit = self._match(figure, None)
@@ -213,7 +217,7 @@ class GroundingIndex:
             if direct is not None:
                 grounded(n, *direct)
         if self.mode == "derived" and any(v is None for v in verdicts):
-            ranges = self._ranges(found, skipped, scopes)
+            ranges = self._ranges(texts, found, skipped, scopes)
             if ranges is not None:
                 for n, (_, figure) in enumerate(found):
                     if verdicts[n] is None:
@@ -233,29 +237,46 @@ class GroundingIndex:
                 verdicts[n] = FigureVerdict(
                     field_name, figure, False,
                     f"not grounded: nothing in {where} rounds to {figure.text!r} "
-                    f"(±{figure.half_unit:g}), nor any difference, ratio or percent change of "
+                    f"({_describe_bounds(figure)}), nor any difference, ratio or percent change of "
                     f"two figures grounded in this finding{self._nearest_reason(figure)}",
                 )
         return [v for v in verdicts if v is not None]
 
-    def _ranges(self, found: list[tuple[str, Figure]], skipped: list[Skipped], scopes: Iterable[str | None]) -> RangeValues | None:
+    def _ranges(
+        self, texts: dict[str, str], found: list[tuple[str, Figure]], skipped: list[Skipped],
+        scopes: Iterable[str | None],
+    ) -> list[RangeValues] | None:
         """The figures over the date ranges one finding names, or None when it names none."""
         totals = daily_totals(self._data)
         start = totals.period.start
+        text = "\n".join(t for t in texts.values() if isinstance(t, str))
         dates = [d for span in skipped for d in dates_in(span, start.year if start else None)]
         counts = [int(abs(f.value)) for _, f in found if f.day_count]
-        windows = named_windows(totals, dates, counts)
-        if not windows:
+        windows = named_windows(totals, dates, counts, weeks=bool(_WEEK.search(text)))
+        weekdays = bool(_WEEKDAY.search(text))
+        if not windows and not weekdays:
             return None
-        campaigns = [str(s) for s in scopes if s]
+        campaigns = [str(s) for s in scopes if s] + self._campaigns_named(text, skipped)
+        targets = self._data.get("targets") if isinstance(self._data.get("targets"), dict) else {}
+        target_cpa, target_roas = number(targets.get("target_cpa")), number(targets.get("target_roas"))
+        tables = range_values(totals, windows, campaigns, target_cpa, target_roas,
+                              self._range_cache.setdefault("", {}), weekdays=weekdays)
+        for reading, label in corrected_readings(self._data, totals):
+            tables += range_values(reading, windows, campaigns, target_cpa, target_roas,
+                                   self._range_cache.setdefault(label, {}), suffix=f" ({label})", weekdays=weekdays)
+        return tables
+
+    def _campaigns_named(self, text: str, skipped: list[Skipped]) -> list[str]:
+        """Campaigns a finding names: by id, by full name, or by a part of a name only one campaign has."""
+        named = []
         for span in skipped:
             if span.why.startswith("identifier: id "):
-                campaigns.append(span.text)
+                named.append(span.text)
             elif span.why.startswith("identifier: ") and span.text.lower() in self._campaign_by_name:
-                campaigns.append(self._campaign_by_name[span.text.lower()])
-        targets = self._data.get("targets") if isinstance(self._data.get("targets"), dict) else {}
-        return range_values(totals, windows, campaigns, number(targets.get("target_cpa")),
-                            number(targets.get("target_roas")), self._range_cache)
+                named.append(self._campaign_by_name[span.text.lower()])
+        if self._name_parts is not None:
+            named += [self._name_parts[1][m.group()] for m in self._name_parts[0].finditer(text)]
+        return named
 
     def _direct(self, figure: Figure) -> tuple[float | None, str] | None:
         """(value usable for arithmetic or None, reason) when grounded by the set itself."""
@@ -266,45 +287,70 @@ class GroundingIndex:
         return self._lookup(figure)
 
 
-def _in_ranges(ranges: RangeValues, figure: Figure) -> tuple[float, str] | None:
+def _unique_name_parts(data: dict[str, Any]) -> tuple[re.Pattern[str], dict[str, str]] | None:
+    """The parts of campaign names ("Search | NB | Greece | IT") that name one campaign only
+    ("Greece"), and a pattern that finds them as whole words."""
+    owners: dict[str, set[str]] = {}
+    for camp in data.get("campaigns") or [] if isinstance(data.get("campaigns"), list) else []:
+        if isinstance(camp, dict) and isinstance(camp.get("name"), str) and camp.get("id") is not None:
+            for part in camp["name"].split("|"):
+                part = part.strip()
+                if len(part) >= 3 and not part.isdigit():
+                    owners.setdefault(part, set()).add(str(camp["id"]))
+    unique = {part: next(iter(ids)) for part, ids in owners.items() if len(ids) == 1}
+    if not unique:
+        return None
+    alternatives = "|".join(re.escape(p) for p in sorted(unique, key=len, reverse=True))
+    return re.compile(rf"(?<![\w]){alternatives}(?![\w])"), unique
+
+
+def _describe_bounds(figure: Figure) -> str:
+    low, high = figure.bounds
+    if figure.approximate:
+        return f"{figure.approximate}: {low:g} to {high:g}"
+    return f"±{figure.half_unit:g}"
+
+
+def _in_ranges(tables: list[RangeValues], figure: Figure) -> tuple[float, str] | None:
     """(matched value in the figure's unit, reason) from the ranges a finding names."""
-    target = abs(figure.value)
-    tolerance = figure.half_unit + 1e-9 * max(1.0, target)
-    if figure.unit == "percent":
-        table, scale = ranges.ratios, 100.0
-    elif figure.unit == "multiplier":
-        table, scale = ranges.ratios, 1.0
-    else:
-        table, scale = ranges.amounts, 1.0
-    i = bisect.bisect_left(table, (target / scale - tolerance / scale,))
+    target, tolerance = figure.center, figure.tolerance
+    scale = 100.0 if figure.unit == "percent" else 1.0
+    low = ((target - tolerance) / scale,)
     best = None
-    while i < len(table) and table[i][0] * scale <= target + tolerance:
-        if best is None or abs(table[i][0] * scale - target) < abs(best[0] * scale - target):
-            best = table[i]
-        i += 1
+    for table in tables:
+        values = table.ratios if figure.unit in ("percent", "multiplier") else table.amounts
+        i = bisect.bisect_left(values, low)
+        while i < len(values) and values[i][0] * scale <= target + tolerance:
+            if best is None or abs(values[i][0] * scale - target) < abs(best[0] * scale - target):
+                best = (values[i][0], values[i][1], table)
+            i += 1
     if best is None:
         return None
-    value, name = best
+    value, metric, table = best
     shown = f" (as a percentage: {value * 100.0:g})" if scale == 100.0 else ""
-    return value * scale, f"derived over a range this finding names: {name} = {value:g}{shown}"
+    return value * scale, f"derived over a range this finding names: {table.name(metric)} = {value:g}{shown}"
 
 
 def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int, units: dict[int, str]) -> str | None:
     """The reason a figure follows from one or two figures grounded in the same finding.
 
-    From two: their difference, ratio or percent change (and, when one of
-    them is a rate, a percentage or a multiplier, their product: "4,598
-    clicks at 5.25% is 242 expected"). From one: the same money read out of
-    micros (divided or multiplied by a million).
+    From two: their difference, sum, ratio or percent change (and, when one
+    of them is a rate, a percentage or a multiplier, their product: "4,598
+    clicks at 5.25% is 242 expected"). From one: the same figure printed
+    less precisely, or the same money read out of micros (divided or
+    multiplied by a million).
     """
-    target = abs(figure.value)
-    tolerance = figure.half_unit + 1e-9 * max(1.0, target)
+    target, tolerance = figure.center, figure.tolerance
 
     def near(value: float) -> bool:
         return abs(value - target) <= tolerance
 
     for na, a, la in operands:
-        if na != own and figure.unit != "percent":
+        if na == own:
+            continue
+        if near(a):  # "ROAS 14.45" in the evidence, "14.5" in the claim
+            return f"the same figure as {la} in this finding, rounded"
+        if figure.unit != "percent":
             for value, how in ((a / 1e6, f"{la} read as micros"), (a * 1e6, f"{la} in micros")):
                 if near(value):
                     return f"arithmetic in this finding: {how} = {value:.6g}"
@@ -312,7 +358,7 @@ def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int
         for nb, b, lb in operands[i + 1:]:
             if na == nb or na == own or nb == own:
                 continue
-            results = [(abs(a - b), f"{la} - {lb}")]
+            results = [(abs(a - b), f"{la} - {lb}"), (a + b, f"{la} + {lb}")]
             if b:
                 results.append((a / b, f"{la} / {lb}"))
             if a:

@@ -15,37 +15,60 @@ ranges built from the finding's own dates and day counts:
   after each date it names, the last complete day, as_of and the period
   start, for each day count N it states ("8 days", "the 10 days before").
 
-For each range and each campaign the finding names (by scope, id or name),
-and the account: the sums, rates, daily averages, share averages, CPA and
-ROAS against target and shares of the account (``derived.window_figures``).
+Each day of a range of a week or less counts too; a finding that speaks
+of weeks gets the 7-day blocks of the period, and one that names a weekday
+the average day of each weekday.
+
+For each range and each campaign the finding names (by scope, id, name or a
+part of a name only one campaign has, such as "Greece" in "Search | NB |
+Greece | IT"), and the account: the sums, rates, daily averages, share
+averages, CPA and ROAS against target and shares of the account
+(``derived.window_figures``), in the snapshot as it is and in any corrected
+reading (duplicate rows counted once, micros converted).
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Iterable
+from typing import Any, Iterable
 
-from .derived import DailyTotals, NamedValues, calendar_days, is_ratio_name, window_figures
+from .derived import DailyTotals, calendar_days, is_ratio_name, window_numbers
 
 MAX_DATES = 8  # a finding listing twenty days is a list, not twenty ranges
 MAX_DAY_COUNTS = 6
+SHORT_WINDOW_DAYS = 7  # each day of a range this short is a range too ("daily ROAS since: 4.24, 12.50...")
 LAG_DAYS = (1, 2, 3)  # ranges from a named date may stop short of the last days, which fill in later
 
 
 @dataclass
 class RangeValues:
-    """Sorted figures over the ranges one finding names: all of them, and the ratios alone
-    (the only ones a percentage or a multiplier may match)."""
+    """The figures of one scope over one range, sorted by magnitude: all of them, and the ratios
+    alone (the only ones a percentage or a multiplier may match). Entries are
+    ``(magnitude, metric)``; ``name(metric)`` says which figure it is."""
 
+    scope: str  # "account" or "campaign 333"
+    label: str  # "2025-03-11 to the last complete day"
     amounts: list[tuple[float, str]]
     ratios: list[tuple[float, str]]
 
+    @classmethod
+    def of(cls, scope: str, label: str, numbers: Iterable[tuple[str, float | None]]) -> "RangeValues":
+        amounts = sorted((abs(v), metric) for metric, v in numbers if v is not None and math.isfinite(v))
+        return cls(scope, label, amounts, [(v, metric) for v, metric in amounts if _is_ratio_metric(metric)])
+
+    def name(self, metric: str) -> str:
+        return f"{self.scope}: {metric}, {self.label}"
+
 
 def named_windows(
-    totals: DailyTotals, dates: Iterable[date], day_counts: Iterable[int],
+    totals: DailyTotals, dates: Iterable[date], day_counts: Iterable[int], *, weeks: bool = False,
 ) -> dict[tuple[date, date], str]:
-    """``{(first, last): label}`` for the ranges the finding's dates and day counts name."""
+    """``{(first, last): label}`` for the ranges the finding's dates and day counts name; with
+    ``weeks`` (the finding speaks of weeks) the 7-day blocks counted from the period start and
+    back from the last complete day."""
     period = totals.period
     lc, last_row, start = period.last_complete, totals.last_row, period.start
     one = timedelta(days=1)
@@ -80,42 +103,77 @@ def named_windows(
             add(anchor - span - one, anchor - one, f"{n} days before {label}")
             add(anchor, anchor + span, f"{n} days from {label}")
             add(anchor + one, anchor + span + one, f"{n} days after {label}")
+    if weeks and start and lc:
+        for week in range(6):
+            add(start + timedelta(days=7 * week), min(lc, start + timedelta(days=7 * week + 6)), f"week {week + 1}")
+            add(max(start, lc - timedelta(days=7 * week + 6)), lc - timedelta(days=7 * week),
+                f"week {week + 1} back from the last complete day")
     return windows
 
 
 def range_values(
     totals: DailyTotals, windows: dict[tuple[date, date], str], campaign_ids: Iterable[str],
     target_cpa: float | None, target_roas: float | None,
-    cache: dict[tuple[str, date, date], list[tuple[float, str, bool]]] | None = None,
-) -> RangeValues:
-    """The figures over each window for the account and the named campaigns, sorted by magnitude.
+    cache: dict[tuple[str, Any, Any], RangeValues] | None = None,
+    *, suffix: str = "", weekdays: bool = False,
+) -> list[RangeValues]:
+    """The figures over each window, for the account and the named campaigns, one sorted table
+    per scope and window; each day of a window of a week or less counts as a window too, and
+    with ``weekdays`` the average day of each weekday.
 
-    ``cache`` (one per snapshot) keeps each (scope, window)'s figures for the next finding that
-    names the same range; the first finding's label for a range is the one kept.
+    ``cache`` (one per snapshot and reading) keeps each (scope, window)'s table for the next
+    finding that names the same range; the first finding's label for a range is the one kept.
+    ``suffix`` names a corrected reading of the rows.
     """
     cache = {} if cache is None else cache
     campaigns = [c for c in dict.fromkeys(campaign_ids) if c in totals.by_campaign]
-    found: list[tuple[float, str, bool]] = []
-    for (first, last), label in windows.items():
-        for scope in ("account", *campaigns):
+    every = dict(windows)
+    for (first, last) in windows:
+        if (last - first).days < SHORT_WINDOW_DAYS:
+            for offset in range((last - first).days + 1):
+                day = first + timedelta(days=offset)
+                every.setdefault((day, day), f"on {day}")
+    tables: list[RangeValues] = []
+    for scope in ("account", *campaigns):
+        for (first, last), label in every.items():
             key = (scope, first, last)
-            values = cache.get(key)
-            if values is None:
-                values = cache[key] = _window_values(totals, scope, first, last, label, target_cpa, target_roas)
-            found.extend(values)
-    found.sort()
-    return RangeValues([(v, name) for v, name, _ in found], [(v, name) for v, name, ratio in found if ratio])
+            table = cache.get(key)
+            if table is None:
+                table = cache[key] = _window_values(totals, scope, first, last, label + suffix, target_cpa, target_roas)
+            tables.append(table)
+        if weekdays:
+            by_weekday = cache.get((scope, "weekdays", None))
+            if by_weekday is None:
+                by_weekday = cache[(scope, "weekdays", None)] = _weekday_values(totals, scope, suffix)
+            tables.extend(by_weekday)
+    return tables
 
 
 def _window_values(
     totals: DailyTotals, scope: str, first: date, last: date, label: str,
     target_cpa: float | None, target_roas: float | None,
-) -> list[tuple[float, str, bool]]:
-    """(magnitude, name, is a ratio) of every figure of one scope over one window."""
-    index = NamedValues()
-    calendar = calendar_days(first, last, totals.last_row)
+) -> RangeValues:
+    """Every figure of one scope over one window."""
     sums, active = totals.window(scope, first, last)
     account = None if scope == "account" else totals.window("account", first, last)[0]
+    numbers = window_numbers(sums, active, calendar_days(first, last, totals.last_row), target_cpa, target_roas, account)
+    return RangeValues.of("account" if scope == "account" else f"campaign {scope}", label, numbers)
+
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _weekday_values(totals: DailyTotals, scope: str, suffix: str) -> list[RangeValues]:
+    """The average day of each weekday: "clicks fall to 355 a day on Fridays"."""
+    groups: dict[int, list[list[float]]] = {}
+    for day, sums in totals.days(scope).items():
+        groups.setdefault(day.weekday(), []).append(sums)
     name = "account" if scope == "account" else f"campaign {scope}"
-    window_figures(index, f"{name}: {{}}, {label}", sums, active, calendar, target_cpa, target_roas, account)
-    return [(abs(v), n, is_ratio_name(n)) for n, v in index.values.items()]
+    return [RangeValues.of(name, f"on {WEEKDAYS[weekday]}s{suffix}",
+                           window_numbers([sum(c) for c in zip(*rows)], len(rows), len(rows)))
+            for weekday, rows in groups.items()]
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_ratio_metric(metric: str) -> bool:
+    return is_ratio_name(metric)
