@@ -408,22 +408,6 @@ def _zero_days(days: dict[date, list[float]], first: date, last: date) -> float:
     return float(sum(1 for d, row in days.items() if first <= d <= last and row[_CONV] == 0))
 
 
-def _rates(index: NamedValues, fmt: str, sums: list[float]) -> None:
-    """CTR, CPC, CVR, CPA, ROAS and value per conversion of one set of sums."""
-    index.put(fmt.format("CTR"), _ratio(sums[_CLICKS], sums[_IMPR]))
-    index.put(fmt.format("CPC"), _ratio(sums[_COST], sums[_CLICKS]))
-    index.put(fmt.format("CVR"), _ratio(sums[_CONV], sums[_CLICKS]))
-    index.put(fmt.format("CPA"), _ratio(sums[_COST], sums[_CONV]))
-    index.put(fmt.format("ROAS"), _ratio(sums[_VALUE], sums[_COST]))
-    index.put(fmt.format("value per conversion"), _ratio(sums[_VALUE], sums[_CONV]))
-
-
-def _day_figures(index: NamedValues, fmt: str, sums: list[float]) -> None:
-    for i, metric in enumerate(METRICS):
-        index.put(fmt.format(metric), sums[i])
-    _rates(index, fmt, sums)
-
-
 def window_figures(
     index: NamedValues, fmt: str, sums: list[float], active: int, calendar: int,
     target_cpa: float | None = None, target_roas: float | None = None, account: list[float] | None = None,

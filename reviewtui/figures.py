@@ -175,6 +175,10 @@ class Identifiers:
         name = name.strip()
         if len(name) < 2 or len(name) > 200 or self._PURE_NUMBER.fullmatch(name):
             return
+        if "|" in name:  # "Search | Generic 24/7": a part of the name may be quoted alone
+            for part in name.split("|"):
+                if len(part.strip()) >= 3 and part.strip() != name:
+                    self.add(part)
         folded = name.lower()
         if len(folded) != len(name):
             return

@@ -23,7 +23,7 @@ For each range and each campaign the finding names (by scope, id, name or a
 part of a name only one campaign has, such as "Greece" in "Search | NB |
 Greece | IT"), and the account: the sums, rates, daily averages, share
 averages, CPA and ROAS against target and shares of the account
-(``derived.window_figures``), in the snapshot as it is and in any corrected
+(``derived.window_numbers``), in the snapshot as it is and in any corrected
 reading (duplicate rows counted once, micros converted).
 """
 

@@ -74,6 +74,24 @@ FIGURE_CASES = [
     ("a $111.46 gap between $411.46 and $300.00", G, "arithmetic in this finding: $411.46 - $300.00"),
     ("$111.46 gap", F, ""),
     ("down 27.1%", F, ""),
+    # hedges, and trailing zeros as rounding (three significant digits or more)
+    ("spent about $1,230", G, "campaign 333: cost"),
+    ("some 1,180 clicks", G, "campaign 333: clicks"),
+    ("about $48,000 wasted", F, "about: 47040 to 48960"),
+    ("17,400 expected on the straight line", G, "expected spend to date, straight line"),
+    ("17,500 expected on the straight line", F, "±50"),
+    ("6,100 spent", F, "±0.5"),
+    # a sum of two figures of the finding
+    ("111 spent 2,160.00 and 222 spent 2,700.00, 4,860.00 together", G, "2,160.00 + 2,700.00 = 4860"),
+    ("4,860.00 together", F, ""),
+    # ranges, weeks and weekdays the finding names, for the campaigns it names (by a part of the name)
+    ("PMax spent 900.00 from 2025-03-16 to 2025-03-18", G, "campaign 222: cost, 2025-03-16 to 2025-03-18"),
+    ("PMax spent 900.00", F, ""),
+    ("Generic 24/7 had a 12.19% CTR on 2025-03-17", G, "campaign 333: CTR, on 2025-03-17"),
+    ("the account spent 2,340.00 in week 2", G, "account: cost, week 2"),
+    ("the account spent 2,340.00", F, ""),
+    ("cost averaged 457.15 a day on Mondays", G, "account: cost per day, on Mondays"),
+    ("cost averaged 457.15 a day", F, ""),
     # zero and day counts
     ("0 conversions", G, "zero"),
     ("$0.00", G, "zero"),
@@ -98,6 +116,7 @@ FIGURE_CASES = [
     ("on the 21st", N, ""),
     # digits inside names and ids from the snapshot, taxonomy ids, row pointers, words
     ("campaign PMax | DE 2025", N, ""),
+    ("Generic 24/7 campaign", N, ""),
     ("campaign Search | Generic 24/7", N, ""),
     ("search term widget 3000 price", N, ""),
     ("account 123-456-7890", N, ""),

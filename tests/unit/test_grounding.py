@@ -213,3 +213,84 @@ def test_figures_over_the_date_ranges_a_finding_names(tmp_path: Path, claim: str
     verdicts = [v for v in grounding.check_texts({"claim": claim}, scopes=[scope]) if v.figure.value != 0]
     assert verdicts and all(v.grounded is grounded for v in verdicts), [(v.figure.text, v.reason) for v in verdicts]
     assert all(reason in v.reason for v in verdicts if "days fits" not in v.reason)
+
+
+def _copy(data: dict) -> dict:
+    return json.loads(json.dumps(data))
+
+
+def test_percentages_and_multipliers_match_ratios_only(data: dict) -> None:
+    grounding = GroundingIndex(_copy(data))
+    verdicts = {v.figure.text: v for v in grounding.check_texts({"t": "45.0% and 10% and 45.0x and 91%"})}
+    assert not verdicts["45.0%"].grounded  # target_cpa 45.0 is money, not a percentage
+    assert not verdicts["45.0x"].grounded
+    assert "pacing_tolerance" in verdicts["10%"].reason
+    assert "search_impression_share" in verdicts["91%"].reason
+
+
+def test_a_rate_times_a_count_in_the_same_finding_is_grounded(data: dict) -> None:
+    strict = GroundingIndex(_copy(data), "strict")
+    [_, _, product] = strict.check_texts({"t": "91% of the 1,000 daily impressions is 910"})
+    assert product.grounded and product.reason == "arithmetic in this finding: 91% x 1,000 = 910"
+    [alone] = strict.check_texts({"t": "it is 910"})
+    assert not alone.grounded
+
+
+def test_money_read_out_of_micros(data: dict) -> None:
+    broken = _copy(data)
+    broken["daily"][3]["cost"] = 123_450_000  # 2025-03-04, campaign 111: 123.45 left in micros
+    index = derived_index(broken)
+    assert index["pacing: spend to date (micros converted)"] == pytest.approx(SPEND_TO_DATE - 120.0 + 123.45)
+    assert index["pacing: spend to date"] == pytest.approx(SPEND_TO_DATE - 120.0 + 123_450_000)
+    strict = GroundingIndex(broken, "strict")
+    [micros, units] = strict.check_texts({"t": "123,450,000 on 2025-03-04 (= 123.45)"})
+    assert micros.grounded and units.reason == "arithmetic in this finding: 123,450,000 read as micros = 123.45"
+    [alone] = strict.check_texts({"t": "123.45"})
+    assert not alone.grounded
+
+
+def test_duplicate_rows_counted_once(data: dict) -> None:
+    doubled = _copy(data)
+    doubled["daily"].append(dict(doubled["daily"][4]))
+    index = derived_index(doubled)
+    assert index["pacing: spend to date"] == pytest.approx(SPEND_TO_DATE + 120.0)
+    assert index["pacing: spend to date (duplicate rows counted once)"] == pytest.approx(SPEND_TO_DATE)
+
+
+def test_ad_cost_and_rows_outside_the_period(data: dict) -> None:
+    more = _copy(data)
+    more["ads"] = [{"ad_id": "1", "campaign_id": "333", "approval_status": "DISAPPROVED", "cost": 800.0},
+                   {"ad_id": "2", "campaign_id": "333", "approval_status": "APPROVED", "cost": 434.38}]
+    more["daily"].insert(0, {"date": "2025-02-28", "campaign_id": "333", "impressions": 10, "clicks": 1, "cost": 5.0,
+                             "conversions": 0.0, "conversions_value": 0.0, "all_conversions": 0.0})
+    index = derived_index(more)
+    assert index["campaign 333: ads, disapproved cost"] == 800.0
+    assert index["campaign 333: ads, disapproved share of ad cost"] == pytest.approx(800 / 1234.38)
+    assert index["campaign 333: cost, all rows"] == pytest.approx(1239.38)
+    assert index["campaign 333: cost, period"] == pytest.approx(1234.38)
+
+
+def test_schedule_follows_campaign_dates_and_budget_changes(data: dict) -> None:
+    late = _copy(data)
+    late["campaigns"][0]["start_date"] = "2025-03-05"  # campaign 111 (budget b1) serves from the 5th
+    index = derived_index(late)
+    assert index["pacing: expected spend to date, budget schedule"] == pytest.approx(5 * 300 + 9 * 400 + 3000)
+    assert index["budget b1: new amount over old on 2025-03-10"] == pytest.approx(400 / 300)
+    assert index["pacing: budget schedule on 2025-03-10 over the day before"] == pytest.approx(
+        (400 + 5000 / 15) / 300)
+
+
+def test_target_roas_ratios(data: dict) -> None:
+    roas = _copy(data)
+    roas["targets"]["target_roas"] = 4.0
+    index = derived_index(roas)
+    assert index["campaign 222: ROAS over target, period"] == pytest.approx(2.0 / 4.0)
+    assert index["campaign 222: target ROAS over ROAS, period"] == pytest.approx(4.0 / 2.0)
+
+
+def test_the_same_figure_printed_again_less_precisely() -> None:
+    strict = GroundingIndex({"daily": [{"roas": 14.448}]}, "strict")
+    [precise, rounded] = strict.check_texts({"evidence": "ROAS 14.45", "claim": "a ROAS of 14.5"})
+    assert precise.grounded and rounded.reason == "the same figure as 14.45 in this finding, rounded"
+    [alone] = strict.check_texts({"claim": "a ROAS of 14.5"})
+    assert not alone.grounded  # 14.448 is not 14.5 at one decimal
