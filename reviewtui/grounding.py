@@ -1,19 +1,22 @@
 """Figure grounding: is each figure in a finding traceable to the snapshot?
 
-The grounding set of a snapshot is every number in snapshot.json (values and
-numbers inside strings) plus, unless ``mode="strict"``, the derived index of
-``derived.py``. A figure is grounded when, at its printed precision (half a
-unit of its last printed digit, of the scaled unit for ``1.2k``), it equals a
-value of the set:
+A figure is grounded when, at its printed precision (half a unit of its last
+printed digit, of the scaled unit for ``1.2k``; see ``Figure.bounds`` for
+rounded and hedged figures), it equals a value of the grounding set. Looked
+up in this order:
 
-- a percentage matches a fraction times 100 (CTR 0.1249 -> ``12.5%``) or a
-  value already in percent;
-- a multiplier (``2.4x``) matches a ratio;
-- signs are not compared: ``-12%`` and "fell 12%" make the same claim;
-- zero is always grounded, and "N days" / "day N" when N fits the period;
-- a figure that matches nothing may still be the difference, ratio or
-  percent change of two figures grounded directly in the same finding
-  (all its text fields together): ``CPA 108.00 vs target 45.00, 2.4x``.
+1. every number in snapshot.json (values, and numbers inside strings other
+   than dates) and, unless ``mode="strict"``, the derived index of
+   ``derived.py``: a percentage matches a ratio times 100 or a value already
+   in percent, a multiplier a ratio, anything else any value;
+2. (derived mode) the figures over the date ranges the finding itself names,
+   for the account and the campaigns it names (``ranges.py``);
+3. arithmetic on two figures grounded by 1 or 2 in the same finding (all its
+   text fields together): difference, sum, ratio, percent change, a rate
+   times a count, the same figure rounded, micros.
+
+Signs are not compared (``-12%`` and "fell 12%" make the same claim); zero
+is always grounded, and "N days" / "day N" when N fits the period.
 
 ``GroundingIndex.for_snapshot(snapshot, mode)`` builds the sorted value
 arrays once per snapshot object and caches them; ``verdicts_for_text`` is

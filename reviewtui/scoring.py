@@ -76,7 +76,8 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
 
     finding_rows = [_finding_row(f) for f in returned]
     matched = _match_expected(case, returned, finding_rows)
-    hits = _must_not_say_hits(case.must_not_say, returned, finding_rows)
+    extra_ids = [row["full_id"] for row in finding_rows if row["verdict"] == "extra"]
+    hits = _must_not_say_hits(case.must_not_say, returned, finding_rows)  # may turn a verdict to must_not_say
 
     snapshot = case.snapshot if case.snapshot is not None else Snapshot.load(case.snapshot_path)
     index = GroundingIndex.for_snapshot(snapshot, figures)
@@ -95,8 +96,7 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
         fabrication=len(fabricated) + len(hits),
         missed_ids=[i for i in must_ids if i not in matched],
         matched_ids=[i for i in must_ids if i in matched],
-        extra_ids=[row["full_id"] for row in finding_rows if row["verdict"] in ("extra",) or
-                   (row["verdict"] == "must_not_say" and row["matches"] is None)],
+        extra_ids=extra_ids,
         findings=finding_rows,
         figures=figure_rows,
         fabricated_figures=fabricated,

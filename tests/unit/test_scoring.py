@@ -135,6 +135,9 @@ def test_must_not_say_by_id_and_by_says_pattern(tmp_path: Path) -> None:
     assert score.fabrication == 4
     assert [f["verdict"] for f in score.findings] == ["must_not_say", "must_not_say", "extra", "must_not_say", "must_not_say"]
     assert score.findings[4]["matches"] == "tracking.conversions_stopped@111"
+    # Extra ids are the findings matching no must/may entry, whatever they said.
+    assert score.extra_ids == ["pacing.overspend", "budget.misallocated@111",
+                               "concentration.spend_single_campaign@111", "concentration.spend_single_campaign@222"]
     assert score.recall == pytest.approx(1 / 3)
     assert score.precision == pytest.approx(1 / 5)
 
