@@ -17,7 +17,6 @@ names that appear verbatim in the snapshot (``Identifiers``).
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from datetime import date
