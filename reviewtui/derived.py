@@ -372,7 +372,7 @@ def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTota
         index.put(fmt.format("zero-conversion days"), _zero_days(totals.account, first, last))
         for cid, days in totals.by_campaign.items():
             sums, active = totals.window(cid, first, last)
-            fmt = f"campaign {cid}: {{}}, {window}{suffix}"
+            fmt = f"campaign {_literal(cid)}: {{}}, {window}{suffix}"
             window_figures(index, fmt, sums, active, calendar, target_cpa, target_roas, total)
             if active:
                 index.put(fmt.format("zero-conversion days"), _zero_days(days, first, last))
@@ -396,6 +396,11 @@ def _ad_figures(index: NamedValues, data: dict[str, Any]) -> None:
         if bad:
             index.put(f"{scope}: ads, disapproved cost", bad_cost)
             index.put(f"{scope}: ads, disapproved share of ad cost", _ratio(bad_cost, cost))
+
+
+def _literal(text: Any) -> str:
+    """``text`` made safe inside a ``str.format`` template (campaign ids may hold braces)."""
+    return str(text).replace("{", "{{").replace("}", "}}")
 
 
 def calendar_days(first: date, last: date, last_row: date | None) -> int:
@@ -766,7 +771,7 @@ def _search_term_figures(
         groups.setdefault(f"campaign {term.get('campaign_id')}", []).append(term)
     for scope, rows in groups.items():
         zero = [t for t in rows if number(t.get("conversions")) == 0]
-        fmt = f"{scope}: search terms, {{}}"
+        fmt = f"{_literal(scope)}: search terms, {{}}"
         index.put(fmt.format("count"), float(len(rows)))
         index.put(fmt.format("zero-conversion count"), float(len(zero)))
         term_cost = _total(rows, "cost")

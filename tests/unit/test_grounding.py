@@ -294,3 +294,16 @@ def test_the_same_figure_printed_again_less_precisely() -> None:
     assert precise.grounded and rounded.reason == "the same figure as 14.45 in this finding, rounded"
     [alone] = strict.check_texts({"claim": "a ROAS of 14.5"})
     assert not alone.grounded  # 14.448 is not 14.5 at one decimal
+
+
+def test_campaign_ids_with_braces_do_not_break_the_derived_index():
+    from reviewtui.derived import compute_derived_index
+
+    data = {
+        "period": {"start": "2025-03-01", "end": "2025-03-31", "as_of": "2025-03-10"},
+        "daily": [{"date": "2025-03-01", "campaign_id": "{}", "clicks": 10, "cost": 12.5, "conversions": 1}],
+        "search_terms": [{"campaign_id": "{0}", "search_term": "x", "clicks": 3, "cost": 4.0, "conversions": 0}],
+    }
+    index = compute_derived_index(data)
+    names = [name for name, _ in index.items()] if hasattr(index, "items") else list(index)
+    assert any(str(n).startswith("campaign {}: cost") for n in names), names[:10]
