@@ -60,6 +60,7 @@ class AuditResult:
     findings: list[Assessment]
     not_assessed: list[str] = field(default_factory=list)
     log_lines: list[str] = field(default_factory=list)
+    data_notes: list[str] = field(default_factory=list)  # bad or missing data worked around: warnings
 
     def output(self) -> dict[str, Any]:
         return {"findings": [f.as_output() for f in self.findings]}
@@ -95,7 +96,7 @@ def audit(data: Any, thresholds: Thresholds | None = None, *, strict: bool = Fal
                     ctx.assessments.append(Assessment(kind, None, None, explanation=message))
     findings = _select(ctx)
     log_lines = [*series.notes, *(f"not assessed: {n}" for n in ctx.not_assessed)]
-    return AuditResult(ctx.assessments, findings, list(ctx.not_assessed), log_lines)
+    return AuditResult(ctx.assessments, findings, list(ctx.not_assessed), log_lines, list(series.notes))
 
 
 def _select(ctx: Context) -> list[Assessment]:

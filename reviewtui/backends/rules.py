@@ -41,10 +41,11 @@ class RulesBackend(Backend):
             except SnapshotError as exc:
                 return CaseOutput(case.case_id, None, error=str(exc), model=self.model)
         result = audit(snapshot.data, self.thresholds)
-        for line in result.log_lines:
-            # Bad values are worth a warning; absent optional sections are normal and only informative.
-            level = logging.WARNING if ("skipped" in line or "not a" in line or "failed" in line) else logging.INFO
-            log.log(level, "%s: %s", case.case_id, line)
+        # Data worked around is worth a warning; what could not be assessed is only informative.
+        for line in result.data_notes:
+            log.warning("%s: %s", case.case_id, line)
+        for item in result.not_assessed:
+            log.info("%s: not assessed: %s", case.case_id, item)
         return CaseOutput(case.case_id, result.to_json(), model=self.model, stop_reason="end_turn")
 
     def describe(self) -> dict[str, Any]:

@@ -104,3 +104,20 @@ def test_eval_without_a_key_runs_the_auditor_and_passes_on_the_fixture_cases(tmp
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     assert manifest["backend"] == "rules" and manifest["gate"]["passed"] is True
     assert manifest["summary"]["mean_recall"] == 1.0 and manifest["summary"]["fabrications"] == 0
+
+
+def test_log_levels_warn_on_worked_around_data_and_inform_on_what_was_not_assessed(tmp_path, caplog):
+    """A value that is not a number is a warning; a section that is simply absent is only information."""
+    case_dir = write_case(tmp_path, "ordinary", "clean")
+    data = json.loads((case_dir / "snapshot.json").read_text())
+    data["daily"][0]["date"] = "March 1st"
+    data.pop("search_terms", None)
+    (case_dir / "snapshot.json").write_text(json.dumps(data), encoding="utf-8")
+    backend = create_backend("rules")
+    with caplog.at_level("INFO", logger="reviewtui.auditor"):
+        asyncio.run(backend.run(load_case(case_dir)))
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    infos = [r.getMessage() for r in caplog.records if r.levelname == "INFO"]
+    assert warnings and all(m.startswith("c-clean: ") for m in warnings)
+    assert not any("not assessed" in m for m in warnings), warnings
+    assert any("not assessed" in m for m in infos), infos
