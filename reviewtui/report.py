@@ -502,7 +502,9 @@ def _usage_line(usage: dict[str, Any]) -> str:
     cost = usage.get("cost_usd")
     cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:,.2f}"
     cache_text = f", {cached} answer(s) from the cache cost nothing" if cached else ""
-    return f"tokens          {tokens_in:,} in / {tokens_out:,} out, {cost_text}{cache_text}"
+    kept = usage.get("kept", 0)
+    kept_text = f", {kept} answer(s) kept from the interrupted run" if kept else ""
+    return f"tokens          {tokens_in:,} in / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
 
 
 # --------------------------------------------------------------------------
@@ -539,6 +541,31 @@ def usage_of(progress: Progress | None) -> dict[str, Any]:
     }
 
 
+def add_kept_usage(usage: dict[str, Any], kept: list[CaseOutput]) -> dict[str, Any]:
+    """The usage of a resumed run: this session's calls plus the answers kept from the interrupted one.
+
+    A kept answer that was a fresh call when it was made is counted at its price;
+    one that came from the cache then cost nothing then either.
+    """
+    if not kept:
+        return usage
+    from .runner import default_cost_estimator
+
+    estimate = default_cost_estimator()
+    total = dict(usage)
+    total["input_tokens"] = usage.get("input_tokens", 0) + sum(o.input_tokens for o in kept)
+    total["output_tokens"] = usage.get("output_tokens", 0) + sum(o.output_tokens for o in kept)
+    cost = usage.get("cost_usd")
+    for output in kept:
+        if output.cached or not (output.input_tokens or output.output_tokens):
+            continue
+        price = estimate(output.model, output.input_tokens, output.output_tokens)
+        cost = None if cost is None or price is None else cost + price
+    total["cost_usd"] = cost
+    total["kept"] = len(kept)
+    return total
+
+
 class RunRecorder:
     """Writes a run to disk as it happens: the guard first, each case as it lands, the rest at the end.
 
@@ -558,6 +585,7 @@ class RunRecorder:
         self.records: dict[str, CaseRecord] = {}
         self.progress: Progress | None = None
         self.on_record: Callable[[CaseRecord], None] | None = None
+        self.kept_outputs: list[CaseOutput] = []  # answers a resumed run took from the interrupted one
 
     def start(self) -> None:
         """Clear the previous run of this version (its case files) and mark this one running."""
@@ -590,6 +618,7 @@ class RunRecorder:
         for case_id, outputs in kept.items():
             for repeat, output in enumerate(outputs):
                 self.case_done(self.cases[case_id], output, repeat)
+                self.kept_outputs.append(output)
         return sorted(kept)
 
     def pending_cases(self) -> list[Case]:
@@ -618,8 +647,9 @@ class RunRecorder:
             status = "incomplete"
         if status == "complete" and not_run:
             status = "cancelled"
+        usage = add_kept_usage(usage_of(self.progress), self.kept_outputs)
         manifest = build_manifest(self.header, records, status=status, not_run=not_run,
-                                  usage=usage_of(self.progress), cases_total=len(self.cases))
+                                  usage=usage, cases_total=len(self.cases))
         write_csv(self.paths, records)
         write_manifest(self.paths, manifest)
         return manifest

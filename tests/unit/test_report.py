@@ -199,3 +199,21 @@ def test_recorder_writes_each_case_as_it_lands_and_clears_a_stale_run(tmp_path):
     assert manifest["status"] == "cancelled"
     assert manifest["summary"]["not_run_cases"] == [c.case_id for c in case_set.cases[1:3]]
     assert [r["case_id"] for r in csv.DictReader(paths.csv.open(encoding="utf-8"))] == [first.case_id]
+
+
+def test_a_resumed_run_counts_the_answers_it_kept():
+    from reviewtui.backends.base import CaseOutput
+    from reviewtui.report import add_kept_usage, format_summary
+
+    this_session = {"input_tokens": 100, "output_tokens": 10, "cost_usd": 0.001, "cached": 0}
+    kept = [
+        CaseOutput("a", "{}", input_tokens=1_000_000, output_tokens=0, model="claude-haiku-5-5"),
+        CaseOutput("b", "{}", input_tokens=5, output_tokens=5, cached=True, model="claude-haiku-5-5"),
+    ]
+    usage = add_kept_usage(this_session, kept)
+    assert usage["input_tokens"] == 1_000_105 and usage["output_tokens"] == 15
+    assert usage["cost_usd"] == pytest.approx(0.101)  # Haiku input at $0.10 per million; the cached one is free
+    assert usage["kept"] == 2
+    assert add_kept_usage(this_session, []) == this_session
+    line = [l for l in format_summary({"usage": usage, "summary": {}, "gate": {}}).splitlines() if l.startswith("tokens")]
+    assert line and "2 answer(s) kept from the interrupted run" in line[0]
