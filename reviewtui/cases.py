@@ -370,7 +370,9 @@ def validate_case(case: Case) -> list[Problem]:
     elif case.source:
         src = case.source_path()
         if src is not None and not src.is_file():
-            err(_line(data, "source"), f"source write-up {case.source!r} not found next to the cases folder")
+            # Scoring does not need the write-up, so a case set copied on its own still runs;
+            # `reviewtui check` on the shipped set fails on it through the write-up checks.
+            problems.append(Problem(path, _line(data, "source"), f"source write-up {case.source!r} not found next to the cases folder", "warning"))
 
     snapshot = case.snapshot
     if snapshot is not None:

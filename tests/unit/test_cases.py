@@ -179,3 +179,10 @@ def test_entries_added_in_memory_have_a_line_for_messages(tmp_path):
     case.doc.add_entry("must_find", {"id": "pacing.underspend", "evidence": "x"})
     case.refresh()
     assert all(isinstance(e.line, int) for e in case.must_find)
+
+
+def test_a_missing_source_write_up_is_a_warning_not_an_error(tmp_path):
+    write_case(tmp_path, expected=EXPECTED.replace("kind: ordinary\n", "kind: ordinary\nsource: writeups/wu09-gone.md\n"))
+    case_set = load_case_set(tmp_path)
+    assert case_set.errors == []
+    assert [p.line for p in case_set.problems if "wu09-gone.md" in p.message and p.severity == "warning"] == [4]
