@@ -16,6 +16,14 @@ else the last date with rows.
 The snapshot is untrusted input (broken-data cases are the point): missing
 sections, nulls, strings where numbers belong and rows with bad dates are
 skipped, never raised on.
+
+Where each value comes from is recorded cheaply while the index is built:
+one ``Rows`` description (section, campaigns, window, filter) per group of
+names (``NamedValues.family``: every metric of one scope and window shares
+one), never a list of rows. ``derived_rows(data, name)`` turns a name into
+the JSON Pointers of the rows it was computed from, on demand, for the few
+figures a finding actually cites (``RowList``: row numbers per section until
+listed, so a 100,000-row window costs little).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import bisect
 import math
 import threading
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, Iterable
 
@@ -89,14 +98,48 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 class NamedValues:
-    """Named values being collected; the ones that could not be computed (None, inf, nan) are dropped."""
+    """Named values being collected; the ones that could not be computed (None, inf, nan) are dropped.
+
+    ``sources`` records where the values come from, per group of names: ``{prefix: [(tail, parts)]}``
+    for the names ``prefix + anything + tail`` (``provenance`` finds the longest match).
+    """
 
     def __init__(self) -> None:
         self.values: dict[str, float] = {}
+        self.sources: dict[str, list[tuple[str, tuple[Rows, ...]]]] = {}
 
     def put(self, name: str, value: float | None) -> None:
         if value is not None and math.isfinite(value):
             self.values[name] = value
+
+    def family(self, prefix: str, tail: str, *parts: "Rows") -> None:
+        """The names ``prefix + <metric> + tail`` come from the rows ``parts`` describe."""
+        self.sources.setdefault(prefix, []).append((tail, parts))
+
+    def exact(self, name: str, *parts: "Rows") -> None:
+        """The value ``name`` comes from the rows ``parts`` describe."""
+        self.sources.setdefault(name, []).append(("", parts))
+
+    def provenance(self, name: str) -> tuple[tuple["Rows", ...], str] | None:
+        """(parts, the part of the name between prefix and tail) for a name, or None."""
+        return find_provenance(self.sources, name)
+
+
+def find_provenance(
+    sources: dict[str, list[tuple[str, tuple["Rows", ...]]]], name: str,
+) -> tuple[tuple["Rows", ...], str] | None:
+    """``NamedValues.provenance`` on a kept ``sources`` table."""
+    for end in range(len(name), 0, -1):
+        entries = sources.get(name[:end])
+        if not entries:
+            continue
+        best = None
+        for tail, parts in entries:
+            if len(tail) <= len(name) - end and name.endswith(tail) and (best is None or len(tail) > len(best[0])):
+                best = (tail, parts)
+        if best is not None:
+            return best[1], name[end:len(name) - len(best[0])]
+    return None
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -188,10 +231,18 @@ def derived_index(data: dict[str, Any]) -> dict[str, float]:
     """
     if not isinstance(data, dict):
         return {}
+    return derived_named(data).values
+
+
+def derived_named(data: dict[str, Any]) -> NamedValues:
+    """The derived index with where its values come from (``NamedValues.sources``), shared between
+    callers for the same snapshot object: read it, do not modify it."""
+    if not isinstance(data, dict):
+        return NamedValues()
     cached = _recent.get(data, "index")
     if cached is None:
-        cached = compute_derived_index(data)
-        _recent.put(data, "index", cached, len(cached))
+        cached = _compute(data)
+        _recent.put(data, "index", cached, len(cached.values))
     return cached
 
 
@@ -210,6 +261,7 @@ class DailyTotals:
         """``once_per_day``: count only the first row of each (date, campaign), the reading of a
         snapshot with duplicate rows once they are removed. ``micros_over``: (cost, value) above
         which a row's money is read as micros and divided by a million."""
+        self.once_per_day = once_per_day
         self.by_campaign: dict[str, dict[date, list[float]]] = {}
         self.rows_per_day: dict[tuple[str, date], int] = {}
         for row in _list(data.get("daily")):
@@ -300,6 +352,10 @@ def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
     """``derived_index`` without the cache: always computed afresh."""
     if not isinstance(data, dict):
         return {}
+    return _compute(data).values
+
+
+def _compute(data: dict[str, Any]) -> NamedValues:
     index = NamedValues()
     totals = daily_totals(data)
     account_period = _reading_figures(index, data, totals, "")
@@ -309,13 +365,14 @@ def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
         sums = totals.account[day]
         for i, metric in enumerate(METRICS):
             index.put(f"account: {metric} on {day.isoformat()}", sums[i])
+        index.family("account: ", f" on {day.isoformat()}", Rows("daily", first=day, last=day))
     _count_figures(index, data, totals.by_campaign, totals.account, totals.rows_per_day, totals.period)
     _search_term_figures(index, data, account_period, totals.by_campaign, totals.period)
     _ad_figures(index, data)
     # Broken data: the figures an auditor quotes once the breakage is undone.
     for reading, label in corrected_readings(data, totals):
         _reading_figures(index, data, reading, f" ({label})")
-    return index.values
+    return index
 
 
 def corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
@@ -331,13 +388,15 @@ def corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[
 def _corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
     readings = []
     if any(n > 1 for n in totals.rows_per_day.values()):
-        readings.append((DailyTotals(data, once_per_day=True), "duplicate rows counted once"))
+        readings.append((DailyTotals(data, once_per_day=True), DUPLICATES_ONCE))
     limits = _micros_limits(data)
     if limits is not None:
-        readings.append((DailyTotals(data, micros_over=limits), "micros converted"))
+        readings.append((DailyTotals(data, micros_over=limits), MICROS_CONVERTED))
     return readings
 
 
+DUPLICATES_ONCE = "duplicate rows counted once"  # the corrected readings' labels
+MICROS_CONVERTED = "micros converted"
 MICROS_FACTOR = 1000.0  # a row costing a thousand times the median row is money left in micros
 
 
@@ -362,6 +421,7 @@ def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTota
     target_cpa = number(targets.get("target_cpa"))
     target_roas = number(targets.get("target_roas"))
     account_period = None
+    once = totals.once_per_day
     for window, (first, last) in totals.windows().items():
         total, active = totals.window("account", first, last)
         if window == "period":
@@ -370,13 +430,19 @@ def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTota
         fmt = f"account: {{}}, {window}{suffix}"
         window_figures(index, fmt, total, active, calendar, target_cpa, target_roas)
         index.put(fmt.format("zero-conversion days"), _zero_days(totals.account, first, last))
+        index.family("account: ", f", {window}{suffix}",
+                     Rows("daily", first=first, last=last, once_per_day=once), _TARGET_OF_METRIC)
+        # Every campaign's figures over this window, in one entry: the id is read from the name.
+        # A share of the account names the campaign's rows: the account's are every row.
+        index.family("campaign ", f", {window}{suffix}",
+                     Rows("daily", NAMED, first, last, once_per_day=once), _TARGET_OF_METRIC)
         for cid, days in totals.by_campaign.items():
             sums, active = totals.window(cid, first, last)
             fmt = f"campaign {_literal(cid)}: {{}}, {window}{suffix}"
             window_figures(index, fmt, sums, active, calendar, target_cpa, target_roas, total)
             if active:
                 index.put(fmt.format("zero-conversion days"), _zero_days(days, first, last))
-    _pacing_figures(index, data, period, totals.account, totals.by_campaign, targets, suffix)
+    _pacing_figures(index, data, period, totals.account, totals.by_campaign, targets, suffix, once_per_day=once)
     return account_period
 
 
@@ -393,9 +459,14 @@ def _ad_figures(index: NamedValues, data: dict[str, Any]) -> None:
         cost, bad_cost = _total(rows, "cost"), _total(bad, "cost")
         index.put(f"{scope}: ads, cost", cost)
         index.put(f"{scope}: ads, count", float(len(rows)))
+        campaigns = None if scope == "account" else (scope.removeprefix("campaign "),)
+        every, disapproved = Rows("ads", campaigns), Rows("ads", campaigns, only="disapproved")
+        index.family(f"{scope}: ads, ", "", every)
         if bad:
             index.put(f"{scope}: ads, disapproved cost", bad_cost)
             index.put(f"{scope}: ads, disapproved share of ad cost", _ratio(bad_cost, cost))
+            index.exact(f"{scope}: ads, disapproved cost", disapproved)
+            index.exact(f"{scope}: ads, disapproved share of ad cost", disapproved, every)
 
 
 def _literal(text: Any) -> str:
@@ -469,10 +540,17 @@ class _Suffixed(NamedValues):
 
     def __init__(self, target: NamedValues, suffix: str) -> None:
         self.values = target.values
+        self.sources = target.sources
         self._suffix = suffix
 
     def put(self, name: str, value: float | None) -> None:
         super().put(name + self._suffix, value)
+
+    def family(self, prefix: str, tail: str, *parts: "Rows") -> None:
+        super().family(prefix, tail + self._suffix, *parts)
+
+    def exact(self, name: str, *parts: "Rows") -> None:
+        super().exact(name + self._suffix, *parts)
 
 
 def _count_figures(
@@ -484,22 +562,32 @@ def _count_figures(
     index.put("count: enabled campaigns", float(sum(1 for c in campaigns if str(c.get("status", "")).upper() == "ENABLED")))
     index.put("count: campaigns with cost in the data",
               float(sum(1 for days in by_campaign_day.values() if any(s[_COST] > 0 for s in days.values()))))
+    index.exact("count: campaigns", Rows("campaigns"))
+    index.exact("count: enabled campaigns", Rows("campaigns", only="enabled"))
+    index.exact("count: campaigns with cost in the data", Rows("campaigns", only="with cost"))
     duplicated = [n for n in row_count.values() if n > 1]
     index.put("count: (date, campaign) pairs with more than one row", float(len(duplicated)))
     index.put("count: extra duplicate rows", float(sum(n - 1 for n in duplicated)))
+    index.exact("count: (date, campaign) pairs with more than one row", Rows("daily", only="duplicated"))
+    index.exact("count: extra duplicate rows", Rows("daily", only="duplicated"))
     if period.start and period.last_complete and period.last_complete >= period.start:
         span = _span_days(period.start, period.last_complete)
         index.put("count: days to last complete day", float(span))
         present = sum(1 for d in account_day if period.start <= d <= period.last_complete)
         index.put("count: days with no rows up to last complete day", float(span - present))
+        index.exact("count: days to last complete day", _PERIOD)
+        index.exact("count: days with no rows up to last complete day", _PERIOD)
     # Trailing runs of zero-conversion days: "no conversions for the last 9 days".
     for scope, days in [("account", account_day), *((f"campaign {c}", d) for c, d in by_campaign_day.items())]:
         run = 0
-        for day in sorted(days, reverse=True):
+        ordered = sorted(days, reverse=True)
+        for day in ordered:
             if days[day][_CONV] != 0:
                 break
             run += 1
         index.put(f"{scope}: zero-conversion days at the end of the data", float(run))
+    index.exact("account: zero-conversion days at the end of the data", Rows("daily", only=_TRAILING_ZERO))
+    index.family("campaign ", ": zero-conversion days at the end of the data", Rows("daily", NAMED, only=_TRAILING_ZERO))
     ads = [a for a in _list(data.get("ads")) if isinstance(a, dict)]
     disapproved: dict[str, int] = {}
     for ad in ads:
@@ -508,8 +596,10 @@ def _count_figures(
             disapproved[cid] = disapproved.get(cid, 0) + 1
     if ads:
         index.put("count: disapproved ads", float(sum(disapproved.values())))
+        index.exact("count: disapproved ads", Rows("ads", only="disapproved"))
         for cid, n in disapproved.items():
             index.put(f"campaign {cid}: disapproved ads", float(n))
+        index.family("campaign ", ": disapproved ads", Rows("ads", NAMED, only="disapproved"))
 
 
 def serving_windows(data: dict[str, Any]) -> dict[str, tuple[date | None, date | None]]:
@@ -646,19 +736,28 @@ def budget_in_force(budget: dict[str, Any], day: date) -> float | None:
 def _pacing_figures(
     index: NamedValues, data: dict[str, Any], period: _Period, account_day: dict[date, list[float]],
     by_campaign_day: dict[str, dict[date, list[float]]], targets: dict[str, Any], suffix: str = "",
+    *, once_per_day: bool = False,
 ) -> None:
     """Pacing against the monthly budget and the budget schedule; ``suffix`` names a corrected
-    reading of the rows (only the figures that depend on spend are repeated for it)."""
+    reading of the rows (only the figures that depend on spend are repeated for it), whose
+    daily rows are counted ``once_per_day`` when it is the reading without duplicates."""
     if suffix:
         index = _Suffixed(index, suffix)
     if not (period.start and period.last_complete and period.days):
         return
     start, lc, month_days = period.start, period.last_complete, period.days
+    # Where the figures come from: the rows to date, the monthly budget, the budget schedule.
+    spend_rows = (Rows("daily", first=start, last=lc, once_per_day=once_per_day),)
+    schedule_rows = (Rows("budgets", history=True), Rows("flight_plan"))
+    budget_rows: tuple[Rows, ...] = (Rows("targets", fields=("monthly_budget",)),)
     elapsed = max(0, min(month_days, _span_days(start, lc)))
     remaining = month_days - elapsed
     index.put("pacing: days in month", float(month_days))
     index.put("pacing: days elapsed", float(elapsed))
     index.put("pacing: days remaining", float(remaining))
+    for name in ("days in month", "days elapsed", "days remaining", "share of month elapsed",
+                 "days elapsed including as_of", "days remaining after as_of"):
+        index.exact(f"pacing: {name}", _PERIOD)
     if period.as_of:
         to_as_of = max(0, min(month_days, _span_days(start, period.as_of)))
         index.put("pacing: days elapsed including as_of", float(to_as_of))
@@ -666,6 +765,7 @@ def _pacing_figures(
     index.put("pacing: share of month elapsed", elapsed / month_days)
     spend = sum(s[_COST] for d, s in account_day.items() if start <= d <= lc)
     index.put("pacing: spend to date", spend)
+    index.exact("pacing: spend to date", *spend_rows)
     last7 = sum(s[_COST] for d, s in account_day.items() if lc - timedelta(days=6) <= d <= lc)
 
     schedules = {"budget schedule": _budget_schedule(data, period)}
@@ -676,32 +776,47 @@ def _pacing_figures(
     if budget is None and sum(schedules["budget schedule"][0].values()):
         budget = sum(schedules["budget schedule"][0].values())
         index.put("pacing: monthly budget from the budget schedule", budget)
+        budget_rows = schedule_rows
+        index.exact("pacing: monthly budget from the budget schedule", *schedule_rows, _PERIOD)
 
     projections: dict[str, float | None] = {
         "straight line": _ratio(spend * month_days, elapsed),
         "last 7 days' rate": spend + last7 / 7 * remaining,
     }
+    projection_rows: dict[str, tuple[Rows, ...]] = {"straight line": (*spend_rows, _PERIOD),
+                                                    "last 7 days' rate": (*spend_rows, _PERIOD)}
     expectations: dict[str, float | None] = {}
+    expectation_rows: dict[str, tuple[Rows, ...]] = {}
     if budget is not None:
         expectations["straight line"] = budget * elapsed / month_days
+        expectation_rows["straight line"] = (*budget_rows, _PERIOD)
         index.put("pacing: remaining budget", budget - spend)
         index.put("pacing: remaining budget per remaining day", _ratio(budget - spend, remaining))
         index.put("pacing: budget per day, straight line", budget / month_days)
         index.put("pacing: spend to date over monthly budget", _ratio(spend, budget))
+        index.exact("pacing: remaining budget", *budget_rows, *spend_rows)
+        index.exact("pacing: remaining budget per remaining day", *budget_rows, *spend_rows, _PERIOD)
+        index.exact("pacing: budget per day, straight line", *budget_rows, _PERIOD)
+        index.exact("pacing: spend to date over monthly budget", *spend_rows, *budget_rows)
     schedule = schedules["budget schedule"][0]
     for label, day in (("the last complete day", lc), ("as_of", period.as_of)):
         if day in schedule:
             index.put(f"pacing: budget schedule on {label}", schedule[day])
+            index.exact(f"pacing: budget schedule on {label}", *schedule_rows)
     daily = [number(b.get("amount")) for b in _list(data.get("budgets"))
              if isinstance(b, dict) and str(b.get("period") or "DAILY").upper() == "DAILY"]
     if any(a is not None for a in daily):  # "the six daily budgets add up to 715.00 a day, 22,165.00 for March"
         total = sum(a for a in daily if a is not None)
         index.put("pacing: daily budgets, current amounts added up", total)
         index.put("pacing: daily budgets, current amounts added up, times days in month", total * month_days)
+        index.exact("pacing: daily budgets, current amounts added up", Rows("budgets", only="daily"))
+        index.exact("pacing: daily budgets, current amounts added up, times days in month",
+                    Rows("budgets", only="daily"), _PERIOD)
     for day in sorted(schedule):  # "budgets changed by 1.9x on 2025-07-11"
         before = schedule.get(day - timedelta(days=1))
         if before and schedule[day] != before:
             index.put(f"pacing: budget schedule on {day.isoformat()} over the day before", schedule[day] / before)
+            index.exact(f"pacing: budget schedule on {day.isoformat()} over the day before", *schedule_rows)
     for basis, (schedule, _) in schedules.items():
         if not schedule:
             continue
@@ -709,25 +824,35 @@ def _pacing_figures(
         whole = sum(schedule.values())
         last7_planned = sum(v for d, v in schedule.items() if lc - timedelta(days=6) <= d <= lc)
         expectations[basis] = to_date
+        expectation_rows[basis] = schedule_rows
         index.put(f"pacing: {basis}, whole month", whole)
+        index.exact(f"pacing: {basis}, whole month", *schedule_rows, _PERIOD)
         projections[basis] = spend + (whole - to_date)
+        projection_rows[basis] = projection_rows[f"last 7 days' share of the {basis}"] = (*spend_rows, *schedule_rows)
         rate = _ratio(last7, last7_planned)  # the share of its schedule the account spent over the last 7 days
         if rate is not None:
             projections[f"last 7 days' share of the {basis}"] = spend + rate * (whole - to_date)
         if budget is not None and whole:
             expectations[f"monthly budget spread on the {basis}"] = budget * to_date / whole
+            expectation_rows[f"monthly budget spread on the {basis}"] = (*budget_rows, *schedule_rows)
     for name, expected in expectations.items():
         index.put(f"pacing: expected spend to date, {name}", expected)
         index.put(f"pacing: spend to date over expected, {name}", _ratio(spend, expected))
+        index.exact(f"pacing: expected spend to date, {name}", *expectation_rows[name])
+        for what in ("spend to date over expected", "spend to date minus expected", "spend gap over expected"):
+            index.exact(f"pacing: {what}, {name}", *spend_rows, *expectation_rows[name])
         if expected is not None:
             index.put(f"pacing: spend to date minus expected, {name}", spend - expected)
             index.put(f"pacing: spend gap over expected, {name}", _ratio(spend - expected, expected))
     for name, projected in projections.items():
         index.put(f"pacing: projected month-end spend, {name}", projected)
+        index.exact(f"pacing: projected month-end spend, {name}", *projection_rows[name])
         if budget is not None and projected is not None:
             index.put(f"pacing: projected gap to budget, {name}", projected - budget)
             index.put(f"pacing: projected gap to budget as share, {name}", _ratio(projected - budget, budget))
             index.put(f"pacing: projected spend over budget, {name}", _ratio(projected, budget))
+            for what in ("projected gap to budget", "projected gap to budget as share", "projected spend over budget"):
+                index.exact(f"pacing: {what}, {name}", *projection_rows[name], *budget_rows)
 
     # Per campaign against its own schedule, and each day's cost against the daily budget in force.
     for cid, planned in per_campaign.items():
@@ -738,9 +863,18 @@ def _pacing_figures(
         index.put(f"campaign {cid}: planned spend, whole month", sum(planned.values()))
         index.put(f"campaign {cid}: spend to date over its schedule", _ratio(spent, expected))
         index.put(f"campaign {cid}: spend to date minus its schedule", spent - expected)
+    own_schedule = (Rows("budgets", NAMED, history=True), Rows("flight_plan", NAMED))
+    own_spend = Rows("daily", NAMED, start, lc, once_per_day=once_per_day)
+    index.family("campaign ", ": expected spend to date on its schedule", *own_schedule)
+    index.family("campaign ", ": planned spend, whole month", *own_schedule)
+    index.family("campaign ", ": spend to date over its schedule", own_spend, *own_schedule)
+    index.family("campaign ", ": spend to date minus its schedule", own_spend, *own_schedule)
     cap = DAILY_CAP_MULTIPLE.get(str(data.get("platform", "")).lower(), 2.0)
     if _list(data.get("budgets")):
         index.put("platform: most a day may spend, as a multiple of the daily budget", cap)
+        index.exact("platform: most a day may spend, as a multiple of the daily budget", Rows("", fields=("platform",)))
+        # "budget <id>: ..." names: the budget (read from the name), its history, and what each figure adds.
+        index.family("budget ", "", Rows(_BUDGET_FIGURE, budget=NAMED_BUDGET, once_per_day=once_per_day))
     for budget_row in _list(data.get("budgets")):
         if not isinstance(budget_row, dict) or str(budget_row.get("period") or "DAILY").upper() != "DAILY":
             continue
@@ -772,6 +906,13 @@ def _search_term_figures(
     for scope, rows in groups.items():
         zero = [t for t in rows if number(t.get("conversions")) == 0]
         fmt = f"{_literal(scope)}: search terms, {{}}"
+        campaigns = None if scope == "account" else (scope.removeprefix("campaign "),)
+        every, zero_rows = Rows("search_terms", campaigns), Rows("search_terms", campaigns, only="zero conversions")
+        index.family(f"{scope}: search terms, ", "", every)
+        index.family(f"{scope}: search terms, zero-conversion ", "", zero_rows)
+        index.exact(f"{scope}: search terms, zero-conversion share of search term cost", zero_rows, every)
+        index.exact(f"{scope}: search terms, zero-conversion share of cost, period",
+                    zero_rows, Rows("daily", campaigns, period.start, period.end))
         index.put(fmt.format("count"), float(len(rows)))
         index.put(fmt.format("zero-conversion count"), float(len(zero)))
         term_cost = _total(rows, "cost")
@@ -791,3 +932,356 @@ def _search_term_figures(
 
 def _total(rows: list[dict[str, Any]], key: str) -> float:
     return float(sum(number(r.get(key)) or 0.0 for r in rows))
+
+
+# -- where a derived value comes from ------------------------------------------------------------
+
+ROWS_LIMIT = 500  # pointers kept per figure in a result file; the count says how many there are in all
+
+
+@dataclass(frozen=True)
+class Rows:
+    """One part of the rows a derived value is computed from, described, not listed.
+
+    ``section``: ``daily``, ``search_terms``, ``ads``, ``campaigns``, ``budgets``, ``flight_plan``,
+    an object section (``period``, ``targets``), ``""`` for top-level fields, or ``budget
+    figure`` (a ``budget <id>: ...`` value: the budget and its history, plus the daily rows of
+    its campaigns on the day a ``cost over daily budget on <day>`` names, or only the history
+    entries of the day a ``new amount over old on <day>`` names, or the platform for its daily
+    maximum). ``campaigns``: the campaign ids whose rows count (None: every row; ``NAMED``: the
+    one the derived name holds). ``first``/``last``: the daily window (None: open), or, with
+    ``day_from_name``, the one day the derived name ends with. ``only`` filters rows: ``zero
+    conversions`` (search terms), ``disapproved`` (ads), ``enabled`` and ``with cost``
+    (campaigns), ``duplicated`` (daily rows of a (date, campaign) pair that has more than one),
+    ``trailing zero-conversion days`` (the daily rows of the run of zero-conversion days at the
+    end of the data), ``daily`` (DAILY budgets), ``by metric`` (the target a metric such as
+    ``CPA over target`` is compared with). ``once_per_day``: the first daily row of each
+    (date, campaign) only. ``weekday``: daily rows of that weekday (Monday 0). ``budget``: one
+    budget id (``NAMED_BUDGET``: the one the name holds); ``history``: with the budget's history
+    entries. ``fields``: the fields of an object section (all of them when empty).
+    """
+
+    section: str
+    campaigns: tuple[str, ...] | None = None
+    first: date | None = None
+    last: date | None = None
+    only: str | None = None
+    once_per_day: bool = False
+    weekday: int | None = None
+    day_from_name: bool = False
+    budget: str | None = None
+    history: bool = False
+    fields: tuple[str, ...] = ()
+
+
+_PERIOD = Rows("period")
+_TARGET_OF_METRIC = Rows("targets", only="by metric")
+# Placeholders: the campaign (budget) id is the part of the derived name after the family's
+# prefix, up to ": " (or all of it), resolved against the snapshot's ids when rows are asked for.
+NAMED = ("\0campaign named in the name",)
+NAMED_BUDGET = "\0budget named in the name"
+_TRAILING_ZERO = "trailing zero-conversion days"
+_BUDGET_FIGURE = "budget figure"
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class RowList:
+    """Snapshot rows as JSON Pointers, in the order added, without repeats.
+
+    Rows of list sections are kept as row numbers until listed, so a window of
+    100,000 rows costs a list of ints, and only the first ``limit`` pointers
+    are ever formatted. ``len()`` is the number of distinct rows in all.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[str, list[int]] | str] = []
+        self._seen: dict[str, list[int] | set[int]] = {}  # a section's first list, a set once there are two
+        self._pointers: set[str] = set()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, section: str, indices: list[int]) -> None:
+        """Rows ``indices`` of the list section ``section`` (no repeats within ``indices``)."""
+        if not indices:
+            return
+        seen = self._seen.get(section)
+        if seen is None:
+            self._seen[section] = indices
+        else:
+            if isinstance(seen, list):
+                seen = self._seen[section] = set(seen)
+            indices = [i for i in indices if i not in seen]
+            seen.update(indices)
+        if indices:
+            self._parts.append((section, indices))
+            self._count += len(indices)
+
+    def add_pointer(self, pointer: str) -> None:
+        if pointer not in self._pointers:
+            self._pointers.add(pointer)
+            self._parts.append(pointer)
+            self._count += 1
+
+    def extend(self, other: "RowList") -> None:
+        for part in other._parts:
+            if isinstance(part, str):
+                self.add_pointer(part)
+            else:
+                self.add(*part)
+
+    def pointers(self, limit: int | None = ROWS_LIMIT) -> list[str]:
+        """The first ``limit`` pointers (all of them with None)."""
+        out: list[str] = []
+        for part in self._parts:
+            if limit is not None and len(out) >= limit:
+                break
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            section, indices = part
+            prefix = f"/{_escape(section)}/"
+            take = indices if limit is None else indices[:limit - len(out)]
+            out.extend(f"{prefix}{i}" for i in take)
+        return out
+
+
+class DailyPositions:
+    """Where each daily row is, by campaign and date: built in one pass over the rows, on the
+    first request for daily rows, so index building pays nothing for it."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        entries: dict[str, list[tuple[date, int]]] = {}
+        self.first_of_day: set[int] = set()  # the first row of each (date, campaign)
+        self.duplicated: set[int] = set()  # every row of a (date, campaign) with more than one
+        first_row: dict[tuple[str, date], int] = {}
+        for i, row in enumerate(_list(data.get("daily"))):
+            if not isinstance(row, dict):
+                continue
+            day = parse_day(row.get("date"))
+            if day is None:
+                continue
+            cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
+            entries.setdefault(cid, []).append((day, i))
+            key = (cid, day)
+            first = first_row.get(key)
+            if first is None:
+                first_row[key] = i
+                self.first_of_day.add(i)
+            else:
+                self.duplicated.update((first, i))
+        everything = sorted(e for rows in entries.values() for e in rows)
+        self._scopes: dict[str | None, tuple[list[date], list[int]]] = {None: _split(everything)}
+        for cid, rows in entries.items():
+            rows.sort()
+            self._scopes[cid] = _split(rows)
+        self.size = len(everything)
+
+    def rows(self, campaigns: tuple[str, ...] | None, first: date | None, last: date | None, *,
+             once_per_day: bool = False, weekday: int | None = None, duplicated: bool = False) -> list[int]:
+        """Row numbers, in snapshot order, of the campaigns' rows (every row with None) from
+        ``first`` to ``last`` inclusive (open ends with None)."""
+        found: list[int] = []
+        for scope in (None,) if campaigns is None else dict.fromkeys(campaigns):
+            dates, indices = self._scopes.get(scope, ((), ()))
+            lo = 0 if first is None else bisect.bisect_left(dates, first)
+            hi = len(dates) if last is None else bisect.bisect_right(dates, last)
+            if weekday is not None:
+                found += [indices[k] for k in range(lo, hi) if dates[k].weekday() == weekday]
+            else:
+                found += indices[lo:hi]
+        if once_per_day:
+            found = [i for i in found if i in self.first_of_day]
+        if duplicated:
+            found = [i for i in found if i in self.duplicated]
+        found.sort()
+        return found
+
+
+def _split(entries: list[tuple[date, int]]) -> tuple[list[date], list[int]]:
+    return [d for d, _ in entries], [i for _, i in entries]
+
+
+def daily_positions(data: dict[str, Any]) -> DailyPositions:
+    """The ``DailyPositions`` of a snapshot, shared between callers for the same snapshot object."""
+    cached = _recent.get(data, "positions")
+    if cached is None:
+        cached = DailyPositions(data)
+        _recent.put(data, "positions", cached, cached.size)
+    return cached
+
+
+def rows_of(data: dict[str, Any], parts: Iterable[Rows], name_part: str = "") -> RowList:
+    """The rows ``parts`` describe, in order. ``name_part``: the part of the derived name between
+    its family's prefix and tail: a campaign or budget id first for ``NAMED`` parts, then a date
+    for ``day_from_name`` or a metric for ``by metric``."""
+    out = RowList()
+    if not isinstance(data, dict):
+        return out
+    for part in parts:
+        rest = name_part
+        if part.campaigns == NAMED:
+            found = _split_id(name_part, _campaign_ids(data))
+            if found is None:
+                continue
+            cid, rest = found
+            part = replace(part, campaigns=(cid,))
+        if part.budget == NAMED_BUDGET:
+            found = _split_id(name_part, {str(b.get("budget_id")) for b in _list(data.get("budgets"))
+                                          if isinstance(b, dict)})
+            if found is None:
+                continue
+            bid, rest = found
+            part = replace(part, budget=bid)
+        _add_rows(out, data, part, rest)
+    return out
+
+
+def _split_id(name_part: str, known: set[str]) -> tuple[str, str] | None:
+    """(id, the rest) of ``"<id>: <rest>"`` or ``"<id>"``, the id being one of ``known`` (ids may
+    hold ": " themselves: the longest known one wins)."""
+    if name_part in known:
+        return name_part, ""
+    end = name_part.rfind(": ")
+    while end > 0:
+        if name_part[:end] in known:
+            return name_part[:end], name_part[end + 2:]
+        end = name_part.rfind(": ", 0, end)
+    return None
+
+
+def _campaign_ids(data: dict[str, Any]) -> set[str]:
+    """Every campaign id a derived name may hold, as the index wrote it."""
+    cached = _recent.get(data, "campaign ids")
+    if cached is None:
+        cached = set(daily_totals(data).by_campaign)
+        for section, key in (("campaigns", "id"), ("search_terms", "campaign_id"), ("ads", "campaign_id"),
+                             ("flight_plan", "campaign_id")):
+            cached.update(str(r.get(key)) for r in _list(data.get(section)) if isinstance(r, dict))
+        for budget in _list(data.get("budgets")):
+            if isinstance(budget, dict):
+                cached.update(str(c) for c in _list(budget.get("campaign_ids")))
+        _recent.put(data, "campaign ids", cached, len(cached))
+    return cached
+
+
+def derived_rows(data: dict[str, Any], name: str,
+                 sources: dict[str, list[tuple[str, tuple[Rows, ...]]]] | None = None) -> RowList | None:
+    """The rows the derived value ``name`` was computed from, or None for a name the index does
+    not describe. ``sources``: ``NamedValues.sources`` kept from building the index (else the
+    snapshot's cached index is used)."""
+    if not isinstance(data, dict):
+        return None
+    found = find_provenance(derived_named(data).sources if sources is None else sources, name)
+    if found is None:
+        return None
+    parts, name_part = found
+    return rows_of(data, parts, name_part)
+
+
+def _in_campaigns(row: dict[str, Any], campaigns: tuple[str, ...] | None, key: str = "campaign_id") -> bool:
+    return campaigns is None or str(row.get(key)) in campaigns
+
+
+def _add_rows(out: RowList, data: dict[str, Any], part: Rows, name_part: str) -> None:
+    section, only = part.section, part.only
+    first, last = part.first, part.last
+    if part.day_from_name:
+        first = last = parse_day(name_part.strip()[-10:])
+        if first is None:
+            return
+    if section == _BUDGET_FIGURE:
+        _add_budget_figure_rows(out, data, part, name_part)
+        return
+    if only == _TRAILING_ZERO:
+        days = daily_totals(data).days("account" if part.campaigns is None else part.campaigns[0])
+        ordered = sorted(days, reverse=True)
+        run = next((n for n, day in enumerate(ordered) if days[day][_CONV] != 0), len(ordered))
+        if not run:
+            return
+        part, first, last, only = replace(part, only=None), ordered[run - 1], ordered[0], None
+    if section == "daily":
+        out.add("daily", daily_positions(data).rows(
+            part.campaigns, first, last, once_per_day=part.once_per_day, weekday=part.weekday,
+            duplicated=only == "duplicated"))
+        return
+    if section in ("search_terms", "ads", "flight_plan", "campaigns"):
+        rows = _list(data.get(section))
+        with_cost: set[str] = set()
+        if only == "with cost":
+            with_cost = {cid for cid, days in daily_totals(data).by_campaign.items()
+                         if any(s[_COST] > 0 for s in days.values())}
+        keep = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                continue
+            if not _in_campaigns(row, part.campaigns, "id" if section == "campaigns" else "campaign_id"):
+                continue
+            if only == "zero conversions" and number(row.get("conversions")) != 0:
+                continue
+            if only == "disapproved" and str(row.get("approval_status", "")).upper() != "DISAPPROVED":
+                continue
+            if only == "enabled" and str(row.get("status", "")).upper() != "ENABLED":
+                continue
+            if only == "with cost" and str(row.get("id")) not in with_cost:
+                continue
+            keep.append(i)
+        out.add(section, keep)
+        return
+    if section == "budgets":
+        campaigns = _list(data.get("campaigns"))
+        for i, budget in enumerate(_list(data.get("budgets"))):
+            if not isinstance(budget, dict):
+                continue
+            if part.budget is not None and str(budget.get("budget_id")) != part.budget:
+                continue
+            if only == "daily" and str(budget.get("period") or "DAILY").upper() != "DAILY":
+                continue
+            if part.campaigns is not None and not set(part.campaigns) & set(_budget_campaigns(budget, campaigns)):
+                continue
+            out.add("budgets", [i])
+            if part.history:
+                for j, change in enumerate(_list(budget.get("history"))):
+                    if isinstance(change, dict) and (not part.day_from_name
+                                                     or parse_day(change.get("changed_at")) == first):
+                        out.add_pointer(f"/budgets/{i}/history/{j}")
+        return
+    # Fields of an object section, or of the top level.
+    _add_fields(out, data, section, part.fields, only, name_part)
+
+
+def _add_budget_figure_rows(out: RowList, data: dict[str, Any], part: Rows, rest: str) -> None:
+    """A ``budget <id>: <rest>`` value: the budget and its history, and what ``rest`` adds."""
+    if rest.startswith("new amount over old on "):
+        _add_rows(out, data, Rows("budgets", budget=part.budget, history=True, day_from_name=True), rest)
+        return
+    _add_rows(out, data, Rows("budgets", budget=part.budget, history=True), rest)
+    if rest.startswith("cost over daily budget on "):
+        cids: list[str] = []
+        for budget in _list(data.get("budgets")):
+            if isinstance(budget, dict) and str(budget.get("budget_id")) == part.budget:
+                cids += [str(c) for c in _list(budget.get("campaign_ids"))]
+        if cids:
+            _add_rows(out, data, Rows("daily", tuple(cids), day_from_name=True, once_per_day=part.once_per_day), rest)
+    elif rest.startswith("platform daily maximum"):
+        _add_fields(out, data, "", ("platform",), None, rest)
+
+
+def _add_fields(out: RowList, data: dict[str, Any], section: str, fields: tuple[str, ...], only: str | None,
+                name_part: str) -> None:
+    node = data if section == "" else data.get(section)
+    if not isinstance(node, dict):
+        return
+    if only == "by metric":
+        fields = tuple(key for word, key in (("CPA", "target_cpa"), ("ROAS", "target_roas"))
+                       if word in name_part and "target" in name_part)
+    elif not fields:
+        fields = tuple(node)
+    prefix = "" if section == "" else f"/{_escape(section)}"
+    for key in fields:
+        if key in node:
+            out.add_pointer(f"{prefix}/{_escape(str(key))}")

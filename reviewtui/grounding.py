@@ -23,6 +23,14 @@ arrays once per snapshot object and caches them; ``verdicts_for_text`` is
 the one-call helper for the app and the reference auditor. Every verdict
 carries a reason a person can read: what grounded the figure, by name, or
 why nothing did (with the nearest value, to help the reviewer).
+
+A grounded verdict also keeps its ``sources`` (the snapshot field, the
+derived name, the range a finding names, or for arithmetic the sources of
+its operands), and ``GroundingIndex.rows(verdict)`` lists the snapshot rows
+behind it on demand: the field's own pointer for a snapshot value, the rows
+a derived value was computed from (``derived.derived_rows``), the union of
+the operands' rows for arithmetic. Nothing is listed for verdicts nobody
+asks about (the reference auditor never does).
 """
 
 from __future__ import annotations
@@ -31,12 +39,15 @@ import bisect
 import re
 import threading
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from .derived import corrected_readings, daily_totals, derived_index, is_ratio_name, number, parse_day
+from .derived import (
+    DUPLICATES_ONCE, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows, is_ratio_name,
+    number, parse_day, rows_of,
+)
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
-from .ranges import RangeValues, named_windows, range_values
+from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
@@ -54,6 +65,9 @@ class FigureVerdict:
     figure: Figure
     grounded: bool
     reason: str  # what grounded it, by name, or why nothing did
+    # What grounded it, for GroundingIndex.rows: ("snapshot", Source), ("derived", name),
+    # ("range", RangeValues) or ("rows", (Rows, ...)); arithmetic has its operands' sources.
+    sources: tuple = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         f = self.figure
@@ -116,8 +130,12 @@ class GroundingIndex:
             found.walk(data, ())
         self.snapshot_values = len(found.values)
         self.derived_values = 0
+        # Where each derived value comes from (derived.NamedValues.sources), kept for rows().
+        self._derived_sources: dict[str, list] = {}
         if mode == "derived":
-            derived = derived_index(data)
+            named = derived_named(data)
+            derived = named.values
+            self._derived_sources = named.sources
             self.derived_values = len(derived)
             for name, value in derived.items():
                 found.values.setdefault(abs(value), name)
@@ -132,6 +150,7 @@ class GroundingIndex:
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
         self._range_cache: dict[str, dict] = {}
         self._name_parts = _unique_name_parts(self._data)
+        self._rows_cache: dict[Any, RowList] = {}  # a derived name or a range -> its rows
         self._campaign_by_name = {
             str(c.get("name")).lower(): str(c.get("id"))
             for c in (self._data.get("campaigns") or []) if isinstance(c, dict) and c.get("name") and c.get("id") is not None
@@ -159,8 +178,8 @@ class GroundingIndex:
 
     # -- lookups ---------------------------------------------------------------------
 
-    def _match(self, figure: Figure, tolerance: float | None) -> tuple[float, str] | None:
-        """The set value closest to the figure, in the figure's unit, with its description.
+    def _match(self, figure: Figure, tolerance: float | None) -> tuple[float, str, Source] | None:
+        """The set value closest to the figure, in the figure's unit, with its description and source.
 
         A percentage matches a ratio times 100 or a value already in percent;
         a multiplier matches a ratio; other figures match any value.
@@ -171,18 +190,24 @@ class GroundingIndex:
             hit = self._ratios.nearest(target / 100.0, None if tolerance is None else tolerance / 100.0)
             if hit is not None:
                 value, source = hit
-                hits.append((value * 100.0, f"{describe_source(source, value)} (as a percentage: {value * 100.0:g})"))
+                hits.append((value * 100.0, f"{describe_source(source, value)} (as a percentage: {value * 100.0:g})",
+                             source))
             table = self._in_percent
         else:
             table = self._ratios if figure.unit == "multiplier" else self._values
         hit = table.nearest(target, tolerance)
         if hit is not None:
-            hits.append((hit[0], describe_source(hit[1], hit[0]) + (" (in percent)" if table is self._in_percent else "")))
+            hits.append((hit[0], describe_source(hit[1], hit[0]) + (" (in percent)" if table is self._in_percent else ""),
+                         hit[1]))
         return min(hits, key=lambda h: abs(h[0] - target)) if hits else None
 
-    def _lookup(self, figure: Figure) -> tuple[float, str] | None:
-        """(matched value in the figure's unit, reason) for a match at printed precision, else None."""
-        return self._match(figure, figure.tolerance)
+    def _lookup(self, figure: Figure) -> tuple[float, str, tuple] | None:
+        """(matched value in the figure's unit, reason, sources) for a match at printed precision, else None."""
+        hit = self._match(figure, figure.tolerance)
+        if hit is None:
+            return None
+        value, reason, source = hit
+        return value, reason, (("derived", source) if isinstance(source, str) else ("snapshot", source),)
 
     def _nearest_reason(self, figure: Figure) -> str:
         hit = self._match(figure, None)
@@ -207,9 +232,9 @@ class GroundingIndex:
         verdicts: list[FigureVerdict | None] = [None] * len(found)
         operands: list[tuple[int, float, str]] = []  # (figure number, value, label)
 
-        def grounded(n: int, matched: float | None, reason: str) -> None:
+        def grounded(n: int, matched: float | None, reason: str, sources: tuple) -> None:
             field_name, figure = found[n]
-            verdicts[n] = FigureVerdict(field_name, figure, True, reason)
+            verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
             if matched:
                 operands.append((n, abs(figure.value), figure.text))
                 if matched != abs(figure.value):
@@ -226,14 +251,17 @@ class GroundingIndex:
                     if verdicts[n] is None:
                         hit = _in_ranges(ranges, figure)
                         if hit is not None:
-                            grounded(n, *hit)
+                            value, reason, where = hit
+                            grounded(n, value, reason, (("range", where),))
         units = {n: figure.unit for n, (_, figure) in enumerate(found)}
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
-            reason = _arithmetic(figure, operands, n, units)
-            if reason is not None:
-                verdicts[n] = FigureVerdict(field_name, figure, True, reason)
+            hit = _arithmetic(figure, operands, n, units)
+            if hit is not None:
+                reason, used = hit
+                sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
+                verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
             else:
                 where = "the snapshot" if self.mode == "strict" else (
                     "the snapshot, the derived index or the date ranges this finding names")
@@ -281,13 +309,63 @@ class GroundingIndex:
             named += [self._name_parts[1][m.group()] for m in self._name_parts[0].finditer(text)]
         return named
 
-    def _direct(self, figure: Figure) -> tuple[float | None, str] | None:
-        """(value usable for arithmetic or None, reason) when grounded by the set itself."""
+    def _direct(self, figure: Figure) -> tuple[float | None, str, tuple] | None:
+        """(value usable for arithmetic or None, reason, sources) when grounded by the set itself."""
         if figure.value == 0:
-            return None, "zero is always grounded"
+            return None, "zero is always grounded", ()
         if figure.day_count and self.period_days and 1 <= abs(figure.value) <= self.period_days:
-            return abs(figure.value), f"{figure.value:g} days fits the {self.period_days}-day period"
+            return (abs(figure.value), f"{figure.value:g} days fits the {self.period_days}-day period",
+                    (("rows", (Rows("period"),)),))
         return self._lookup(figure)
+
+    # -- the rows behind a verdict -------------------------------------------------------
+
+    ROWS_CACHE_SIZE = 256
+
+    def rows(self, verdict: FigureVerdict) -> RowList:
+        """The snapshot rows behind a grounded verdict (empty for a fabricated one, and for zero):
+        a snapshot value's own field, the rows a derived value or a named range was computed
+        from, the union of the operands' rows for arithmetic, in that order."""
+        out = RowList()
+        if not verdict.grounded:
+            return out
+        for kind, payload in verdict.sources:
+            if kind == "snapshot":
+                out.add_pointer(_pointer(payload[0], payload[1]))
+                continue
+            key = (kind, payload if kind != "range" else (id(payload[0]), payload[1]))
+            found = self._rows_cache.get(key)
+            if found is None:
+                found = self._rows_behind(kind, payload)
+                if len(self._rows_cache) >= self.ROWS_CACHE_SIZE:
+                    del self._rows_cache[next(iter(self._rows_cache))]
+                self._rows_cache[key] = found
+            out.extend(found)
+        return out
+
+    def _rows_behind(self, kind: str, payload: Any) -> RowList:
+        if kind == "derived":
+            return derived_rows(self._data, payload, self._derived_sources) or RowList()
+        if kind == "rows":
+            return rows_of(self._data, payload)
+        table, metric = payload
+        return rows_of(self._data, self._range_rows(table), metric)
+
+    def _range_rows(self, table: RangeValues) -> tuple[Rows, ...]:
+        """What a range a finding names covers: its scope, dates and reading, found by the
+        table's place in the range cache."""
+        for reading, cache in self._range_cache.items():
+            for key, value in cache.items():
+                if value is table or (isinstance(value, list) and any(t is table for t in value)):
+                    scope, first, last = key
+                    campaigns = None if scope == "account" else (scope,)
+                    once = reading == DUPLICATES_ONCE
+                    if first == "weekdays":
+                        weekday = next((i for i, name in enumerate(WEEKDAYS) if f"on {name}s" in table.label), None)
+                        return (Rows("daily", campaigns, once_per_day=once, weekday=weekday),)
+                    return (Rows("daily", campaigns, first, last, once_per_day=once),
+                            Rows("targets", only="by metric"))
+        return ()
 
 
 def _unique_name_parts(data: dict[str, Any]) -> tuple[re.Pattern[str], dict[str, str]] | None:
@@ -314,8 +392,8 @@ def _describe_bounds(figure: Figure) -> str:
     return f"±{figure.half_unit:g}"
 
 
-def _in_ranges(tables: list[RangeValues], figure: Figure) -> tuple[float, str] | None:
-    """(matched value in the figure's unit, reason) from the ranges a finding names."""
+def _in_ranges(tables: list[RangeValues], figure: Figure) -> tuple[float, str, tuple[RangeValues, str]] | None:
+    """(matched value in the figure's unit, reason, (the range's table, metric)) from the ranges a finding names."""
     target, tolerance = figure.center, figure.tolerance
     scale = 100.0 if figure.unit == "percent" else 1.0
     low = ((target - tolerance) / scale,)
@@ -331,11 +409,14 @@ def _in_ranges(tables: list[RangeValues], figure: Figure) -> tuple[float, str] |
         return None
     value, metric, table = best
     shown = f" (as a percentage: {value * 100.0:g})" if scale == 100.0 else ""
-    return value * scale, f"derived over a range this finding names: {table.name(metric)} = {value:g}{shown}"
+    return value * scale, f"derived over a range this finding names: {table.name(metric)} = {value:g}{shown}", (table, metric)
 
 
-def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int, units: dict[int, str]) -> str | None:
-    """The reason a figure follows from one or two figures grounded in the same finding.
+def _arithmetic(
+    figure: Figure, operands: list[tuple[int, float, str]], own: int, units: dict[int, str],
+) -> tuple[str, tuple[int, ...]] | None:
+    """(the reason a figure follows from one or two figures grounded in the same finding, the
+    numbers of those figures).
 
     From two: their difference, sum, ratio or percent change (and, when one
     of them is a rate, a percentage or a multiplier, their product: "4,598
@@ -352,11 +433,11 @@ def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int
         if na == own:
             continue
         if near(a):  # "ROAS 14.45" in the evidence, "14.5" in the claim
-            return f"the same figure as {la} in this finding, rounded"
+            return f"the same figure as {la} in this finding, rounded", (na,)
         if figure.unit != "percent":
             for value, how in ((a / 1e6, f"{la} read as micros"), (a * 1e6, f"{la} in micros")):
                 if near(value):
-                    return f"arithmetic in this finding: {how} = {value:.6g}"
+                    return f"arithmetic in this finding: {how} = {value:.6g}", (na,)
     for i, (na, a, la) in enumerate(operands):
         for nb, b, lb in operands[i + 1:]:
             if na == nb or na == own or nb == own:
@@ -383,7 +464,7 @@ def _arithmetic(figure: Figure, operands: list[tuple[int, float, str]], own: int
                         results.append((rate * count, f"{la} x {lb}"))
             for value, how in results:
                 if near(value):
-                    return f"arithmetic in this finding: {how} = {value:.6g}"
+                    return f"arithmetic in this finding: {how} = {value:.6g}", (na, nb)
     return None
 
 

@@ -6,6 +6,13 @@ entries, and grounds every figure in the findings' text against the
 snapshot (``grounding.py``). The result, ``CaseScore``, is JSON-safe so the
 runner can store it beside the raw output and the app can show it later.
 
+Each figure row carries ``rows``, the JSON Pointers of the snapshot rows that
+support it (a snapshot value's own field; the rows a derived value was
+computed from; for arithmetic, the union of its operands' rows), at most
+``ROWS_LIMIT`` of them, and ``row_count``, how many there are in all. A
+fabricated figure, and zero, have none. Result files written before these
+keys existed still load (the app then falls back to pointers in the reason).
+
 Matching rules:
 
 - a returned finding matches an expected ``kind@scope`` when its id equals
@@ -28,6 +35,7 @@ from . import taxonomy
 from .assistant import Finding, OutputError, parse_output
 from .backends.base import CaseOutput
 from .cases import Case, Expectation
+from .derived import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from .snapshot import Snapshot
 
@@ -84,7 +92,9 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
     figure_rows: list[dict[str, Any]] = []
     for i, finding in enumerate(returned):
         for verdict in index.check_texts(finding.texts(), scopes=[finding.scope]):
-            figure_rows.append({"finding_index": i, **verdict.to_dict()})
+            behind = index.rows(verdict)
+            figure_rows.append({"finding_index": i, **verdict.to_dict(),
+                                "rows": behind.pointers(ROWS_LIMIT), "row_count": len(behind)})
     fabricated = [row for row in figure_rows if not row["grounded"]]
 
     counted = sum(1 for row in finding_rows if row["matches"] is not None)
