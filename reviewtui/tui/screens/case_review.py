@@ -5,9 +5,14 @@ found or missed, returned or not, said or not. Right, the returned findings
 with their verdict (found, may_find, extra, duplicate, must_not_say hit),
 their text with every figure marked grounded or fabricated in place, and one
 line per figure with the reason. ``enter`` on an entry or a figure opens the
-snapshot rows behind it; ``r`` shows the raw output; ``n`` / ``p`` step
-through the failing cases of the run; ``e`` opens the case in the author
-screen to fix its expectations.
+snapshot rows behind it in the author screen's snapshot view, highlighted:
+an entry's ``rows``; a grounded figure's ``rows`` as the scorer recorded them
+(a snapshot value's own row, the rows a derived value such as a campaign's
+period cost was computed from, both operands' rows for arithmetic), or, in
+result files older than that, the pointers quoted in its reason. A fabricated
+figure has no rows, and the screen says so. ``r`` shows the raw output;
+``n`` / ``p`` step through the failing cases of the run; ``e`` opens the
+case in the author screen to fix its expectations.
 """
 
 from __future__ import annotations
@@ -61,10 +66,20 @@ def row_pointer(pointer: str) -> str:
 
 
 def figure_pointers(figure: Mapping[str, Any]) -> list[str]:
-    """The snapshot rows behind a grounded figure: its ``rows`` if the scorer recorded them,
-    else any JSON Pointers quoted in its reason."""
+    """The snapshot rows behind a grounded figure: its ``rows`` if the scorer recorded them
+    (fields and budget history entries shown as their rows), else any JSON Pointers quoted in
+    its reason (result files from before ``rows``)."""
     found = figure.get("rows") or figure.get("pointers") or POINTER_RE.findall(str(figure.get("reason") or ""))
     return list(dict.fromkeys(row_pointer(str(p)) for p in found))
+
+
+def figure_rows_note(figure: Mapping[str, Any], shown: int) -> str | None:
+    """What to tell the reviewer about the rows of a figure when not all of them are shown."""
+    total = figure.get("row_count")
+    stored = len(figure.get("rows") or ())
+    if isinstance(total, int) and total > stored:
+        return f"{total:,} rows support this figure; the result file keeps the first {stored:,} ({shown:,} rows shown)"
+    return None
 
 
 def _replace_options(widget: OptionList, options: list[Option | None]) -> None:
@@ -232,15 +247,23 @@ class CaseReviewScreen(Screen[None]):
         event.stop()
         option_id = event.option.id or ""
         pointers = self._pointers.get(option_id, [])
+        figure = self._figure(option_id) if option_id.startswith("figure:") else None
         if not pointers:
-            what = "fabricated figures have no rows" if option_id.startswith("figure:") and not \
-                self._figure(option_id).get("grounded") else "no snapshot rows recorded for this line"
+            if figure is not None and not figure.get("grounded"):
+                what = "fabricated: nothing in the snapshot supports this figure, so it has no rows to show"
+            elif figure is not None:
+                what = f"no snapshot rows behind this figure ({figure.get('reason') or 'no reason recorded'})"
+            else:
+                what = "no snapshot rows recorded for this line"
             self.notify(what, severity="warning")
             return
         if self.result.case is None or self.open_rows is None:
             self.notify("the snapshot view is not available here", severity="warning")
             return
+        note = figure_rows_note(figure, len(pointers)) if figure is not None else None
         self.open_rows(self.result.case, pointers)
+        if note:
+            self.app.notify(note)
 
     def _figure(self, option_id: str) -> Mapping[str, Any]:
         _, i, j = option_id.split(":")
