@@ -31,9 +31,8 @@ from __future__ import annotations
 import bisect
 import math
 import threading
-from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
@@ -939,8 +938,7 @@ def _total(rows: list[dict[str, Any]], key: str) -> float:
 ROWS_LIMIT = 500  # pointers kept per figure in a result file; the count says how many there are in all
 
 
-@dataclass(frozen=True)
-class Rows:
+class Rows(NamedTuple):
     """One part of the rows a derived value is computed from, described, not listed.
 
     ``section``: ``daily``, ``search_terms``, ``ads``, ``campaigns``, ``budgets``, ``flight_plan``,
@@ -1129,14 +1127,14 @@ def rows_of(data: dict[str, Any], parts: Iterable[Rows], name_part: str = "") ->
             if found is None:
                 continue
             cid, rest = found
-            part = replace(part, campaigns=(cid,))
+            part = part._replace(campaigns=(cid,))
         if part.budget == NAMED_BUDGET:
             found = _split_id(name_part, {str(b.get("budget_id")) for b in _list(data.get("budgets"))
                                           if isinstance(b, dict)})
             if found is None:
                 continue
             bid, rest = found
-            part = replace(part, budget=bid)
+            part = part._replace(budget=bid)
         _add_rows(out, data, part, rest)
     return out
 
@@ -1203,7 +1201,7 @@ def _add_rows(out: RowList, data: dict[str, Any], part: Rows, name_part: str) ->
         run = next((n for n, day in enumerate(ordered) if days[day][_CONV] != 0), len(ordered))
         if not run:
             return
-        part, first, last, only = replace(part, only=None), ordered[run - 1], ordered[0], None
+        part, first, last, only = part._replace(only=None), ordered[run - 1], ordered[0], None
     if section == "daily":
         out.add("daily", daily_positions(data).rows(
             part.campaigns, first, last, once_per_day=part.once_per_day, weekday=part.weekday,
