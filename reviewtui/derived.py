@@ -51,7 +51,8 @@ RATIO_WORDS = ("CTR", "CVR", "ROAS", "share", " over ")
 
 def is_ratio_name(name: str) -> bool:
     """Is the derived value of this name a ratio (CTR, a share, CPA over target...)?"""
-    return any(word in name for word in RATIO_WORDS)
+    # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it.
+    return " minus " not in name and any(word in name for word in RATIO_WORDS)
 
 
 def number(value: Any) -> float | None:

@@ -307,3 +307,11 @@ def test_campaign_ids_with_braces_do_not_break_the_derived_index():
     index = compute_derived_index(data)
     names = [name for name, _ in index.items()] if hasattr(index, "items") else list(index)
     assert any(str(n).startswith("campaign {}: cost") for n in names), names[:10]
+
+
+def test_a_multiplier_does_not_match_a_difference_of_ratios():
+    from reviewtui.derived import is_ratio_name
+
+    assert is_ratio_name("campaign 333: ROAS, period")
+    assert is_ratio_name("account: CPA over target, period")
+    assert not is_ratio_name("campaign 333: ROAS minus target, last 14 complete days")
