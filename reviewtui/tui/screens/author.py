@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ... import disputes
 from ...cases import Case, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
@@ -38,7 +38,7 @@ from ..widgets.virtual_table import VirtualTable
 from ..widgets.writeup_view import WriteupView
 from .dialogs import ConfirmModal
 from .dispute import DisputeDraft, DisputeModal
-from .help import register_help
+from .help import KeysFooter, register_help
 from .tag import TagDraft, TagModal
 
 ENTRY_REF = re.compile(r"^(must_find|may_find|must_not_say)\[(\d+)\]")
@@ -114,12 +114,14 @@ class AuthorScreen(Screen):
             with Vertical(id="author-right"):
                 size = self.case.snapshot_path.stat().st_size if self.case.snapshot_path.exists() else 0
                 yield Static(f"Loading snapshot.json ({size / 1e6:.1f} MB)…", id="snapshot-loading")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.after_edit()
         self.query_one("#writeup" if self.writeup else "#expectations").focus()
-        self.load_snapshot()
+        # Parsing JSON holds the interpreter lock: start it once the write-up and the expectations are on
+        # screen, so a large snapshot does not hold back the screen's first frame.
+        self.call_after_refresh(self.load_snapshot)
 
     # -- snapshot loading ----------------------------------------------------------------
 
@@ -132,6 +134,8 @@ class AuthorScreen(Screen):
             self.post_message(SnapshotFailed(Problem(exc.path, exc.line, exc.message)))
             return
         tables = snapshot_sections(snapshot.data) if isinstance(snapshot.data, dict) else []
+        if isinstance(snapshot.data, dict):
+            snapshot.campaigns  # a cached scan of every daily row: done here, not on the UI thread
         self.post_message(SnapshotLoaded(snapshot, tables, time.perf_counter() - started))
 
     async def on_snapshot_loaded(self, message: SnapshotLoaded) -> None:

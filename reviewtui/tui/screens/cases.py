@@ -16,12 +16,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ...cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
 from ...snapshot import SnapshotError
 from ..messages import CaseSetLoaded
-from .help import register_help
+from .help import KeysFooter, register_help
 
 KIND_TARGETS = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
 STATUS_FILTERS = ("all", "problems", "ok")
@@ -116,7 +116,7 @@ class CasesScreen(Screen):
         yield Static("", id="cases-header")
         yield Static("", id="cases-filters")
         yield DataTable(id="cases-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

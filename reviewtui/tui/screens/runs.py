@@ -15,12 +15,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ...report import ResultsError
 from ...runs import RunInfo, list_runs
 from .compare import CompareScreen
-from .help import register_help
+from .help import KeysFooter, register_help
 from .new_run import NewRunScreen
 from .run import RunScreen
 
@@ -73,7 +73,7 @@ class RunsScreen(Screen[None]):
         yield Static("", id="runs-header")
         yield Static("", id="runs-empty")
         yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

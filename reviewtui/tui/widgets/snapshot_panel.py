@@ -3,6 +3,12 @@
 Marked rows (``space``) and highlighted rows (the selected expectation's) are
 pointer sets shared by every tab, so rows from ``daily`` and ``campaigns``
 can be marked together for one tag.
+
+A section's table widget is built the first time its tab is shown (the
+first tab at once, the others on ``[`` / ``]``, a click, or a jump to one of
+their rows): opening a case mounts one table instead of a dozen. A table
+built later gets the filters in force, and marks and highlights are the
+shared sets, so it shows what it would have shown had it been built at once.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ class SnapshotPanel(Vertical):
         self.campaigns = campaigns
         self.marks: set[str] = set()
         self.highlights: set[str] = set()
+        self.filters: dict[str, str | None] = {}
+        self._built: dict[int, VirtualTable] = {}  # position -> its table, once its tab has been shown
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="snapshot-filters"):
@@ -62,7 +70,8 @@ class SnapshotPanel(Vertical):
         with TabbedContent(id="snapshot-tabs"):
             for position, table in enumerate(self.tables):
                 with TabPane(f"{section_title(table)} ({len(table):,})", id=f"section-{position}"):
-                    yield VirtualTable(table, self.marks, self.highlights, id=f"table-{position}")
+                    if position == 0:
+                        yield self._new_table(0)
         yield Static("", id="snapshot-status")
 
     def on_mount(self) -> None:
@@ -71,15 +80,36 @@ class SnapshotPanel(Vertical):
     # -- queries ------------------------------------------------------------------
 
     def table_widgets(self) -> list[VirtualTable]:
-        return list(self.query(VirtualTable))
+        """The tables built so far (a tab never shown has none yet)."""
+        return list(self._built.values())
+
+    def table_at(self, position: int) -> VirtualTable:
+        """The table of the tab at ``position``, built and mounted into its pane if it is not yet."""
+        table = self._built.get(position)
+        if table is None:
+            table = self._new_table(position)
+            self.query_one(f"#section-{position}", TabPane).mount(table)
+        return table
+
+    def _new_table(self, position: int) -> VirtualTable:
+        table = VirtualTable(self.tables[position], self.marks, self.highlights, filters=self.filters, id=f"table-{position}")
+        self._built[position] = table
+        return table
+
+    @property
+    def active_position(self) -> int | None:
+        active = self.query_one(TabbedContent).active
+        return int(active.split("-")[1]) if active else None
 
     @property
     def active_table(self) -> VirtualTable | None:
-        active = self.query_one(TabbedContent).active
-        if not active:
-            return None
-        position = int(active.split("-")[1])
-        return self.query_one(f"#table-{position}", VirtualTable)
+        position = self.active_position
+        return None if position is None else self.table_at(position)
+
+    def show_tab(self, position: int) -> VirtualTable:
+        """Make the tab at ``position`` the active one; its table."""
+        self.query_one(TabbedContent).active = f"section-{position}"
+        return self.table_at(position)
 
     def marked_rows(self) -> list[str]:
         return pointer_order(self.tables, self.marks)
@@ -92,8 +122,7 @@ class SnapshotPanel(Vertical):
         if where is None:
             return False
         position, index = where
-        self.query_one(TabbedContent).active = f"section-{position}"
-        table = self.query_one(f"#table-{position}", VirtualTable)
+        table = self.show_tab(position)
         table.go_to_index(index)
         if focus:
             table.focus()
@@ -124,11 +153,10 @@ class SnapshotPanel(Vertical):
         self.query_one("#filter-campaign", Select).focus()
 
     def action_tab(self, delta: int) -> None:
-        tabs = self.query_one(TabbedContent)
-        position = int((tabs.active or "section-0").split("-")[1])
-        tabs.active = f"section-{(position + delta) % len(self.tables)}"
-        if self.active_table is not None:
-            self.active_table.focus()
+        if not self.tables:
+            return
+        position = self.active_position or 0
+        self.show_tab((position + delta) % len(self.tables)).focus()
 
     # -- events -------------------------------------------------------------------
 
@@ -144,14 +172,14 @@ class SnapshotPanel(Vertical):
         campaign = self.query_one("#filter-campaign", Select).value
         date_from = self.query_one("#filter-from", Input).value
         date_to = self.query_one("#filter-to", Input).value
-        filters = {
+        self.filters = {
             "campaign": campaign if isinstance(campaign, str) else None,
             "date_from": date_from if DATE_PREFIX.match(date_from) else None,
             # "2025-03" as an upper bound means the whole of March.
             "date_to": (date_to + "\uffff") if DATE_PREFIX.match(date_to) else None,
         }
         for table in self.table_widgets():
-            table.apply_view(**filters)
+            table.apply_view(**self.filters)
         self._update_status()
 
     def on_virtual_table_cursor_moved(self, event: VirtualTable.CursorMoved) -> None:
@@ -166,6 +194,9 @@ class SnapshotPanel(Vertical):
         self.post_message(self.MarksChanged(len(self.marks)))
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        position = self.active_position
+        if position is not None:
+            self.table_at(position)  # a tab shown by a click or the tab bar's keys gets its table now
         self._update_status()
 
     def _update_status(self) -> None:

@@ -88,6 +88,7 @@ class VirtualTable(ScrollView, can_focus=True):
         marks: set[str],
         highlights: set[str],
         *,
+        filters: dict[str, str | None] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -96,10 +97,10 @@ class VirtualTable(ScrollView, can_focus=True):
         self.section = section
         self.marks = marks
         self.highlights = highlights
-        self.order: list[int] = list(range(len(section)))
         self.sort_column: str | None = None
         self.descending = False
-        self.filters: dict[str, str | None] = {}
+        self.filters: dict[str, str | None] = dict(filters or {})
+        self.order: list[int] = section.view(**self.filters) if any(self.filters.values()) else list(range(len(section)))
         self._widths = self._measure()
         self._label_width = max(
             [len("#")] + [len(section.label(i)) for i in self._sample()] + [len(section.label(len(section) - 1)) if len(section) else 0]
