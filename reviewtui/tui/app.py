@@ -88,6 +88,34 @@ class ReviewApp(App[None]):
             return
         self.push_screen(screen)
 
+    # ---- the runs view's actions, for the command palette (they switch to the runs view first) ----
+
+    async def show_view(self, mode: str) -> None:
+        """Switch to a top-level view ("cases" or "runs"), as f2 / f3 do."""
+        await self.switch_mode(mode)
+
+    async def _runs_view(self) -> RunsScreen:
+        if self.current_mode != "runs":
+            await self.switch_mode("runs")
+        screen = self._runs_screen()
+        assert screen is not None
+        return screen
+
+    def _runs_screen(self) -> RunsScreen | None:
+        return next((s for s in self._screen_stacks.get("runs", []) if isinstance(s, RunsScreen)), None)
+
+    async def open_run(self, name: str) -> None:
+        """Open the run view of ``results/<name>``."""
+        (await self._runs_view()).open_run(name)
+
+    async def compare_runs(self, first: str, second: str) -> None:
+        """Open the compare view of two runs (folder names; the older is "before")."""
+        (await self._runs_view()).compare(first, second)
+
+    async def new_run(self) -> None:
+        """Open the new-run form."""
+        (await self._runs_view()).action_new_run()
+
     def on_case_saved(self, message: CaseSaved) -> None:
         cases = self._cases_screen()
         if cases is not None:

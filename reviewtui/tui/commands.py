@@ -1,33 +1,77 @@
-"""Command palette entries: open a case, go to an expectation, go to a snapshot row by pointer."""
+"""Command palette entries (``ctrl+p``).
+
+Part one: open a case, go to an expectation of the open case, go to a
+snapshot row by pointer (type ``/daily/12``). Part two: switch to the cases
+or the runs view, open a run by its prompt version, compare two runs (the
+palette then asks for the second run), start a new run.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from functools import partial
+from typing import Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ..runs import RunInfo, list_runs
 from ..snapshot import PointerError
 
 
+def run_help(info: RunInfo) -> str:
+    """One line about a run: model, backend, date, verdict, means."""
+    verdict = {True: "PASS", False: "FAIL"}.get(info.passed, f"no verdict ({info.status or '?'})")
+    parts = [info.model or "", info.backend or "", (info.date or "")[:16].replace("T", " "), verdict]
+    if info.mean_recall is not None and info.mean_precision is not None:
+        parts.append(f"recall {info.mean_recall:.3f} precision {info.mean_precision:.3f}")
+    return " · ".join(p for p in parts if p)
+
+
 class ReviewCommands(Provider):
+    runs: list[RunInfo] = []
+
+    async def startup(self) -> None:
+        # The run list is read from the results folder each time the palette opens (a run may have finished).
+        self.runs = await asyncio.to_thread(list_runs, self.app.results_dir)  # type: ignore[attr-defined]
+
     def _author(self):
         from .screens.author import AuthorScreen
 
         screen = self.screen
         return screen if isinstance(screen, AuthorScreen) else None
 
-    def _targets(self) -> list[tuple[str, object, str]]:
-        """(text, callback, help) for everything the palette can jump to from here."""
+    def _targets(self) -> list[tuple[str, Callable[[], object], str]]:
+        """(text, callback, help) for everything the palette offers from here."""
         app = self.app
-        found: list[tuple[str, object, str]] = []
+        found: list[tuple[str, Callable[[], object], str]] = [
+            ("Cases view", partial(app.show_view, "cases"), "f2 · every case, its counts and its problems"),  # type: ignore[attr-defined]
+            ("Runs view", partial(app.show_view, "runs"), "f3 · every run under the results folder, newest first"),  # type: ignore[attr-defined]
+            ("New run", app.new_run, "start a run (or resume one) from the form"),  # type: ignore[attr-defined]
+        ]
+        for info in self.runs:
+            found.append((f"Open run {info.prompt_version}", partial(app.open_run, info.run_dir.name), run_help(info)))  # type: ignore[attr-defined]
+        if len(self.runs) > 1:
+            for info in self.runs:
+                found.append((f"Compare run {info.prompt_version} with…", partial(self.pick_second_run, info),
+                              "then pick the run to compare it with"))
         author = self._author()
         if author is not None:
             for entry in author.case.expectations():
                 found.append((f"Go to {entry.list_name} {entry.id}", partial(author.select_expectation, entry.list_name, entry.index),
-                               entry.evidence))
+                              entry.evidence))
         for case_id, kind in app.case_summaries():  # type: ignore[attr-defined]
             found.append((f"Open case {case_id}", partial(app.open_case, case_id), kind))  # type: ignore[attr-defined]
         return found
+
+    def pick_second_run(self, first: RunInfo) -> None:
+        """The palette again, listing the other runs; choosing one opens the compare view."""
+        app = self.app
+        others = [
+            (info.prompt_version, partial(app.compare_runs, first.run_dir.name, info.run_dir.name), run_help(info))  # type: ignore[attr-defined]
+            for info in self.runs
+            if info.run_dir != first.run_dir
+        ]
+        app.search_commands(others, placeholder=f"Compare {first.prompt_version} with which run?")
 
     async def discover(self) -> Hits:
         for text, callback, help_text in self._targets():

@@ -157,7 +157,16 @@ class RunsScreen(Screen[None]):
         if current is None or marked is None or marked is current:
             self.notify("Mark one run with space, move to another and press c", severity="warning")
             return
-        before, after = sorted((marked, current), key=lambda info: info.date or "")
+        self.compare(marked.run_dir.name, current.run_dir.name)
+
+    def compare(self, first: str, second: str) -> None:
+        """Open the compare view of two runs (by folder name); the older one is "before"."""
+        runs = {info.run_dir.name: info for info in list_runs(self.results_dir)}
+        missing = [name for name in (first, second) if name not in runs]
+        if missing:
+            self.notify(f"No run {missing[0]} under {self.results_dir}", title="Cannot compare", severity="error", timeout=10)
+            return
+        before, after = sorted((runs[first], runs[second]), key=lambda info: info.date or "")
         try:
             screen = CompareScreen(before.run_dir, after.run_dir)
         except ResultsError as exc:
