@@ -7,15 +7,33 @@ Update with ``pytest tests/snapshot --snapshot-update`` and inspect the SVGs.
 
 from __future__ import annotations
 
+from textual.widgets import DataTable
+
 from tests.app.apphelpers import copy_fixture, make_app, open_case, settle
 
 SIZE = (140, 40)
 CASE = "c01-shoes-tracking"
 
 
+async def cases_table_measured(pilot) -> None:
+    """Settle, then wait for the cases table to have measured its columns.
+
+    DataTable sizes its columns when it is next idle after the rows are added; on a busy machine the
+    screenshot could otherwise catch the rows drawn in the header-wide columns.
+    """
+    await settle(pilot)
+    table = pilot.app.screen.query_one(DataTable)
+    for _ in range(500):
+        widths = [column.content_width for column in table.columns.values()]
+        if table.row_count and widths and widths[0] >= len(CASE):
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
 def test_cases_view(snap_compare, tmp_path):
     app = make_app(copy_fixture(tmp_path / "repo"))
-    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
+    assert snap_compare(app, terminal_size=SIZE, run_before=cases_table_measured)
 
 
 def test_author_screen(snap_compare, tmp_path):
