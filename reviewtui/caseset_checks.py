@@ -134,3 +134,11 @@ def check_kind_coverage(case_set: CaseSet, *, shipped: bool | None = None) -> li
 
 CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage]
 
+
+def mix_report(case_set: CaseSet) -> str:
+    """The line `reviewtui check` prints whatever the verdict: the mix, and how many cases come from write-ups."""
+    from_writeups = sum(1 for case in case_set.cases if case.source)
+    return f"case mix (found/planned): {mix_summary(case_set)}; {from_writeups} case(s) built from write-ups"
+
+
+REPORTS = [mix_report]

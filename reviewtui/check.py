@@ -46,6 +46,18 @@ def available_checks(module_names: tuple[str, ...] | None = None) -> list[Check]
     return found
 
 
+def available_reports(module_names: tuple[str, ...] | None = None) -> list[Callable[[CaseSet], str]]:
+    """Summary lines the check modules print before the count (``REPORTS``: case set -> one line)."""
+    found: list[Callable[[CaseSet], str]] = []
+    for name in CHECK_MODULES if module_names is None else module_names:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        found.extend(getattr(module, "REPORTS", ()))
+    return found
+
+
 def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Problem]:
     """The case set's own problems plus every check's, sorted by file and line."""
     problems = list(case_set.problems)
@@ -73,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     problems = run_checks(case_set)
     for problem in problems:
         print(problem)
+    if case_set.cases:
+        for report in available_reports():
+            print(report(case_set))
     print(count_line(problems, len(case_set.cases)))
     return EXIT_ERRORS if any(p.severity == "error" for p in problems) else EXIT_OK
 
