@@ -32,30 +32,27 @@ EXIT_OK = 0
 EXIT_ERRORS = 2
 
 
-def available_checks(module_names: tuple[str, ...] | None = None) -> list[Check]:
-    """The ``CHECKS`` of every listed module (default ``CHECK_MODULES``) that exists, in order."""
-    found: list[Check] = []
+def _check_modules(module_names: tuple[str, ...] | None = None) -> list[object]:
+    """The listed modules (default ``CHECK_MODULES``) that exist in this build, in order."""
+    modules = []
     for name in CHECK_MODULES if module_names is None else module_names:
         try:
-            module = importlib.import_module(name)
+            modules.append(importlib.import_module(name))
         except ModuleNotFoundError as exc:
             if exc.name is not None and name.startswith(exc.name):
                 continue  # the module (or its package) is not in this build
             raise  # the module exists but one of its own imports is broken: say so
-        found.extend(getattr(module, "CHECKS", ()))
-    return found
+    return modules
+
+
+def available_checks(module_names: tuple[str, ...] | None = None) -> list[Check]:
+    """The ``CHECKS`` of every check module that exists, in order."""
+    return [c for module in _check_modules(module_names) for c in getattr(module, "CHECKS", ())]
 
 
 def available_reports(module_names: tuple[str, ...] | None = None) -> list[Callable[[CaseSet], str]]:
     """Summary lines the check modules print before the count (``REPORTS``: case set -> one line)."""
-    found: list[Callable[[CaseSet], str]] = []
-    for name in CHECK_MODULES if module_names is None else module_names:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
-        found.extend(getattr(module, "REPORTS", ()))
-    return found
+    return [r for module in _check_modules(module_names) for r in getattr(module, "REPORTS", ())]
 
 
 def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Problem]:
