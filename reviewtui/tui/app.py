@@ -24,6 +24,7 @@ from .screens.author import AuthorScreen
 from .screens.cases import CasesScreen
 from .screens.dialogs import ConfirmModal
 from .screens.help import HelpScreen, register_help
+from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from .support import SupportVerdict, check_support
 
@@ -113,8 +114,12 @@ class ReviewApp(App[None]):
         (await self._runs_view()).compare(first, second)
 
     async def new_run(self) -> None:
-        """Open the new-run form."""
-        (await self._runs_view()).action_new_run()
+        """Open the new-run form; if the runs view already shows one (a run may be under way there), show that."""
+        runs = await self._runs_view()
+        if isinstance(self.screen, NewRunScreen):
+            self.notify("The new-run form is open (escape leaves it, cancelling a run in progress)")
+            return
+        runs.action_new_run()
 
     def on_case_saved(self, message: CaseSaved) -> None:
         cases = self._cases_screen()

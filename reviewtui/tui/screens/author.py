@@ -54,19 +54,25 @@ def problem_entry_key(problem: Problem) -> str | None:
     return entry_key(m.group(1), int(m.group(2))) if m else None
 
 
+TAG_KEYS = Binding.Group("Tag must/may/not")  # the footer shows "1 2 3 Tag must/may/not"; help lists each key
+
+
 class AuthorScreen(Screen):
+    # The footer must keep esc, ? and the view keys on screen at 160 columns even with the snapshot
+    # table focused (its keys come first): the tag keys share one label, undo and redo are in the help only.
     BINDINGS = [
         Binding("ctrl+s", "save", "Save"),
-        Binding("1", "tag('must_find')", "Tag must_find"),
-        Binding("2", "tag('may_find')", "Tag may_find"),
-        Binding("3", "tag('must_not_say')", "Tag must_not_say"),
+        Binding("1", "tag('must_find')", "Tag must_find", group=TAG_KEYS),
+        Binding("2", "tag('may_find')", "Tag may_find", group=TAG_KEYS),
+        Binding("3", "tag('must_not_say')", "Tag must_not_say", group=TAG_KEYS),
         Binding("d", "dispute", "Dispute / reopen"),
-        Binding("ctrl+z", "undo", "Undo"),
-        Binding("ctrl+y", "redo", "Redo"),
+        Binding("ctrl+z", "undo", "Undo", show=False),
+        Binding("ctrl+y", "redo", "Redo", show=False),
         Binding("w", "focus('writeup')", "Write-up", show=False),
         Binding("x", "focus('expectations')", "Expectations", show=False),
         Binding("t", "focus_table", "Table", show=False),
-        Binding("escape", "leave", "Back to cases"),
+        # Back to wherever the case was opened from: the cases view, a case review, the runs view.
+        Binding("escape", "leave", "Back"),
     ]
 
     def __init__(self, case_dir: Path) -> None:

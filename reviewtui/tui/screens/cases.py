@@ -95,6 +95,18 @@ def mix_text(rows: list[CaseRow]) -> Text:
     return text
 
 
+class RowTable(DataTable):
+    """A DataTable of whole rows where home and end go to the first and the last row.
+
+    (DataTable's own home and end scroll sideways, which in a table that fits the screen does nothing.)
+    """
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]
+
+
 class CasesScreen(Screen):
     BINDINGS = [
         Binding("enter", "open", "Open case"),
@@ -115,7 +127,7 @@ class CasesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="cases-header")
         yield Static("", id="cases-filters")
-        yield DataTable(id="cases-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="cases-table", cursor_type="row", zebra_stripes=True)
         yield KeysFooter()
 
     def on_mount(self) -> None:

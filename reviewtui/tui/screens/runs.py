@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 
 from ...report import ResultsError
 from ...runs import RunInfo, list_runs
+from .cases import RowTable
 from .compare import CompareScreen
 from .help import KeysFooter, register_help
 from .new_run import NewRunScreen
@@ -72,7 +73,7 @@ class RunsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
         yield Static("", id="runs-empty")
-        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield KeysFooter()
 
     def on_mount(self) -> None:

@@ -42,6 +42,9 @@ class SnapshotPanel(Vertical):
         Binding("f", "focus_filter", "Filter"),
         Binding("[", "tab(-1)", "Prev tab", show=False),
         Binding("]", "tab(1)", "Next tab", show=False),
+        # In a filter field, escape (like enter in a date) goes back to the table with the filter kept,
+        # rather than on to the screen's escape, which leaves the case.
+        Binding("escape", "back_to_table", "Back to the table (from a filter)", show=False),
     ]
 
     class MarksChanged(Message):
@@ -151,6 +154,24 @@ class SnapshotPanel(Vertical):
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter-campaign", Select).focus()
+
+    def _in_filters(self) -> bool:
+        focused = self.screen.focused
+        return focused is not None and any(node.id == "snapshot-filters" for node in focused.ancestors_with_self)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back_to_table":
+            return self._in_filters()  # elsewhere escape goes on to the screen (back)
+        return True
+
+    def action_back_to_table(self) -> None:
+        table = self.active_table
+        if table is not None:
+            table.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_back_to_table()
 
     def action_tab(self, delta: int) -> None:
         if not self.tables:
