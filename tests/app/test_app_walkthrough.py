@@ -141,3 +141,32 @@ async def test_palette_new_run_shows_the_form_already_open(tmp_path, monkeypatch
         await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen), "the new-run form")
         assert app.screen is form
         assert sum(isinstance(s, NewRunScreen) for s in app.screen_stack) == 1
+
+
+async def test_a_case_set_the_loader_trips_on_is_reported_not_a_crash(repo, monkeypatch):
+    # Found: a snapshot.json holding a JSON list made the case loader raise in the cases view's
+    # worker, which closed the whole app. The loader's bug is its own; the view now says what failed.
+    from reviewtui.tui.screens import cases as cases_module
+
+    real = cases_module.load_case_set
+    calls = []
+
+    def failing_once(root):
+        calls.append(root)
+        if len(calls) == 1:
+            raise AttributeError("'list' object has no attribute 'get'")
+        return real(root)
+
+    monkeypatch.setattr(cases_module, "load_case_set", failing_once)
+    app = make_app(repo)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, CasesScreen)
+        text = screen_text(app)
+        assert "could not load the cases: AttributeError: 'list' object has no attribute 'get'" in text
+        assert "press r to load again" in text
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen.loaded and len(app.screen.rows) == 3
+        assert "could not load" not in screen_text(app)
+

@@ -123,6 +123,7 @@ class CasesScreen(Screen):
         self.kind_filter = "all"
         self.status_filter = "all"
         self.loaded = False
+        self.load_error: str | None = None  # why the last load failed, shown in the header
 
     def compose(self) -> ComposeResult:
         yield Static("", id="cases-header")
@@ -151,14 +152,23 @@ class CasesScreen(Screen):
     @work(thread=True, exclusive=True, group="cases")
     def load(self) -> None:
         started = time.perf_counter()
-        case_set = load_case_set(self.cases_root)
+        try:
+            case_set = load_case_set(self.cases_root)
+        except Exception as exc:  # noqa: BLE001 - a file the loader trips on must not take the whole app down
+            self.app.call_from_thread(self._load_failed, f"{type(exc).__name__}: {exc}")
+            return
         self.app.load_seconds = time.perf_counter() - started  # type: ignore[attr-defined]
         self.post_message(CaseSetLoaded(case_set))
+
+    def _load_failed(self, reason: str) -> None:
+        self.load_error = reason
+        self._render_header()
 
     def on_case_set_loaded(self, message: CaseSetLoaded) -> None:
         self.app.case_set = message.case_set  # type: ignore[attr-defined]
         self.rows, self.general = case_rows(message.case_set)
         self.loaded = True
+        self.load_error = None
         self._render_header()
         self._fill_table()
 
@@ -198,7 +208,10 @@ class CasesScreen(Screen):
         header = Text()
         header.append("reviewtui", style="bold")
         header.append(f"  cases: {self.cases_root.name}/  ", style="dim")
-        if not self.loaded:
+        if self.load_error is not None:
+            header.append(f"could not load the cases: {self.load_error}", style="bold red")
+            header.append("\nThe app itself is fine: fix the file, then press r to load again.", style="red")
+        elif not self.loaded:
             header.append("loading and validating the cases…", style="italic")
         else:
             header.append(f"{len(self.rows)} cases   ", style="bold")
@@ -267,6 +280,7 @@ class CasesScreen(Screen):
 
     def action_reload(self) -> None:
         self.loaded = False
+        self.load_error = None
         self._render_header()
         self.load()
 
