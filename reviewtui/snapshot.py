@@ -110,10 +110,14 @@ class Snapshot:
     def campaigns(self) -> dict[str, dict[str, Any]]:
         """Campaigns by id (as strings), from ``campaigns`` and from daily rows."""
         found: dict[str, dict[str, Any]] = {}
-        for camp in self.data.get("campaigns") or []:
+        if not isinstance(self.data, dict):  # reported by required_field_problems
+            return found
+        campaigns = self.data.get("campaigns")
+        daily = self.data.get("daily")
+        for camp in campaigns if isinstance(campaigns, list) else []:
             if isinstance(camp, dict) and camp.get("id") is not None:
                 found[str(camp["id"])] = camp
-        for row in self.data.get("daily") or []:
+        for row in daily if isinstance(daily, list) else []:
             if isinstance(row, dict) and row.get("campaign_id") is not None:
                 found.setdefault(str(row["campaign_id"]), {"id": str(row["campaign_id"])})
         return found

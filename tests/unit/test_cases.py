@@ -186,3 +186,10 @@ def test_a_missing_source_write_up_is_a_warning_not_an_error(tmp_path):
     case_set = load_case_set(tmp_path)
     assert case_set.errors == []
     assert [p.line for p in case_set.problems if "wu09-gone.md" in p.message and p.severity == "warning"] == [4]
+
+
+@pytest.mark.parametrize("snapshot", ["[1, 2]", '{"campaigns": "none", "daily": 7}', '"text"'])
+def test_snapshots_of_the_wrong_shape_are_problems_not_crashes(tmp_path, snapshot):
+    write_case(tmp_path, snapshot=snapshot)
+    problems = [str(p) for p in load_case_set(tmp_path).errors]
+    assert any("snapshot.json:1:" in p for p in problems), problems
