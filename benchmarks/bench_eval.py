@@ -1,6 +1,6 @@
 """What the headless eval costs on its own: import, a 50-case replay run, the runner's overhead.
 
-Run: /tmp/venv/bin/python benchmarks/bench_eval.py [--copies 5] [--latency-ms 20]
+Run: python benchmarks/bench_eval.py [--copies 5] [--latency-ms 20]
 
 1. ``import reviewtui.eval`` in a fresh interpreter (median of 5): what CI pays
    before anything runs.

@@ -1,7 +1,7 @@
 """Time the grounding index and case scoring on generated snapshots.
 
-    /tmp/venv/bin/python benchmarks/bench_scoring.py [--quick]
-    /tmp/venv/bin/python benchmarks/bench_scoring.py --cases cases
+    python benchmarks/bench_scoring.py [--quick]
+    python benchmarks/bench_scoring.py --cases cases
 
 Prints, for a ~450-row snapshot (15 campaigns x 30 days, the size of the
 fifty cases) and a 100,000-row one: the time to build the derived index, the

@@ -1,6 +1,6 @@
 """How long the claude backend takes against the local fake Messages API, cold and from the cache.
 
-Run: /tmp/venv/bin/python benchmarks/claude_backend.py [--cases 50] [--concurrency 8]
+Run: python benchmarks/claude_backend.py [--cases 50] [--concurrency 8]
 
 Prints the SDK's import time, then a first run (every case a request to the
 fake server on 127.0.0.1, so network and model time are left out) and a
