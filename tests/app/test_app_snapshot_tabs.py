@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from textual.widgets._footer import FooterKey
 
+from reviewtui.tui.screens import author as author_module
+from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.widgets.snapshot_panel import SnapshotPanel
 from reviewtui.tui.widgets.virtual_table import VirtualTable
 from reviewtui.tui.widgets.writeup_view import WriteupView
@@ -97,3 +99,44 @@ async def test_the_footer_follows_focus_and_is_not_rebuilt_for_the_same_keys(rep
         await settle(pilot)
         assert "Mark row" in {k.description for k in screen.query(FooterKey)}
         assert "Mark row" in screen_text(app).splitlines()[-1]
+
+
+def first_author_frame(app) -> dict:
+    """What the author screen's first rendered frame showed: the tables, or the loading line."""
+    seen: dict = {}
+    display = app._display
+
+    def recording(screen, renderable) -> None:
+        display(screen, renderable)
+        if renderable is not None and not seen and isinstance(screen, AuthorScreen):
+            panel = screen.panel
+            seen["tables"] = bool(panel and panel.is_mounted and panel.active_table and panel.active_table.region.height)
+            seen["loading"] = bool(screen.query("#snapshot-loading"))
+
+    app._display = recording
+    return seen
+
+
+async def test_a_small_snapshot_is_in_the_author_screen_s_first_frame(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        seen = first_author_frame(app)
+        app.screen.select_case(CASE)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert seen == {"tables": True, "loading": False}  # no "Loading snapshot.json" step for a small file
+
+
+async def test_a_large_snapshot_shows_the_write_up_first_and_the_tables_when_loaded(repo, monkeypatch):
+    monkeypatch.setattr(author_module, "LOAD_IN_WORKER_BYTES", 0)  # the fixture's snapshot counts as large
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        seen = first_author_frame(app)
+        app.screen.select_case(CASE)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert seen == {"tables": False, "loading": True}
+        screen = app.screen
+        assert screen.panel is not None and screen.panel.active_table.current_pointer == "/daily/0"

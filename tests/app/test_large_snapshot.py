@@ -16,6 +16,9 @@ from tests.app.casegen import make_large_case
 
 
 async def test_the_app_answers_keys_while_the_snapshot_is_loading(repo, monkeypatch):
+    # Snapshots up to LOAD_IN_WORKER_BYTES are parsed while the screen is built; make this small one
+    # take the worker's path, which is what a large one does.
+    monkeypatch.setattr(author_module, "LOAD_IN_WORKER_BYTES", 0)
     release = threading.Event()
 
     class SlowSnapshot(Snapshot):
@@ -54,6 +57,7 @@ async def test_a_100000_row_snapshot_opens_scrolls_sorts_and_filters(tmp_path):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, "c99-large")
+        assert screen.case.snapshot_path.stat().st_size > author_module.LOAD_IN_WORKER_BYTES  # loaded in the worker
         table = screen.panel.active_table
         assert isinstance(table, VirtualTable) and len(table.order) == 100_000
         table.focus()
