@@ -221,7 +221,8 @@ async def run(args: argparse.Namespace) -> None:
             p95 = sorted(latencies)[int(0.95 * (len(latencies) - 1))]
             print(f"key latency while the 100,000-row snapshot loads: {inside} keys during 5 loads, "
                   f"median {ms(statistics.median(latencies))}, p95 {ms(p95)}, max {ms(max(latencies))}"
-                  " (the max is a key that waited for the tables being mounted on the UI thread)")
+                  " (the longest waits are keys that arrive while json.loads holds the interpreter lock, or while the"
+                  " tables are mounted)")
         else:
             print("key latency while loading: every load finished before the first key (too fast to measure)")
 
