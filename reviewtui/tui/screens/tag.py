@@ -75,11 +75,14 @@ def parse_says(text: str) -> list[str]:
     text = text.strip()
     if not text:
         return []
-    if text.startswith("["):
+    quoted = len(text) > 1 and text[0] == text[-1] and text[0] in "'\""
+    if text.startswith("[") or quoted:
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise ValueError(f"says: not a list of patterns ({exc.problem}); write it as [\"a\", \"b\"]") from None
+        if quoted:  # one pattern in quotes, as the placeholder shows them: the quotes are not part of it
+            return [str(value)]
         return [str(v) for v in value or []]
     return [text]
 
