@@ -1,6 +1,6 @@
 """The reference auditor on every shipped case: it runs, and every figure it prints is grounded.
 
-Recall and precision on the fifty are a measurement (docs/readme/auditor.md), not a test: the cases are
+Recall and precision on the fifty are a measurement (the README, "Baseline on the fifty"), not a test: the cases are
 the seniors', and the auditor must not be tuned into agreeing with them. Zero fabrication is a test.
 """
 
