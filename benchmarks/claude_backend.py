@@ -25,7 +25,7 @@ from reviewtui.cases import load_case  # noqa: E402
 from reviewtui.runner import run_cases  # noqa: E402
 from tests.fake_messages_api import FakeMessagesAPI, answer, findings_json, write_case  # noqa: E402
 
-KEY = "sk-ant-benchmark-not-a-key"
+KEY = "fake-anthropic-key-benchmark-not-a-key"
 
 
 def sdk_import_seconds() -> float:

@@ -221,7 +221,7 @@ class RecordedRequest:
 class FakeMessagesAPI:
     """The fake server. Start it with ``with`` (or ``start()``/``stop()``)."""
 
-    def __init__(self, *, api_key: str = "sk-ant-test-fake-key", default: Planned | None = None) -> None:
+    def __init__(self, *, api_key: str = "fake-anthropic-key-test-fake-key", default: Planned | None = None) -> None:
         self.api_key = api_key
         self.default = default  # served when no marker matches; None answers 400
         self.requests: list[RecordedRequest] = []

@@ -35,7 +35,7 @@ from tests.fake_messages_api import (
     write_case,
 )
 
-KEY = "sk-ant-dummy-key-for-the-claude-path-test-4f1c"
+KEY = "fake-anthropic-key-dummy-key-for-the-claude-path-test-4f1c"
 GOOD = findings_json("tracking.conversions_stopped")
 
 # case id -> (marker, planned responses in order; the last one repeats)

@@ -30,7 +30,7 @@ from tests.fake_messages_api import (
     write_case,
 )
 
-KEY = "sk-ant-test-0123456789-not-a-real-key"
+KEY = "fake-anthropic-key-test-0123456789-not-a-real-key"
 GOOD = findings_json("tracking.conversions_stopped")
 
 
@@ -209,7 +209,7 @@ async def test_concurrent_cases_share_one_client(api, tmp_path):
 
 
 async def test_wrong_key_fails_every_case_after_one_request_and_never_shows_the_key(api, tmp_path, monkeypatch):
-    wrong = "sk-ant-wrong-key-abcdef"
+    wrong = "fake-anthropic-key-wrong-key-abcdef"
     monkeypatch.setenv("ANTHROPIC_API_KEY", wrong)
     cases = [load_case(write_case(tmp_path / "cases", f"c{i:02d}-x", f"ACCT-{i:04d}")) for i in range(3)]
     claude = backend(tmp_path)

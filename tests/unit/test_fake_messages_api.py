@@ -13,7 +13,7 @@ import pytest
 from reviewtui.assistant import build_request
 from tests.fake_messages_api import FakeMessagesAPI, answer, findings_json, request_problem
 
-KEY = "sk-ant-test-fake"
+KEY = "fake-anthropic-key-test-fake"
 SNAPSHOT = '{"account": {"id": "ACCT-7"}}'
 
 
@@ -59,7 +59,7 @@ async def test_a_wrong_request_gets_400_saying_what_is_wrong(api, change, messag
 
 async def test_a_wrong_key_gets_401(api):
     with pytest.raises(anthropic.AuthenticationError):
-        await client(api, key="sk-ant-other").messages.create(**build_request(SNAPSHOT))
+        await client(api, key="fake-anthropic-key-other").messages.create(**build_request(SNAPSHOT))
 
 
 async def test_a_request_no_plan_matches_gets_400(api):

@@ -81,7 +81,7 @@ async def test_a_backend_that_raises_is_recorded_and_the_run_goes_on(cases):
 
 
 async def test_errors_never_carry_the_api_key(cases, monkeypatch):
-    key = "sk-ant-secret-123456789"
+    key = "fake-anthropic-key-secret-123456789"
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
     backend = ScriptedBackend({
         cases[0].case_id: RuntimeError(f"auth failed for {key}"),
