@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ruamel.yaml.comments import CommentedSeq
-
 from .cases import CaseFileError, ExpectedDoc
 
 EDITED_KEYS = ("id", "evidence", "rows", "says", "claim")
@@ -83,7 +81,7 @@ class History:
 
     def remove(self, list_name: str, index: int) -> dict[str, Any]:
         entry_id = self.doc.entry(list_name, index).get("id", "entry")
-        return self.apply(f"delete {entry_id} from {list_name}", lambda d: _remove(d, list_name, index))
+        return self.apply(f"delete {entry_id} from {list_name}", lambda d: d.remove_entry(list_name, index))
 
     def replace(self, list_name: str, index: int, entry: dict[str, Any], new_list: str | None = None) -> tuple[str, int]:
         """Edit an entry in place (keeping its comments and unknown keys), or move it to ``new_list``.
@@ -100,7 +98,7 @@ class History:
                 fields.update(entry)
                 doc.update_entry(list_name, index, fields)
                 return list_name, index
-            _remove(doc, list_name, index)
+            doc.remove_entry(list_name, index)
             return target, doc.add_entry(target, entry)
 
         return self.apply(f"edit {entry.get('id', 'entry')}", edit)
@@ -127,24 +125,3 @@ class History:
     def _restore(self, text: str) -> None:
         self.doc.data = ExpectedDoc.parse(self.doc.path, text.encode("utf-8")).data
         self._current = text
-
-
-def _remove(doc: ExpectedDoc, list_name: str, index: int) -> dict[str, Any]:
-    """``doc.remove_entry``, except that emptying a list leaves ``list_name: []``.
-
-    ruamel.yaml dumps a block list emptied by ``pop`` whose first item carried a
-    comment as invalid YAML (``must_find:`` / ``# comment`` / ``[]``), so the
-    last entry is removed by replacing the list with an empty flow list; the
-    comment line above that entry goes with it.
-    """
-    if len(doc.entries(list_name)) > 1:
-        return doc.remove_entry(list_name, index)
-    removed = doc.entry(list_name, index)
-    empty = CommentedSeq()
-    empty.fa.set_flow_style()
-    doc.data[list_name] = empty
-    # A comment line above the first item hangs on the key; before "[]" it breaks the output.
-    key_comments = doc.data.ca.items.get(list_name)
-    if key_comments and len(key_comments) > 3:
-        key_comments[3] = None
-    return removed
