@@ -63,18 +63,13 @@ def required_field_problems(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["the snapshot must be a JSON object"]
     problems = [f"missing required field '{k}'" for k in REQUIRED_TOP if k not in data]
-    account = data.get("account")
-    if "account" in data:
-        if not isinstance(account, dict):
-            problems.append("'account' must be an object")
+    for section, fields in (("account", REQUIRED_ACCOUNT), ("period", REQUIRED_PERIOD)):
+        if section not in data:
+            continue  # already reported as a missing top-level field
+        if not isinstance(data[section], dict):
+            problems.append(f"'{section}' must be an object")
         else:
-            problems += [f"missing required field 'account.{k}'" for k in REQUIRED_ACCOUNT if k not in account]
-    period = data.get("period")
-    if "period" in data:
-        if not isinstance(period, dict):
-            problems.append("'period' must be an object")
-        else:
-            problems += [f"missing required field 'period.{k}'" for k in REQUIRED_PERIOD if k not in period]
+            problems += [f"missing required field '{section}.{k}'" for k in fields if k not in data[section]]
     if "daily" in data and not isinstance(data["daily"], list):
         problems.append("'daily' must be a list of rows")
     return problems

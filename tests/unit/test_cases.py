@@ -193,3 +193,10 @@ def test_snapshots_of_the_wrong_shape_are_problems_not_crashes(tmp_path, snapsho
     write_case(tmp_path, snapshot=snapshot)
     problems = [str(p) for p in load_case_set(tmp_path).errors]
     assert any("snapshot.json:1:" in p for p in problems), problems
+
+
+def test_required_sections_of_the_wrong_type_are_named():
+    from reviewtui.snapshot import required_field_problems
+
+    problems = required_field_problems({"schema_version": "1.0", "platform": "x", "account": "acct", "period": [], "daily": {}})
+    assert problems == ["'account' must be an object", "'period' must be an object", "'daily' must be a list of rows"]
