@@ -417,8 +417,9 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
     if decimals == 0 and scale == 1.0:
         digits = num.replace(",", "").lstrip("0")
         zeros = len(digits) - len(digits.rstrip("0"))
-        if zeros >= 2 and len(digits) - zeros >= 3:
-            rounded_to = zeros  # 74,400 is 744 hundreds; 5,000 or 1,200 stay exact
+        if zeros and len(digits) - zeros >= 3:
+            # 74,400 is 744 hundreds and 2,720 is 272 tens; 5,000, 1,200 and 250 stay exact
+            rounded_to = zeros
     odd = _ODD_AFTER.match(text, end)
     hedge = _HEDGE_BEFORE.search(text, max(0, start - 20), start)
     approximate = "-odd" if odd else (hedge.group(1).lower() if hedge else "")

@@ -81,6 +81,8 @@ FIGURE_CASES = [
     ("17,400 expected on the straight line", G, "expected spend to date, straight line"),
     ("17,500 expected on the straight line", F, "±50"),
     ("6,100 spent", F, "±0.5"),
+    ("1,190 clicks", G, "campaign 333: clicks"),  # 119 tens: a trailing zero after three significant digits
+    ("1,180 clicks", F, "±5"),
     # a sum of two figures of the finding
     ("111 spent 2,160.00 and 222 spent 2,700.00, 4,860.00 together", G, "2,160.00 + 2,700.00 = 4,860"),
     ("4,860.00 together", F, ""),
