@@ -558,7 +558,7 @@ def _arithmetic(
                     elif units.get(rate_n) == "multiplier":
                         results.append((rate * count, f"{la} x {lb}", (count_unit,)))
             for value, how, result_units in results:
-                if any(unit in accepts for unit in result_units) and near(value):
+                if near(value) and any(unit in accepts for unit in result_units):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)
     return None
 
@@ -599,7 +599,7 @@ def _platform_constant(figure: Figure, text: str) -> tuple[float, str, tuple, st
     """A multiplier or percentage that is a platform's daily multiple ("Google allows up to 2x the
     daily budget", "Meta's 1.25x", "up to 25% above it"), grounded only where its sentence
     names the platform's rule."""
-    if figure.measure not in ("multiplier", "percent"):
+    if figure.measure not in ("multiplier", "percent") or _PLATFORM_NAME.search(text) is None:
         return None
     begin = 0
     for end in _SENTENCE_END.finditer(text):
