@@ -105,6 +105,7 @@ _MEASURE_BEFORE = re.compile(
     rf"(?i:\b(?:(?P<money>{_MONEY_WORD})|(?P<count>{_COUNT_WORD})|(?P<ratio>{_RATIO_WORD}))(?:\s+per\s+(?P<per>[a-z]+))?"
     rf"(?:\s+(?:{_LINK}))*\s*[:=]?\s*(?:~|\u2248|c\.)?\s*)$")
 # "cost over daily budget 1.6", "CPA over target 2.4": the figure is the ratio, not money.
+_OF = re.compile(r"(?i)\bof\b")
 _NUMBER_BEFORE = re.compile(r"\d\s*(?:%|x|\u00d7)?\s*$")
 _RATIO_BEFORE = re.compile(r"(?i:\b(?:over|vs\.?|versus|against|divided\s+by)\s+(?:the\s+|its\s+)?(?:daily\s+|monthly\s+)?[a-z_]{2,}\s*[:=]?\s*)$")
 _MEASURE_AFTER = re.compile(
@@ -446,6 +447,9 @@ def _measure_from_words(text: str, start: int, end: int) -> str:
     if before.group("money"):
         return "money"  # "cost per click 1.27" is money too
     if before.group("ratio"):
+        # "the share of the 21,700.00 budget": the figure is what the share is of, not the share
+        if "share" in before.group("ratio").lower() and _OF.search(before.group(), before.end("ratio") - before.start()):
+            return "unknown"
         return "ratio"
     per = before.group("per")
     # "clicks per day 410" is a count; "clicks per conversion 12" a ratio of counts

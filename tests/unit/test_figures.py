@@ -112,6 +112,7 @@ FIGURE_CASES = [
     ("1,234 clicks", F, "money, not a count"),
     ("CPA 108.00 for 20 conversions", G, "campaign 111: CPA"),
     ("9,503 impressions", G, "campaign 333: impressions"),
+    ("the share of the 30,000.00 monthly budget", G, "monthly_budget"),  # what a share is of, not a share
     # platform constants, only where the text names the platform's rule
     ("Google allows up to 2x the daily budget", G, "platform constant: Google"),
     ("within Meta's 1.25x daily cap", G, "platform constant: Meta"),
