@@ -109,8 +109,9 @@ _OF = re.compile(r"(?i)\bof\b")
 _NUMBER_BEFORE = re.compile(r"\d\s*(?:%|x|\u00d7)?\s*$")
 _RATIO_BEFORE = re.compile(r"(?i:\b(?:over|vs\.?|versus|against|divided\s+by)\s+(?:the\s+|its\s+)?(?:daily\s+|monthly\s+)?[a-z_]{2,}\s*[:=]?\s*)$")
 _MEASURE_AFTER = re.compile(
-    rf"(?i:\s*(?:(?:in|of)\s+)?(?:(?:paid|wasted|more|fewer|extra|total|recorded|zero-conversion|non-brand|brand|"
-    rf"new|lost|missed|expected|ad|media)\s+)?(?:(?P<money>spent|spend|cost|budget|wasted|revenue|conversion\s+value)"
+    rf"(?i:\s*(?:(?:in|of)\s+)?(?:(?:was|were|is|are|got|been|has\s+been|have\s+been)\s+)?"
+    rf"(?:(?:paid|wasted|more|fewer|extra|total|recorded|zero-conversion|non-brand|brand|"
+    rf"new|lost|missed|expected|ad|media|daily|monthly)\s+)?(?:(?P<money>spent|spend|cost|budget|wasted|revenue|conversion\s+value)"
     rf"|(?P<count>{_COUNT_WORD})(?![\s_-]+value)|(?P<ratio>ROAS))\b)")
 # "from $411.46 to 300.00", "108.00 against a 45.00 target": the second figure measures what the first does.
 _SAME_MEASURE_BETWEEN = re.compile(r"(?i:\s*(?:to|and|->|\u2192|vs\.?|versus|against|compared\s+(?:with|to))\s+(?:a\s+|an\s+|the\s+)?)")

@@ -86,7 +86,8 @@ class FigureVerdict:
         f = self.figure
         return {
             "field": self.field, "text": f.text, "start": f.start, "end": f.end, "value": f.value,
-            "unit": f.unit, "decimals": f.decimals, "grounded": self.grounded, "reason": self.reason,
+            "unit": f.unit, "measure": f.measure, "decimals": f.decimals, "grounded": self.grounded,
+            "reason": self.reason,
         }
 
 
@@ -302,7 +303,8 @@ class GroundingIndex:
                         if hit is not None:
                             value, reason, where, unit = hit
                             grounded(n, value, reason, (("range", where),), unit)
-        units = {n: figure.unit for n, (_, figure) in enumerate(found)}
+        # A plain ratio ("ROAS 11.5") multiplies like a multiplier: 3,100.00 of spend at ROAS 11.5 is 35,650 of value.
+        units = {n: "multiplier" if figure.measure == "ratio" else figure.unit for n, (_, figure) in enumerate(found)}
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue

@@ -199,6 +199,17 @@ def test_arithmetic_keeps_units(snapshot: Snapshot) -> None:
     assert [v.grounded for v in verdicts if v.figure.text == "111.46"] == [True, False]
 
 
+def test_a_plain_ratio_times_money_is_money() -> None:
+    index = GroundingIndex({"totals": {"cost": 3100.0, "target_roas": 11.5}}, "strict")
+    verdicts = index.check_texts({"claim": "cost 3,100.00 at ROAS 11.5 is 35,650.00 of revenue"})
+    assert [v.grounded for v in verdicts] == [True, True, True]
+    assert verdicts[2].reason == "arithmetic in this finding: 3,100.00 x 11.5 = 35,650"
+    # a count times a ratio is a count, not money
+    (wrong,) = [v for v in index.check_texts({"claim": "3,100 clicks at ROAS 11.5 is 35,650.00 of revenue"})
+                if v.figure.text == "35,650.00"]
+    assert not wrong.grounded
+
+
 def test_a_figure_equal_to_a_row_field_names_that_field() -> None:
     # 1.27 is a row's float32-style CPC (1.269999981) and also, near enough, another campaign's
     # derived cost per click: the row's own field is what grounds it.
@@ -238,6 +249,46 @@ def test_figure_keeps_span_value_unit_and_precision() -> None:
     ]
     assert figures[0].currency == "EUR"
     assert figures[3].half_unit == pytest.approx(50.0)
+
+
+MEASURE_CASES = [
+    ("About $48,213.77 of it is wasted.", ["money"]),
+    ("wasted 113.00 USD", ["money"]),
+    ("CPA 24.00", ["money"]),
+    ("CPA of 24.00", ["money"]),
+    ("spend to date 48,213.77", ["money"]),
+    ("cost per click 1.27", ["money"]),
+    ("482,925 spent", ["money"]),
+    ("Roughly 48,000 was wasted", ["money"]),
+    ("conversion value 2,345.10", ["money"]),
+    ("1,187 clicks", ["count"]),
+    ("482,925 impressions", ["count"]),
+    ("clicks held near 410 a day", ["count"]),
+    ("clicks per day 410", ["count"]),
+    ("over 7 days", ["count"]),
+    ("ROAS 2.35", ["ratio"]),
+    ("impression share 0.35", ["ratio"]),
+    ("12.5%", ["percent"]),
+    ("2.4x", ["multiplier"]),
+    ("0.91", ["unknown"]),
+    ("60.00 per conversion", ["unknown"]),
+    ("cost over daily budget 1.6", ["unknown"]),
+    ("CPA over target 2.4", ["unknown"]),
+    ("a share of 0.35", ["unknown"]),
+    ("the share of the 21,700.00 monthly budget", ["money"]),
+    # the word belongs to the figure before it
+    ("2 conversions: 60.00 each", ["count", "unknown"]),
+    ("at a 5.16% conversion rate about 53 were expected", ["percent", "unknown"]),
+    # a figure after "X to", "X and", "X against (a)" measures what X does
+    ("cost fell from 411.46 to 300.00", ["money", "money"]),
+    ("CPA 108.00 against a 45.00 target", ["money", "money"]),
+    ("clicks averaged 200 and 210 a day", ["count", "count"]),
+]
+
+
+@pytest.mark.parametrize(("text", "measures"), MEASURE_CASES, ids=[t for t, _ in MEASURE_CASES])
+def test_what_a_figure_measures_is_read_from_its_text(text: str, measures: list[str]) -> None:
+    assert [f.measure for f in find_figures(text)] == measures
 
 
 def test_skipped_spans_say_why() -> None:
