@@ -3,8 +3,11 @@
 A *figure* is a number a reader would take as a claim about the account:
 ``$1,234``, ``-12.5%``, ``1.2k clicks``, ``2.4x target``, ``EUR 48,213.77``.
 Each ``Figure`` keeps its span in the text (so the app can highlight it in
-place), its value, its unit kind and its printed precision (so grounding can
-accept exactly the values that round to what was printed).
+place), its value, its unit kind, what it measures (``measure``: money, a
+count, a ratio, a percentage, a multiplier, or unknown, from its unit or the
+words around it, so grounding matches it only against values of a compatible
+unit) and its printed precision (so grounding can accept exactly the values
+that round to what was printed).
 
 Not figures (returned by ``scan`` as ``Skipped`` spans, with the reason):
 dates and times in the common forms (2025-03-09, 09/03/2025, 9.3.2025,
@@ -99,14 +102,14 @@ _COUNT_WORD = r"clicks?|impressions?|impr\.?|conversions?|conv\.?|rows?|days?|se
 # 48,213.77", "clicks held near 410", "cost per day 243".
 _LINK = (r"of|was|were|is|are|at|to|by|from|reached|hit|totall?ing|totals?|came|fell|rose|dropped|grew|"
          r"held|stayed|remained|averaged|averaging|average|only|just|still|now|near|nearly|about|around|roughly|"
-         r"approximately|some|over|under|above|below|date|so|far|daily|total|in|a|an|the|its|their|of|"
+         r"approximately|some|over|under|above|below|date|so|far|daily|total|in|a|an|the|its|their|"
          r"per\s+(?:day|week|month)|a\s+day")
 _MEASURE_BEFORE = re.compile(
     rf"(?i:\b(?:(?P<money>{_MONEY_WORD})|(?P<count>{_COUNT_WORD})|(?P<ratio>{_RATIO_WORD}))(?:\s+per\s+(?P<per>[a-z]+))?"
     rf"(?:\s+(?:{_LINK}))*\s*[:=]?\s*(?:~|\u2248|c\.)?\s*)$")
-# "cost over daily budget 1.6", "CPA over target 2.4": the figure is the ratio, not money.
 _OF = re.compile(r"(?i)\bof\b")
 _NUMBER_BEFORE = re.compile(r"\d\s*(?:%|x|\u00d7)?\s*$")
+# "cost over daily budget 1.6", "CPA over target 2.4": the figure is the ratio, not money.
 _RATIO_BEFORE = re.compile(r"(?i:\b(?:over|vs\.?|versus|against|divided\s+by)\s+(?:the\s+|its\s+)?(?:daily\s+|monthly\s+)?[a-z_]{2,}\s*[:=]?\s*)$")
 _MEASURE_AFTER = re.compile(
     rf"(?i:\s*(?:(?:in|of)\s+)?(?:(?:was|were|is|are|got|been|has\s+been|have\s+been)\s+)?"
@@ -433,7 +436,7 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
 
 
 def _measure_from_words(text: str, start: int, end: int) -> str:
-    """What a plain number measures by the words around it: money or a count, else unknown."""
+    """What a plain number measures by the words around it: money, a count or a ratio, else unknown."""
     after = _MEASURE_AFTER.match(text, end)
     if after is not None:
         return next(m for m in ("money", "count", "ratio") if after.group(m))

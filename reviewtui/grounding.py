@@ -218,27 +218,32 @@ class GroundingIndex:
 
         A percentage matches a ratio times 100 or a value already in percent; a multiplier a
         ratio; money and counts values of their own unit or of none; a figure of unknown
-        measure any value (``ACCEPTS``; ``units`` overrides it). Within the tolerance a field of
-        the snapshot is preferred to a derived value, so a figure that is a row's field
-        (``1.27`` for a stored ``1.269999981``) names that field.
+        measure any value (``ACCEPTS``; ``units`` overrides it). A field of the snapshot that
+        rounds to the figure as printed is preferred to a nearer derived value, so a figure that
+        is a row's field (``1.27`` for a stored ``1.269999981``) names that field.
         """
         target = figure.center
         scale = 100.0 if figure.measure == "percent" else 1.0
+        # a field within the printed precision (not just within a hedge) is preferred
+        exact = abs(figure.value) if figure.approximate != "-odd" else target
+        exact_tolerance = figure.half_unit + 1e-9 * max(1.0, exact)
         hits = []
-        for rank, origin in enumerate(ORIGINS):
+        for origin in ORIGINS:
             for unit in units or ACCEPTS[figure.measure]:
                 hit = self._tables[origin, unit].nearest(target / scale, None if tolerance is None else tolerance / scale)
                 if hit is not None:
                     value, source = hit
                     shown = f" (as a percentage: {show_number(value * 100.0, computed=True)})" if scale != 1.0 else ""
-                    hits.append((rank, value * scale, describe_source(source, value) + shown, source, unit))
+                    hits.append((origin == "snapshot" and abs(value * scale - exact) <= exact_tolerance,
+                                 value * scale, describe_source(source, value) + shown, source, unit))
         if figure.measure == "percent":
             hit = self._in_percent.nearest(target, tolerance)
             if hit is not None:
-                hits.append((0, hit[0], describe_source(hit[1], hit[0]) + " (in percent)", hit[1], "ratio"))
+                hits.append((abs(hit[0] - exact) <= exact_tolerance, hit[0],
+                             describe_source(hit[1], hit[0]) + " (in percent)", hit[1], "ratio"))
         if not hits:
             return None
-        best = min(hits, key=lambda h: (h[0] if tolerance is not None else 0, abs(h[1] - target)))
+        best = min(hits, key=lambda h: (not h[0] if tolerance is not None else 0, abs(h[1] - target)))
         return best[1:]
 
     def _lookup(self, figure: Figure) -> tuple[float, str, tuple, str] | None:
