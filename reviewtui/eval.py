@@ -59,7 +59,8 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
     details = backend.describe()
     return {
         "prompt_version": assistant.PROMPT_VERSION,
-        "prompt_sha256": assistant.prompt_sha256(),
+        # The stamp covers max_tokens too: the backend's when it has one, else the default.
+        "prompt_sha256": assistant.prompt_sha256(details.get("max_tokens") or assistant.DEFAULT_MAX_TOKENS),
         "backend": backend.name,
         "model": details.get("model", backend.model),
         "backend_details": details,

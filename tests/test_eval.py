@@ -331,7 +331,7 @@ def test_prompt_hash_guard_refuses_results_of_other_prompt_text(fixture_set, tmp
     manifest_before = (tmp_path / "results" / VERSION / "manifest.json").read_bytes()
     capsys.readouterr()
 
-    monkeypatch.setattr(assistant, "prompt_sha256", lambda: "f" * 64)  # the prompt text was edited
+    monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "f" * 64)  # the prompt text was edited
     assert run_replay(EmptyAssistant(), fixture_set, tmp_path) == 2
     err = capsys.readouterr().err
     assert "bump PROMPT_VERSION in reviewtui/assistant.py" in err
