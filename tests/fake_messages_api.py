@@ -142,19 +142,25 @@ def hang(seconds: float) -> Planned:
 # --------------------------------------------------------------------------
 
 
-def _objects_without_closed_properties(schema: Any, where: str = "schema") -> list[str]:
-    """Paths of object schemas that lack ``additionalProperties: false``."""
-    found: list[str] = []
+def _schema_nodes(schema: Any, where: str = "schema") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every object node of a JSON schema, with its path."""
     if isinstance(schema, dict):
-        kinds = schema.get("type")
-        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds) or "properties" in schema
-        if is_object and schema.get("additionalProperties") is not False:
-            found.append(where)
+        yield where, schema
         for key, value in schema.items():
-            found += _objects_without_closed_properties(value, f"{where}.{key}")
+            yield from _schema_nodes(value, f"{where}.{key}")
     elif isinstance(schema, list):
         for i, value in enumerate(schema):
-            found += _objects_without_closed_properties(value, f"{where}[{i}]")
+            yield from _schema_nodes(value, f"{where}[{i}]")
+
+
+def _objects_without_closed_properties(schema: Any) -> list[str]:
+    """Paths of object schemas that lack ``additionalProperties: false``."""
+    found = []
+    for where, node in _schema_nodes(schema):
+        kinds = node.get("type")
+        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds) or "properties" in node
+        if is_object and node.get("additionalProperties") is not False:
+            found.append(where)
     return found
 
 
@@ -199,8 +205,8 @@ def request_problem(body: Any) -> str | None:
     open_objects = _objects_without_closed_properties(schema)
     if open_objects:
         return f"output_config.format.{open_objects[0]}: 'additionalProperties' must be explicitly set to false for object types"
-    for where, value in _min_items(schema):
-        if value not in (0, 1):
+    for where, node in _schema_nodes(schema):
+        if node.get("minItems", 0) not in (0, 1):
             return f"output_config.format.{where}: minItems values other than 0 or 1 are not supported"
     return None
 
@@ -220,19 +226,6 @@ def _thinking_problem(thinking: Any, max_tokens: int) -> str | None:
     if budget >= max_tokens:
         return "thinking.budget_tokens: must be less than max_tokens"
     return None
-
-
-def _min_items(schema: Any, where: str = "schema") -> list[tuple[str, Any]]:
-    found: list[tuple[str, Any]] = []
-    if isinstance(schema, dict):
-        if "minItems" in schema:
-            found.append((where, schema["minItems"]))
-        for key, value in schema.items():
-            found += _min_items(value, f"{where}.{key}")
-    elif isinstance(schema, list):
-        for i, value in enumerate(schema):
-            found += _min_items(value, f"{where}[{i}]")
-    return found
 
 
 def _blocks(content: Any) -> list[Any]:
