@@ -143,3 +143,15 @@ def test_max_unparseable_allows_some(tmp_path, capsys):
 def test_max_unparseable_must_be_a_whole_number(tmp_path, capsys):
     assert run_stub(EmptyAssistant(), tmp_path, "--max-unparseable", "-1") == 2
     assert "--max-unparseable" in capsys.readouterr().err
+
+
+def test_replay_answers_each_repeat_from_its_own_file(fixture_set, tmp_path, capsys):
+    # The CLI path for a flipping answer: repeat 2 of one case is stored as an empty answer.
+    replay = CorrectAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
+    (replay / f"{FLIPPER}.repeat2.json").write_text(EmptyAssistant().text_for(None), encoding="utf-8")
+    assert main(["--backend", "replay", "--replay-dir", str(replay), "--cases", str(FIXTURE_CASES),
+                 "--results-dir", str(tmp_path / "results"), "--repeats", "3"]) == 0
+    _, rows = read_csv(tmp_path)
+    assert (rows[FLIPPER]["repeats_passed"], rows[FLIPPER]["flip"]) == ("2", "1")
+    assert rows["c02-brand-lost-is"]["repeats_passed"] == "3"
+    assert f"  flipping: {FLIPPER} (passed 2 of 3)" in capsys.readouterr().out
