@@ -316,6 +316,7 @@ def to_json(p: PairedComparison) -> dict[str, Any]:
 
     return {
         "a": run(a, p.source_a), "b": run(b, p.source_b),
+        "same_case_set": a.case_set_hash == b.case_set_hash if a.case_set_hash and b.case_set_hash else None,
         "paired_cases": p.paired, "only_in_a": p.only_in_a, "only_in_b": p.only_in_b, "not_answered": p.not_answered,
         "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": stats.DEFAULT_LEVEL},
         "recall": {"mean_a": p.mean_recall_a, "mean_b": p.mean_recall_b,

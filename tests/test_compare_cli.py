@@ -197,3 +197,22 @@ def test_a_recall_drop_whose_interval_is_below_zero_is_a_regression(tmp_path, ca
     # six of ten cases fall to 0 and none rises: every resample that picks one of them is below zero,
     # and one that picks none of the six has chance 0.4^10, about 1 in 10,000
     assert "regression      YES\n  - mean recall dropped by 0.600; the 95% interval" in out
+
+
+def test_must_not_say_hits_and_unparseable_answers_read_the_same_from_csv(tmp_path, monkeypatch, capsys):
+    from reviewtui.report import write_csv
+    from reviewtui.runs import load_run
+    from tests.app.review_fixture import review_repo
+
+    root = review_repo(tmp_path, monkeypatch)  # audit-t1 has a must_not_say hit, audit-t2 an unparseable answer
+    for version in ("audit-t1", "audit-t2"):
+        run = load_run(root / "results" / version)
+        write_csv(run.paths, run.records.values())
+    folders = run_json(capsys, "results/audit-t1", "results/audit-t2")
+    csvs = run_json(capsys, "results/audit-t1.csv", "results/audit-t2.csv")
+    assert folders["same_case_set"] is True and csvs["same_case_set"] is None  # a CSV does not record its case set
+    for key in ("recall", "precision", "sign_test", "fabrications"):
+        assert csvs[key] == folders[key], key
+    removed = {c["case_id"]: c["fabrications_removed"] for c in csvs["cases"] if c["fabrications_removed"]}
+    assert removed == {c["case_id"]: c["fabrications_removed"] for c in folders["cases"] if c["fabrications_removed"]}
+    assert any(label.startswith("must_not_say ") for labels in removed.values() for label in labels)
