@@ -193,8 +193,8 @@ def kind_tests(pairs: list[tuple[CaseRecord, CaseRecord]]) -> list[KindTest]:
                 continue  # expected in one run's case set only
             row = counts.setdefault(split_id(i)[0], [0, 0, 0])
             row[0] += 1
-            row[1] += i not in missed_a and i in missed_b
-            row[2] += i in missed_a and i not in missed_b
+            row[1] += int(i not in missed_a and i in missed_b)
+            row[2] += int(i in missed_a and i not in missed_b)
     kinds = sorted(counts)
     p_values = [stats.mcnemar_exact(counts[k][1], counts[k][2]) for k in kinds]
     adjusted = stats.benjamini_hochberg(p_values)
@@ -326,7 +326,7 @@ def to_json(p: PairedComparison) -> dict[str, Any]:
         "sign_test": {"better": p.verdict_better, "worse": p.verdict_worse, "p": p.sign_p},
         "finding_kinds": [asdict(k) for k in p.kinds],
         "fabrications": {"added": p.fabrications_added, "removed": p.fabrications_removed},
-        "cases": [{**{k: v for k, v in asdict(d).items()}, "recall_delta": d.recall_delta,
+        "cases": [{**asdict(d), "recall_delta": d.recall_delta,
                    "precision_delta": d.precision_delta, "changed": d.changed} for d in p.comparison.cases],
         "regression": {"found": bool(p.regression), "reasons": p.regression},
     }
