@@ -109,6 +109,13 @@ class Pacing(Scenario):
         return f"{'overspend' if self.factor > 1 else 'underspend'}: spend to date at {self.factor:.2f}x the schedule"
 
 
+def _cap_since(plan, day) -> str:
+    """Names the date Meta's larger allowance starts, when it is the one in force."""
+    if plan.platform != "google_ads" and day >= m.META_FLEXIBLE_FROM:
+        return f" since {m.META_FLEXIBLE_FROM.isoformat()}"
+    return ""
+
+
 @dataclass
 class DailyCap(Scenario):
     """One day's cost at ``multiple`` x the daily budget: above the platform limit, or (trap) just under it."""
@@ -131,9 +138,9 @@ class DailyCap(Scenario):
         b = next(n for n, x in enumerate(snap["budgets"]) if camp.id in x["campaign_ids"])
         platform = "Google" if plan.platform == "google_ads" else "Meta"
         text = (f"on {day} campaign {_label(snap, camp.id)} cost {m.money(cost)} against a daily budget of "
-                f"{m.money(budget)} ({cost / budget:.2f}x); {platform} allows up to {plan.cap_multiple:g}x on one day")
+                f"{m.money(budget)} ({cost / budget:.2f}x); {platform} allows up to {plan.cap_multiple(day):g}x on one day{_cap_since(plan, day)}")
         rows = [f"/daily/{i}", f"/budgets/{b}"]
-        if self.multiple > plan.cap_multiple:
+        if self.multiple > plan.cap_multiple(day):
             return [self.entry("must_find", "pacing.daily_cap_exceeded", camp.id, text, rows)]
         return [self.entry("must_not_say", "pacing.daily_cap_exceeded", None, text + ", so the day is within the limit", rows,
                            ["(exceed|above|over|breach)\\w* (the |its )?daily (budget )?(cap|limit)", "daily cap"])]
