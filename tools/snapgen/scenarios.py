@@ -168,12 +168,15 @@ class BudgetChange(Scenario):
         pace = m.pacing(snap)
         straight = pace.spend_to_date / pace.straight_line
         kind, says = ("pacing.underspend", UNDERSPEND_SAYS) if self.factor > 1 else ("pacing.overspend", OVERSPEND_SAYS)
-        idx = [n for n, b in enumerate(snap["budgets"]) if b["history"]]
+        # The history entry of this change (a budget may carry older changes before it).
+        changed = str(plan.day(self.day))
+        rows = [f"/budgets/{n}/history/{k}" for n, b in enumerate(snap["budgets"])
+                for k, h in enumerate(b["history"]) if h["changed_at"][:10] == changed]
         text = (f"spend to date {m.money(pace.spend_to_date)} is {straight:.1%} of the straight line "
                 f"{m.money(pace.straight_line)} but {pace.ratio:.1%} of the {m.money(pace.expected_to_date)} expected "
                 f"on the budget schedule, because budgets changed by {self.factor:g}x on {plan.day(self.day)}; "
                 f"projected month end {m.money(pace.projection)} against {m.money(pace.monthly_budget)}")
-        return [self.entry("must_not_say", kind, None, text, [f"/budgets/{n}/history/0" for n in idx][:3] + ["/targets/monthly_budget"], says)]
+        return [self.entry("must_not_say", kind, None, text, rows[:3] + ["/targets/monthly_budget"], says)]
 
     def describe(self, plan):
         return f"budgets of {', '.join(self.roles)} changed {self.factor}x on day {self.day}"
