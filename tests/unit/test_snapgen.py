@@ -144,3 +144,10 @@ def test_a_meta_day_at_1_7x_is_drafted_by_the_allowance_of_its_date(tmp_path):
     assert not any(e["id"].startswith("pacing.daily_cap_exceeded") for e in expected["must_find"])
     trap = next(e for e in expected["must_not_say"] if e["id"] == "pacing.daily_cap_exceeded")
     assert "(1.70x); Meta allows up to 1.75x on one day since 2025-05-29, so the day is within the limit" in trap["evidence"]
+
+
+def test_a_side_effect_says_a_cpa_is_inflated_and_a_roas_depressed(tmp_path):
+    assert snapgen("generate", "c14-university", "--root", str(tmp_path)).returncode == 0
+    expected = yaml.safe_load((tmp_path / "cases" / "c14-university" / "expected.yaml").read_text(encoding="utf-8"))
+    side = next(e for e in expected["may_find"] if e["id"].startswith("efficiency.off_target@"))
+    assert "measured CPA" in side["evidence"] and side["evidence"].endswith("inflated by the stopped tracking")

@@ -71,14 +71,18 @@ def measured_gap(plan: AccountPlan, s: m.Stats) -> float:
 
 
 def off_target_side_effects(scenario: "Scenario", plan: AccountPlan, snap: dict[str, Any], cids: list[str], why: str) -> list[Entry]:
-    """may_find off_target for the campaigns a planted problem pushes far off target as measured."""
+    """may_find off_target for the campaigns a planted problem pushes far off target as measured.
+
+    ``why`` names the cause ("the stopped tracking"): a CPA is inflated by it, a ROAS depressed.
+    """
     out = []
+    moved = "inflated" if plan.target_cpa else "depressed"
     acct = m.total(snap, m.select(snap), "cost")
     for cid in cids:
         s = m.stats(snap, m.select(snap, cid))
         if s.cost > 0.04 * acct and measured_gap(plan, s) >= 1.4:
             out.append(scenario.entry("may_find", "efficiency.off_target", cid,
-                                      f"campaign {_label(snap, cid)} measured {_target_text(plan, s)}, {why}", m.pointers(m.select(snap, cid), 2)))
+                                      f"campaign {_label(snap, cid)} measured {_target_text(plan, s)}, {moved} by {why}", m.pointers(m.select(snap, cid), 2)))
     return out
 
 
@@ -347,7 +351,7 @@ class ConversionsStopped(Scenario):
         out = [self.entry("must_find", "tracking.conversions_stopped", scope, text, rows),
                self.entry("may_find", "tracking.conversion_rate_step_drop", scope, f"the conversion rate fell to 0 from {stop}", rows[:2]),
                self.entry("may_find", "efficiency.cpa_drift", scope, f"measured CPA rose after {stop} because conversions stopped recording", rows[:2])]
-        return out + off_target_side_effects(self, plan, snap, camps, "depressed by the stopped tracking")
+        return out + off_target_side_effects(self, plan, snap, camps, "the stopped tracking")
 
     def describe(self, plan):
         return f"conversions 0 from day {self.day} on {', '.join(self.roles) if self.roles else 'every campaign'}"
@@ -420,7 +424,7 @@ class MissingValue(Scenario):
         text = (f"campaign {_label(snap, camp.id)} ({camp.bidding}) recorded {m.num(a.conversions)} conversions with "
                 f"conversions_value 0 on every day from {start}, after {m.money(b.value / b.conversions)} per conversion before")
         return ([self.entry("must_find", "tracking.missing_conversion_value", camp.id, text, m.pointers(ai, 4))]
-                + off_target_side_effects(self, plan, snap, [camp.id], "depressed by the missing values"))
+                + off_target_side_effects(self, plan, snap, [camp.id], "the missing values"))
 
     def describe(self, plan):
         return f"{self.role}: conversions_value 0 from day {self.day}"
