@@ -136,7 +136,8 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     assert run_replay(CorrectAssistant(made_up=MADE_UP), fixture_set, tmp_path) == 1
     columns, rows = read_csv(tmp_path)
     assert columns[:5] == ["case_id", "recall", "precision", "fabrication", "missed_ids"]
-    assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs"]
+    assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
+                           "repeats_passed", "pass_all", "pass_any", "flip", "found_in"]
     assert list(rows) == sorted(c.case_id for c in fixture_set.cases)
     assert rows["c07-clean-steady"]["kind"] == "clean"
 
@@ -145,7 +146,7 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     assert manifest["prompt_sha256"] == assistant.prompt_sha256()
     assert manifest["case_set_hash"] == fixture_set.digest()
     assert manifest["backend"] == "replay" and manifest["status"] == "complete"
-    assert manifest["thresholds"] == {"min_mean_recall": 0.9, "max_fabrications": 0}
+    assert manifest["thresholds"] == {"min_mean_recall": 0.9, "max_fabrications": 0, "max_unparseable": 0}
     assert manifest["summary"]["cases"] == len(fixture_set.cases)
 
     case_file = tmp_path / "results" / VERSION / "cases" / f"{MADE_UP[0]}.json"
