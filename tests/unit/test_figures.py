@@ -116,6 +116,7 @@ FIGURE_CASES = [
     # platform constants, only where the text names the platform's rule
     ("Google allows up to 2x the daily budget", G, "platform constant: Google"),
     ("within Meta's 1.25x daily cap", G, "platform constant: Meta"),
+    ("Meta's 1.75x allowance since 2025-05-29", G, "platform constant: Meta lets a day spend up to 1.75x"),
     ("Meta may spend 25% above the daily budget", G, "platform constant: Meta lets a day spend up to 25% above"),
     ("Google may spend up to 200% of the daily budget", G, "platform constant: Google"),
     ("1.25x the daily budget", F, ""),
