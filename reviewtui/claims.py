@@ -15,7 +15,8 @@ saying the claim, when in its own clause:
 - or the words right after it deny it ("... is ruled out", "... was not
   exceeded", "... does not apply", "... is not the case");
 - or the sentence takes it back: "looks behind budget on a straight line,
-  but I do not believe it is".
+  but I do not believe it is", "an overspend ... that, as far as I can
+  tell, is not there".
 
 A clause ends at ``. ; : ! ?``, a comma, a dash, and "but", "however",
 "although", "though", "while", "whereas", "yet", "so", "because", "and".
@@ -53,10 +54,11 @@ _DENIED_AFTER = re.compile(
     r"does\s+not\s+apply|doesn['\u2019]t\s+apply)\b"
 )
 
-# "X looks behind budget on a straight line, but I do not believe it is": taken back in the same sentence.
+# Taken back in the same sentence: "X looks behind budget on a straight line, but I do not believe
+# it is", "would have suggested an overspend of 15% that, as far as I can tell, is not there".
 _TAKEN_BACK = re.compile(
-    r"(?i)[^.;!?\n]*?\bbut\s+(?:(?:I|we)\s+(?:do\s+not|don['\u2019]t)\s+(?:believe|think)\s+(?:it|so|that|this)|"
-    r"(?:it|this|that)\s+(?:is|was)\s+not)\b")
+    r"(?i)[^.;!?\n]*?(?:\bbut\s+(?:(?:I|we)\s+(?:do\s+not|don['\u2019]t)\s+(?:believe|think)\s+(?:it|so|that|this)|"
+    r"(?:it|this|that)\s+(?:is|was)\s+not)|\b(?:is|was|are|were)\s+not\s+(?:there|real))\b")
 
 
 class Pattern(Protocol):

@@ -81,6 +81,7 @@ SENTENCES = [
     ("Conversions are not double counted.", None),
     ("Campaign 333 has not stopped serving.", None),
     ("Recent demo requests look low, but I do not think tracking is broken.", None),
+    ("The raw export would have suggested an underspend of 15% that, as far as I can tell, is not there.", None),
 ]
 
 
