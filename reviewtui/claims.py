@@ -27,6 +27,8 @@ is the pattern's own business and is left alone.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from typing import Iterator, Protocol, Sequence
 
@@ -65,19 +67,35 @@ class Pattern(Protocol):
     def finditer(self, text: str) -> Iterator[re.Match[str]]: ...
 
 
-def _clause_around(text: str, start: int, end: int) -> tuple[str, str]:
-    """(the clause's text before the match, the clause's text after it)."""
-    begin = 0
-    for boundary in _CLAUSE_END.finditer(text, 0, start):
-        begin = boundary.end()
-    after = _CLAUSE_END.search(text, end)
-    return text[begin:start], text[end:after.start() if after else len(text)]
+MAX_MATCHES = 500  # matches judged per pattern and text: a pattern matching everywhere costs no more
+_BEFORE_WINDOW = 160  # a denial stands at most a few filler words before the mention
+
+
+class _Clauses:
+    """Where the clauses of one text end, for quick lookups around each match."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._bounds = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(text)]
+        self._starts = [a for a, _ in self._bounds]
+
+    def around(self, start: int, end: int) -> tuple[str, str]:
+        """(the clause's text before the match, the clause's text after it)."""
+        i = bisect.bisect_left(self._starts, start)
+        begin = self._bounds[i - 1][1] if i else 0
+        # a boundary inside the match itself ("under-?spend" in "under-spend") does not end it
+        j = bisect.bisect_left(self._starts, end)
+        stop = self._bounds[j][0] if j < len(self._bounds) else len(self.text)
+        return self.text[min(start, max(begin, start - _BEFORE_WINDOW)):start], self.text[end:stop]
+
+    def is_denied(self, start: int, end: int) -> bool:
+        before, after = self.around(start, end)
+        return bool(_DENIED_BEFORE.search(before) or _DENIED_AFTER.match(after) or _TAKEN_BACK.match(self.text, end))
 
 
 def is_denied(text: str, start: int, end: int) -> bool:
     """Is the mention at ``text[start:end]`` negated or ruled out by its own clause?"""
-    before, after = _clause_around(text, start, end)
-    return bool(_DENIED_BEFORE.search(before) or _DENIED_AFTER.match(after) or _TAKEN_BACK.match(text, end))
+    return _Clauses(text).is_denied(start, end)
 
 
 def affirmed_match(patterns: Sequence[Pattern], text: str) -> tuple[int, re.Match[str]] | None:
@@ -86,8 +104,12 @@ def affirmed_match(patterns: Sequence[Pattern], text: str) -> tuple[int, re.Matc
     The patterns are one must_not_say entry's: a mention inside a denied match of another of
     them is denied too ("no day exceeded the daily cap" denies "daily cap" as well).
     """
-    matches = [(i, m) for i, pattern in enumerate(patterns) for m in pattern.finditer(text)]
-    denied = [(m.start(), m.end()) for _, m in matches if is_denied(text, m.start(), m.end())]
+    matches = [(i, m) for i, pattern in enumerate(patterns)
+               for m in itertools.islice(pattern.finditer(text), MAX_MATCHES)]
+    if not matches:
+        return None
+    clauses = _Clauses(text)
+    denied = [(m.start(), m.end()) for _, m in matches if clauses.is_denied(m.start(), m.end())]
     for i, m in matches:
         if not any(a <= m.start() and m.end() <= b for a, b in denied):
             return i, m
