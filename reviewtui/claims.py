@@ -69,6 +69,7 @@ class Pattern(Protocol):
 
 MAX_MATCHES = 500  # matches judged per pattern and text: a pattern matching everywhere costs no more
 _BEFORE_WINDOW = 160  # a denial stands at most a few filler words before the mention
+_AFTER_WINDOW = 300  # and a sentence takes a mention back within a few words after it
 
 
 class _Clauses:
@@ -90,7 +91,7 @@ class _Clauses:
 
     def is_denied(self, start: int, end: int) -> bool:
         before, after = self.around(start, end)
-        return bool(_DENIED_BEFORE.search(before) or _DENIED_AFTER.match(after) or _TAKEN_BACK.match(self.text, end))
+        return bool(_DENIED_BEFORE.search(before) or _DENIED_AFTER.match(after) or _TAKEN_BACK.match(self.text, end, end + _AFTER_WINDOW))
 
 
 def is_denied(text: str, start: int, end: int) -> bool:
