@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ... import disputes
-from ...cases import Case, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
+from ...cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
 from ...history import History
 from ...snapshot import Snapshot, SnapshotError
 from ...writeup import Writeup, parse_writeup
@@ -464,32 +464,47 @@ class AuthorScreen(Screen):
 
         def answer(choice: str | None) -> None:
             if choice == "k":
-                try:
-                    self.case.doc.save(mine)
-                except OSError as exc:
-                    self.notify(f"Could not write {mine.name}: {exc}", severity="error", timeout=10)
-                    return
-                self.reload_from_disk()
-                self.notify(f"Your version is in {self.case.case_id}/{mine.name}; the editor now shows the file on disk. "
-                            "Merge by hand, then delete the .mine file.", timeout=15)
-            elif choice == "r":
-                self.reload_from_disk()
+                self.keep_both(mine)
+            elif choice == "r" and self.reload_from_disk():
                 self.notify("Reloaded expected.yaml from disk; your edits were dropped")
 
         self.app.push_screen(
             ConfirmModal(
                 "expected.yaml changed on disk",
                 f"{self.case.case_id}/expected.yaml was changed by someone else since you opened it; "
-                "saving would overwrite their change.",
-                [("r", "Reload theirs (drop my edits)"), ("k", f"Keep both (mine to {mine.name})"), ("c", "Cancel")],
+                "saving would overwrite their change. Keep both writes yours to a new expected.yaml.mine file "
+                "(numbered if one exists) and shows theirs.",
+                [("r", "Reload theirs (drop mine)"), ("k", "Keep both"), ("c", "Cancel")],
             ),
             answer,
         )
 
-    def reload_from_disk(self) -> None:
-        self.case.doc = ExpectedDoc.load(self.case.expected_path)
-        self.history.reset(self.case.doc)
+    def keep_both(self, mine: Path) -> None:
+        """Write our version to a new .mine file (never over an earlier one), then show the file on disk."""
+        try:
+            written = self.case.doc.save_copy(mine)
+        except OSError as exc:
+            self.notify(f"Could not write {mine.name}: {exc}; your edits are still here", severity="error", timeout=10)
+            return
+        if self.reload_from_disk():
+            self.notify(f"Your version is in {self.case.case_id}/{written.name}; the editor now shows the file on disk. "
+                        f"Merge by hand, then delete {written.name}.", timeout=15)
+        else:
+            self.notify(f"Your version is also in {self.case.case_id}/{written.name}.", timeout=15)
+
+    def reload_from_disk(self) -> bool:
+        """Show expected.yaml as it is on disk. A file that does not parse is not loaded: the error
+        is shown and the edits stay (returns False)."""
+        try:
+            doc = ExpectedDoc.load(self.case.expected_path)
+        except CaseFileError as exc:
+            self.notify(f"Not reloaded, your edits are kept: {exc}", title="expected.yaml on disk does not parse",
+                        severity="error", timeout=15)
+            return False
+        self.case.doc = doc
+        self.history.reset(doc)
         self.after_edit()
+        return True
 
     # -- leaving ---------------------------------------------------------------------------------
 
