@@ -400,25 +400,29 @@ class AuthorScreen(Screen):
             self._ask_reopen(existing)
             return
         rows = self.panel.marked_rows() if self.panel is not None else []
-        modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows)
+        added: list[disputes.Dispute] = []
 
-        def save(draft: DisputeDraft | None) -> None:
-            if draft is None:
-                return
+        def submit(draft: DisputeDraft) -> str | None:
+            """Write the entry; the modal (and what was typed in it) stays until this succeeds."""
             try:
-                entry = disputes.append_dispute(
+                added.append(disputes.append_dispute(
                     self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
                     rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
-                )
-            except (OSError, ValueError) as exc:
-                self.notify(f"disputed.md not changed: {exc}", severity="error", timeout=8)
+                ))
+            except (OSError, ValueError, disputes.DisputeFileError) as exc:
+                return f"disputed.md not changed: {exc}"
+            return None
+
+        def done(draft: DisputeDraft | None) -> None:
+            if draft is None or not added:
                 return
             if self.panel is not None:
                 self.panel.clear_marks()
             self.refresh_marks()
-            self.notify(f"{entry.id} added to disputed.md")
+            self.notify(f"{added[0].id} added to disputed.md")
 
-        self.app.push_screen(modal, save)
+        modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows, submit=submit)
+        self.app.push_screen(modal, done)
 
     def _ask_reopen(self, existing: disputes.Dispute) -> None:
         def answer(choice: str | None) -> None:
