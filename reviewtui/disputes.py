@@ -26,6 +26,7 @@ was reopened (``numbering_problems`` checks it).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,7 +136,8 @@ def _parse_bytes(path: Path, raw: bytes | None) -> DisputeFile:
 
 
 def parse(path: Path, text: str) -> DisputeFile:
-    headings = [m for m in _HEADING.finditer(text) if not _in_fence(text, m.start())]
+    fences = _fences(text)
+    headings = [m for m in _HEADING.finditer(text) if not _in_fence(fences, m.start())]
     sections: list[Section] = []
     closing_start = None
     level2 = [m for m in headings if len(m.group(1)) == 2]
@@ -153,8 +155,13 @@ def parse(path: Path, text: str) -> DisputeFile:
     return DisputeFile(path, text, sections, closing_start, set(_TOMBSTONE.findall(text)))
 
 
-def _in_fence(text: str, pos: int) -> bool:
-    return len(_FENCE.findall(text, 0, pos)) % 2 == 1
+def _fences(text: str) -> list[int]:
+    """Where each code-fence line starts (once per parse: a large file has thousands of headings)."""
+    return [m.start() for m in _FENCE.finditer(text)]
+
+
+def _in_fence(fences: list[int], pos: int) -> bool:
+    return bisect.bisect_left(fences, pos) % 2 == 1
 
 
 def _dispute(writeup: str, text: str, heading: re.Match[str], end: int) -> Dispute:
@@ -176,7 +183,8 @@ def next_id(df: DisputeFile, writeup: str) -> str:
     included), and so does every reopened entry's tombstone.
     """
     prefix = writeup_prefix(writeup)
-    ids = [m.group(1) for m in _ENTRY_HEADING.finditer(df.text) if not _in_fence(df.text, m.start())]
+    fences = _fences(df.text)
+    ids = [m.group(1) for m in _ENTRY_HEADING.finditer(df.text) if not _in_fence(fences, m.start())]
     numbers = [n for entry_id in ids + sorted(df.reopened) if (n := _number(entry_id, prefix)) is not None]
     return f"D-{prefix}-{max(numbers, default=0) + 1}"
 
