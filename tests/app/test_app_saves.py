@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from reviewtui import disputes
 from reviewtui.tui.screens.author import AuthorScreen
-from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.runs import RunsScreen
@@ -20,6 +19,23 @@ async def delete_first_entry(pilot, screen: AuthorScreen) -> None:
     screen.query_one("#expectations").focus()
     await pilot.press("down", "delete")
     assert screen.dirty
+
+
+async def form_on_sentence(pilot, sentence: str, key: str):
+    """Open the case, move to ``sentence`` and press ``key`` (1 / 2 / 3 tag, d dispute): (author screen, form)."""
+    screen = await open_case(pilot, CASE)
+    await go_to_sentence(pilot, screen, sentence)
+    await pilot.press(key)
+    await pilot.pause()
+    return screen, pilot.app.screen
+
+
+async def fill_dispute(pilot) -> None:
+    await type_text(pilot, "brand spent 249.00")
+    await pilot.press("tab", "tab")
+    await type_text(pilot, "no plan in the snapshot")
+    await pilot.press("enter")
+    await pilot.pause()
 
 
 def author_screens(app) -> list[AuthorScreen]:
@@ -106,17 +122,9 @@ async def test_a_dispute_that_cannot_be_written_keeps_its_form_and_text(repo):
     disputed.chmod(0o444)
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
-        await pilot.press("d")
-        await pilot.pause()
-        modal = app.screen
+        screen, modal = await form_on_sentence(pilot, BRAND_SENTENCE, "d")
         assert isinstance(modal, DisputeModal)
-        await type_text(pilot, "brand spent 249.00")
-        await pilot.press("tab", "tab")
-        await type_text(pilot, "no plan in the snapshot")
-        await pilot.press("enter")
-        await pilot.pause()
+        await fill_dispute(pilot)
         assert app.screen is modal
         assert "read-only" in str(modal.query_one("#dispute-error").render())
         assert modal.query_one("#dispute-rows-show").value == "brand spent 249.00"
@@ -132,11 +140,7 @@ async def test_a_dispute_that_cannot_be_written_keeps_its_form_and_text(repo):
 async def test_quitting_with_a_filled_form_asks_first(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await go_to_sentence(pilot, screen, SEARCH_TERMS_SENTENCE)
-        await pilot.press("1")
-        await pilot.pause()
-        form = app.screen
+        _screen, form = await form_on_sentence(pilot, SEARCH_TERMS_SENTENCE, "1")
         assert isinstance(form, TagModal) and not form.has_typed_text
         await type_text(pilot, "waste.zero")
         await pilot.press("ctrl+q")
@@ -156,11 +160,8 @@ async def test_quitting_with_a_filled_form_asks_first(repo):
 async def test_quitting_with_a_form_opened_but_not_typed_in_does_not_ask(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await go_to_sentence(pilot, screen, SEARCH_TERMS_SENTENCE)
-        await pilot.press("1")
-        await pilot.pause()
-        assert isinstance(app.screen, TagModal)
+        _screen, form = await form_on_sentence(pilot, SEARCH_TERMS_SENTENCE, "1")
+        assert isinstance(form, TagModal)
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
@@ -186,22 +187,15 @@ async def test_reopening_then_disputing_another_sentence_numbers_by_the_rule(rep
     disputed = repo / "disputed.md"
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await go_to_sentence(pilot, screen, "The account overspends by 40%.")
-        await pilot.press("d")
-        await pilot.pause()
+        screen, confirm = await form_on_sentence(pilot, "The account overspends by 40%.", "d")
+        assert isinstance(confirm, ConfirmModal)
         await pilot.press("o")  # reopen D-wu01-1
         await pilot.pause()
         await go_to_sentence(pilot, screen, BRAND_SENTENCE)
         await pilot.press("d")
         await pilot.pause()
-        await type_text(pilot, "brand spent 249.00")
-        await pilot.press("tab", "tab")
-        await type_text(pilot, "no plan in the snapshot")
-        await pilot.press("enter")
-        await pilot.pause()
+        await fill_dispute(pilot)
         assert isinstance(app.screen, AuthorScreen)
     df = disputes.load(disputed)
     assert [d.id for d in df.for_writeup("writeups/wu01-shoes.md")] == ["D-wu01-2"]  # 1 was reopened: never reused
     assert disputes.numbering_problems(df) == []
-    assert isinstance(CasesScreen, type)

@@ -22,23 +22,10 @@ import pytest
 from reviewtui import disputes
 from reviewtui.cases import ExpectedDoc, ExternalChangeError, load_case_set
 
+from tests.unit.test_cases import EXPECTED, write_case
+
 REPO = Path(__file__).resolve().parents[2]
 EVERY_COMMENT = REPO / "tests" / "fixtures" / "yaml" / "every_comment.yaml"
-
-EXPECTED = """\
-# checked by hand
-case: c01-demo
-kind: ordinary
-must_find:
-  - id: tracking.conversions_stopped@333
-    evidence: Conversions are 0 from 2025-03-09
-may_find:
-  - id: waste.zero_conv_search_terms
-    evidence: 14 terms spent 1,240.50 with no conversions
-must_not_say:
-  - id: pacing.overspend
-    evidence: spend to date is on pace
-"""
 
 DISPUTED = """\
 # Disputed claims
@@ -286,7 +273,7 @@ def test_windows_line_endings_are_kept(tmp_path):
 def test_a_long_evidence_line_is_not_folded_and_its_comment_stays_beside_it(tmp_path):
     long_line = "    evidence: " + " ".join(f"day {n} cost {n}.00" for n in range(400)) + "  # the whole month"
     assert len(long_line) > 4096
-    text = EXPECTED.replace("    evidence: Conversions are 0 from 2025-03-09", long_line)
+    text = EXPECTED.replace("    evidence: Conversions are 0 from 2025-03-09 while clicks hold near 410 a day", long_line)
     path = write(tmp_path / "expected.yaml", text)
     doc = ExpectedDoc.load(path)
     doc.remove_entry("must_not_say", 0)
@@ -376,8 +363,6 @@ def test_reopen_then_dispute_gives_a_fresh_number_and_the_numbering_rule_holds(t
 
 
 def test_the_case_set_digest_is_of_the_bytes_that_were_read(tmp_path):
-    from tests.unit.test_cases import write_case
-
     case_dir = write_case(tmp_path)
     case_set = load_case_set(tmp_path)
     before = case_set.digest()
