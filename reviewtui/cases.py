@@ -19,8 +19,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from . import taxonomy
-from .atomic import atomic_write_text
+from . import taxonomy, yaml_comments
+from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
 
 LISTS = ("must_find", "may_find", "must_not_say")
@@ -61,7 +61,8 @@ class ExternalChangeError(Exception):
 def _yaml() -> YAML:
     y = YAML(typ="rt")
     y.preserve_quotes = True
-    y.width = 4096  # never fold a long evidence line
+    y.width = 1 << 30  # never fold a long evidence line (a fold also pushed its comment far out)
+    y.Emitter = yaml_comments.Emitter  # keeps comments inside multi-line flow lists
     y.indent(mapping=2, sequence=4, offset=2)
     return y
 
@@ -89,10 +90,12 @@ def _line(node: Any, key: Any = None) -> int:
 class ExpectedDoc:
     """An expected.yaml held as a round-trip tree, for editing with comments kept."""
 
-    def __init__(self, path: Path, data: CommentedMap, raw: bytes) -> None:
+    def __init__(self, path: Path, data: CommentedMap, raw: bytes, newline: str = "\n") -> None:
         self.path = path
         self.data = data
-        self.loaded_digest = hashlib.sha256(raw).hexdigest()
+        self.raw = raw  # the bytes parsed: the case-set digest hashes exactly these
+        self.newline = newline  # the file's own line ending, kept on save
+        self.loaded_digest = sha256(raw)
 
     @classmethod
     def load(cls, path: str | Path) -> "ExpectedDoc":
@@ -106,7 +109,7 @@ class ExpectedDoc:
     @classmethod
     def parse(cls, path: Path, raw: bytes) -> "ExpectedDoc":
         try:
-            text = raw.decode("utf-8")
+            text, newline = decode_text(raw)
         except UnicodeDecodeError as exc:
             raise CaseFileError(Problem(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")) from None
         try:
@@ -122,7 +125,7 @@ class ExpectedDoc:
             data = CommentedMap()
         if not isinstance(data, CommentedMap):
             raise CaseFileError(Problem(path, 1, "expected.yaml must be a mapping with keys case, kind, must_find, ..."))
-        return cls(path, data, raw)
+        return cls(path, data, raw, newline)
 
     # -- editing ------------------------------------------------------------
 
@@ -144,7 +147,7 @@ class ExpectedDoc:
         seq = self.entries(list_name)
         node = _entry_node(entry)
         if index is None or index >= len(seq):
-            seq.append(node)
+            yaml_comments.append_entry(seq, node)
             return len(seq) - 1
         seq.insert(index, node)
         return index
@@ -159,18 +162,9 @@ class ExpectedDoc:
                 node[key] = _flow_list(value) if isinstance(value, list) else value
 
     def remove_entry(self, list_name: str, index: int) -> dict[str, Any]:
-        seq = self.entries(list_name)
-        removed = seq.pop(index)
-        if not seq:
-            # An emptied block list would keep the comments that stood above its items and
-            # dump as invalid YAML; a fresh `[]` drops them.
-            empty = CommentedSeq()
-            empty.fa.set_flow_style()
-            self.data[list_name] = empty
-            key_comments = self.data.ca.items.get(list_name)
-            if key_comments and len(key_comments) > 3:
-                key_comments[3] = None
-        return _plain(removed)
+        """Remove an entry with its own lines and comments; every other comment stays (yaml_comments)."""
+        self.entries(list_name)
+        return _plain(yaml_comments.remove_entry(self.data, list_name, index))
 
     def entry(self, list_name: str, index: int) -> dict[str, Any]:
         return _plain(self.entries(list_name)[index])
@@ -182,24 +176,41 @@ class ExpectedDoc:
         _yaml().dump(self.data, buf)
         return buf.getvalue()
 
+    def dump_bytes(self) -> bytes:
+        """The file as it is saved: the dump with the file's own line endings."""
+        return encode_text(self.dump(), self.newline)
+
     def changed_on_disk(self) -> bool:
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return True
-        return hashlib.sha256(raw).hexdigest() != self.loaded_digest
+        return sha256(raw) != self.loaded_digest
 
-    def save(self, path: str | Path | None = None, *, force: bool = False) -> None:
-        """Write atomically. Refuses (ExternalChangeError) when the file changed since load, unless ``force``."""
-        target = Path(path) if path is not None else self.path
-        if not force and target == self.path and self.changed_on_disk():
-            raise ExternalChangeError(
-                f"{self.path} changed on disk since it was loaded; reload it or save elsewhere"
-            )
-        text = self.dump()
-        atomic_write_text(target, text)
-        if target == self.path:
-            self.loaded_digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    def save(self, *, force: bool = False) -> None:
+        """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.atomic).
+
+        Refuses with ExternalChangeError when the file on disk is not the one loaded (or last
+        saved), checked both before the new text is written and right before the rename,
+        unless ``force``. A read-only file raises ReadOnlyFileError (an OSError).
+        """
+        data = self.dump_bytes()
+
+        def build(current: bytes | None) -> bytes:
+            if not force and sha256(current) != self.loaded_digest:
+                raise ExternalChangeError(f"{self.path} changed on disk since it was loaded; reload it or keep both")
+            return data
+
+        try:
+            update_file(self.path, build)
+        except FileChangedError:
+            raise ExternalChangeError(f"{self.path} changed on disk during the save; reload it or keep both") from None
+        self.raw = data
+        self.loaded_digest = sha256(data)
+
+    def save_copy(self, path: str | Path) -> Path:
+        """Write the document to ``path`` as a new file, or to ``path-2``, ``path-3``, ... if taken."""
+        return create_numbered(path, self.dump_bytes())
 
 
 def _flow_list(values: list[Any]) -> CommentedSeq:
@@ -456,13 +467,19 @@ class CaseSet:
         raise KeyError(case_id)
 
     def digest(self) -> str:
-        """SHA-256 over every case's expected.yaml and snapshot.json bytes, in id order."""
+        """SHA-256 over every case's expected.yaml and snapshot.json bytes, in id order.
+
+        The bytes are the ones that were parsed, not the files as they are now: a case saved
+        while a run is scored must not give the run the hash of a version it never read.
+        (A snapshot not loaded with the set is read here.)
+        """
         h = hashlib.sha256()
         for case in sorted(self.cases, key=lambda c: c.case_id):
             h.update(case.case_id.encode())
-            for p in (case.expected_path, case.snapshot_path):
+            snapshot = case.snapshot.text.encode("utf-8") if case.snapshot is not None else case.snapshot_path.read_bytes()
+            for data in (case.doc.raw, snapshot):
                 h.update(b"\0")
-                h.update(p.read_bytes())
+                h.update(data)
         return h.hexdigest()
 
 

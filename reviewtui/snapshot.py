@@ -85,7 +85,8 @@ class Snapshot:
     def load(cls, path: str | Path) -> "Snapshot":
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            # Bytes decoded as they are (no newline translation): ``text`` encodes back to the file's bytes.
+            text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             raise SnapshotError(path, 1, "file not found: every case needs a snapshot.json") from None
         except UnicodeDecodeError as exc:

@@ -94,6 +94,7 @@ def format_says(says: list[str]) -> str:
 
 
 class TagModal(ReviewModal[TagDraft]):
+    FORM = "tag"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save entry"),
