@@ -190,8 +190,9 @@ def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], li
 
     period: dict[str, Any] = {"start": start.isoformat(), "end": end.isoformat(), "as_of": as_of.isoformat(),
                               "last_complete_date": last_complete.isoformat()}
-    if (start.year, start.month) == (end.year, end.month):
-        period["days_in_month"] = calendar.monthrange(start.year, start.month)[1]
+    month_days = calendar.monthrange(start.year, start.month)[1]
+    if start.day == 1 and end == start.replace(day=month_days):  # the period is one whole month
+        period["days_in_month"] = month_days
 
     snapshot: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
