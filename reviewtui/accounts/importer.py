@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from ..atomic import atomic_write_text
+from ..rowcheck import daily_problems
 from ..snapshot import required_field_problems
 from .build import FileRows, Settings, build, campaign_totals_file, campaign_totals_snapshot, cents
 from .csvread import DATE_FORMATS, InputError
@@ -99,12 +100,7 @@ def totals_table(files: list[FileRows], snapshot: dict) -> tuple[list[str], list
 
 
 def validation_problems(snapshot: dict) -> list[str]:
-    problems = required_field_problems(snapshot)
-    try:
-        from ..rowcheck import daily_problems
-    except ImportError:  # a build without the daily-row check still checks the required fields
-        return problems
-    return problems + [p.message for p in daily_problems(snapshot) if p.severity == "error"]
+    return required_field_problems(snapshot) + [msg for severity, msg in daily_problems(snapshot) if severity == "error"]
 
 
 def run(args: argparse.Namespace) -> int:
