@@ -43,3 +43,25 @@ def test_ids_written_as_digits_sort_as_numbers():
     campaigns = tables(SNAP)["campaigns"]
     order = campaigns.view(sort_column="id")
     assert [campaigns.raw(i, "id") for i in order] == ["916", "936", "1178"]
+
+
+async def test_the_status_line_shows_the_current_cell_as_the_snapshot_has_it(repo):
+    from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
+
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, "c01-shoes-tracking")
+        panel = screen.panel
+        panel.active_table.focus()
+        await settle(pilot)
+        columns = panel.active_table.section.columns
+        await pilot.press(*["right"] * columns.index("impressions"))
+        await settle(pilot)
+        status = str(panel.query_one("#snapshot-status").render())
+        raw = panel.active_table.section.raw(panel.active_table.current_index, "impressions")
+        assert f"impressions = {raw}" in status and "," not in raw
+        assert f"{int(raw):,}" in screen_text(app)  # the table shows it with separators
+        await pilot.press(*["right"] * len(columns))  # scrolled sideways to the last column
+        await settle(pilot)
+        assert f"{columns[-1]} = " in str(panel.query_one("#snapshot-status").render())
+        assert columns[-1] in screen_text(app)  # its header is still shown above it
