@@ -138,7 +138,13 @@ def parse_number(text: str, path: Path, line: int, column: str) -> Decimal | Non
     percent = value.endswith("%")
     value = value.rstrip("%").strip()
     negative = value.startswith("(") and value.endswith(")")
-    value = value.strip("()").replace(",", "").replace("\u00a0", "").replace("'", "")
+    value = value.strip("()").replace("\u00a0", "").replace("'", "").replace(" ", "")
+    if "," in value and ("." not in value or value.rfind(",") > value.rfind(".")) and \
+            ("." in value or len(value) - value.rfind(",") - 1 != 3):
+        # a decimal comma (1.234,56 or 12,5), as European-locale exports write it
+        value = value.replace(".", "").replace(",", ".")
+    else:
+        value = value.replace(",", "")
     try:
         number = Decimal(value)
     except InvalidOperation:

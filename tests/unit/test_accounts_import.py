@@ -262,3 +262,33 @@ def test_an_existing_snapshot_is_not_overwritten(tmp_path, capsys):
 def test_rows_outside_the_given_period_are_refused(tmp_path, capsys):
     err = refused(capsys, tmp_path, "--format", "google", FIXTURES / "google_campaign_daily.csv", "--end", "2023-08-10")
     assert "google_campaign_daily.csv:33: the day 2023-08-11 is outside the period 2023-08-01 to 2023-08-10" in err
+
+
+@pytest.mark.parametrize("text,value", [
+    ("1,234.56", "1234.56"), ("1.234,56", "1234.56"), ("12,5", "12.5"), ("1,234", "1234"),
+    ("€1.234,56", "1234.56"), ("$2,041.75", "2041.75"), ("(12.00)", "-12.00"), ("85.23%", "0.8523"),
+    ("< 10%", "0.0999"), ("1 234,56", "1234.56"), ("1.429999948", "1.429999948"),
+])
+def test_numbers_as_exports_write_them(text, value):
+    from reviewtui.accounts.csvread import parse_number
+
+    assert parse_number(text, Path("x.csv"), 2, "Cost") == Decimal(value)
+    assert parse_number("--", Path("x.csv"), 2, "Cost") is None
+
+
+def test_several_files_of_one_account(tmp_path, capsys):
+    lines = (FIXTURES / "meta_ads_ad_level.csv").read_text().splitlines()
+    first, second = tmp_path / "part1.csv", tmp_path / "part2.csv"
+    first.write_text("\n".join(lines[:40]) + "\n")
+    second.write_text("\n".join([lines[0]] + lines[40:]) + "\n")
+    # each file's dates are read on their own: the first half (days 1 to 7) cannot tell DD-MM from MM-DD
+    assert "--date-format 'DD-MM-YYYY'" in refused(capsys, tmp_path, "--format", "meta", first, second)
+    code, out, err = run(capsys, "--format", "meta", first, second, "--date-format", "DD-MM-YYYY",
+                         "-o", tmp_path / "both.json")
+    assert code == 0, err
+    whole = file_totals(FIXTURES / "meta_ads_ad_level.csv", "Campaign ID", "Amount spent (USD)")
+    assert snapshot_totals(json.loads((tmp_path / "both.json").read_text())) == whole
+    # a second file in another currency is refused
+    second.write_text(second.read_text().replace("Amount spent (USD)", "Amount spent (EUR)"))
+    err = refused(capsys, tmp_path, "--format", "meta", first, second, "--date-format", "DD-MM-YYYY")
+    assert "the currency changes from USD" in err and "to EUR" in err
