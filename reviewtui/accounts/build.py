@@ -145,14 +145,17 @@ def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], li
     if not any("campaign_id" in r.text for r in rows):
         notes.append("the export has no campaign id column: campaign names are used as ids")
 
+    # An export leaves a cell empty for none (Meta's blank, Google's --): a metric the
+    # export has is 0 on a row without it, so every daily row carries the same fields.
+    exported = {m for r in rows for m in SUMMED if r.numbers.get(m) is not None}
     daily: list[dict[str, Any]] = []
     summed_cells = 0
     for (day, key), group in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         out: dict[str, Any] = {"date": day.isoformat(), "campaign_id": key}
         for metric in SUMMED:
-            values = [r.numbers[metric] for r in group if r.numbers.get(metric) is not None]
-            if values:
-                out[metric] = _num(sum(values, Decimal(0)))
+            if metric in exported:
+                out[metric] = _num(sum((r.numbers[metric] for r in group if r.numbers.get(metric) is not None),
+                                       Decimal(0)))
         if len(group) == 1:
             for metric in NOT_SUMMED:
                 if group[0].numbers.get(metric) is not None:

@@ -66,6 +66,9 @@ def test_meta_ad_level_export_sums_to_campaign_days_and_agrees_to_the_cent(tmp_p
     assert snap["platform"] == "meta_ads" and snap["source"]["grain"] == "ad"
     assert snap["account"] == {"id": "act_42", "currency_code": "USD", "time_zone": "America/New_York"}
     # one row per campaign and day; the ad rows kept unsummed, cost text as exported
+    # an empty cell is none: every daily row carries the metrics the export has (0 where empty)
+    assert all(r["conversions"] == 0 for r in snap["daily"] if r["campaign_id"] == "120201234567890003")
+    assert all(set(r) >= {"impressions", "clicks", "cost", "conversions", "conversions_value"} for r in snap["daily"])
     keys = [(r["date"], r["campaign_id"]) for r in snap["daily"]]
     assert len(keys) == len(set(keys))
     src_rows = list(csv.DictReader(src.read_text().splitlines()))
