@@ -131,7 +131,8 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     assert run_replay(CorrectAssistant(made_up=MADE_UP), fixture_set, tmp_path) == 1
     columns, rows = read_csv(tmp_path)
     assert columns[:5] == ["case_id", "recall", "precision", "fabrication", "missed_ids"]
-    assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs"]
+    assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
+                           "repeats_passed", "pass_all", "pass_any", "flip", "found_in"]
     assert list(rows) == sorted(c.case_id for c in fixture_set.cases)
     assert rows["c07-clean-steady"]["kind"] == "clean"
 
@@ -140,7 +141,7 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     assert manifest["prompt_sha256"] == assistant.prompt_sha256()
     assert manifest["case_set_hash"] == fixture_set.digest()
     assert manifest["backend"] == "replay" and manifest["status"] == "complete"
-    assert manifest["thresholds"] == {"min_mean_recall": 0.9, "max_fabrications": 0}
+    assert manifest["thresholds"] == {"min_mean_recall": 0.9, "max_fabrications": 0, "max_unparseable": 0}
     assert manifest["summary"]["cases"] == len(fixture_set.cases)
 
     case_file = tmp_path / "results" / VERSION / "cases" / f"{MADE_UP[0]}.json"
@@ -331,7 +332,7 @@ def test_prompt_hash_guard_refuses_results_of_other_prompt_text(fixture_set, tmp
     manifest_before = (tmp_path / "results" / VERSION / "manifest.json").read_bytes()
     capsys.readouterr()
 
-    monkeypatch.setattr(assistant, "prompt_sha256", lambda: "f" * 64)  # the prompt text was edited
+    monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "f" * 64)  # the prompt text was edited
     assert run_replay(EmptyAssistant(), fixture_set, tmp_path) == 2
     err = capsys.readouterr().err
     assert "bump PROMPT_VERSION in reviewtui/assistant.py" in err
