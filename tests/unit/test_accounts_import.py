@@ -295,3 +295,32 @@ def test_several_files_of_one_account(tmp_path, capsys):
     second.write_text(second.read_text().replace("Amount spent (USD)", "Amount spent (EUR)"))
     err = refused(capsys, tmp_path, "--format", "meta", first, second, "--date-format", "DD-MM-YYYY")
     assert "the currency changes from USD" in err and "to EUR" in err
+
+
+def test_meta_results_count_only_conversion_results_and_the_summary_row_is_dropped(tmp_path, capsys):
+    src = FIXTURES / "meta_results_bom.csv"  # UTF-8 with BOM, every cell quoted, CRLF, no campaign ids
+    code, out, err = run(capsys, "--format", "meta", src, "-o", tmp_path / "r.json")
+    assert code == 0, err
+    snap = json.loads((tmp_path / "r.json").read_text())
+    assert "line 2: dropped: summary row" in out and "7 row(s) read, 6 used, 1 dropped" in out
+    by_campaign = defaultdict(float)
+    for row in snap["daily"]:
+        by_campaign[row["campaign_id"]] += row["conversions"]
+    assert by_campaign == {"Herbst Sale | Conversions": 10, "Brand | Reach | DE": 0}  # reach results are not conversions
+    assert "campaign names are used as ids" in out
+    expected = file_totals(src, "Campaign name", "Amount spent (EUR)")
+    expected.pop("", None)  # the summary row
+    assert {k: to_cent(v) for k, v in snapshot_totals(snap).items()} == {k: to_cent(v) for k, v in expected.items()}
+
+
+def test_google_excel_download_utf16_tab_separated(tmp_path, capsys):
+    code, out, err = run(capsys, "--format", "google", FIXTURES / "google_excel_utf16.csv", "-o", tmp_path / "u.json")
+    assert code == 0, err
+    assert "12 row(s) read, 9 used, 3 dropped" in out
+    snap = json.loads((tmp_path / "u.json").read_text())
+    lines = (FIXTURES / "google_excel_utf16.csv").read_text(encoding="utf-16").splitlines()[2:]
+    expected: dict[str, Decimal] = defaultdict(Decimal)
+    for row in csv.DictReader(lines, delimiter="\t"):
+        if not row["Day"].startswith("Total:"):
+            expected[row["Campaign ID"]] += Decimal(row["Cost"].replace(",", ""))
+    assert {k: to_cent(v) for k, v in snapshot_totals(snap).items()} == dict(expected)
