@@ -190,7 +190,8 @@ def detect_date_format(values: list[tuple[int, str]], path: Path, column: str) -
     if not present:
         raise InputError(path, values[0][0] if values else 1, "no dates in the column", column)
     fitting = [name for name, fmt in DATE_FORMATS.items() if all(_try(fmt, v) for _ln, v in present)]
-    if len(fitting) == 1:
+    readings = {tuple(_try(DATE_FORMATS[name], v) for _ln, v in present) for name in fitting}
+    if len(readings) == 1:  # one format, or several that read every value alike ("May 1, 2023")
         return fitting[0]
     if len(fitting) > 1:
         ln, v = present[0]

@@ -324,3 +324,17 @@ def test_google_excel_download_utf16_tab_separated(tmp_path, capsys):
         if not row["Day"].startswith("Total:"):
             expected[row["Campaign ID"]] += Decimal(row["Cost"].replace(",", ""))
     assert {k: to_cent(v) for k, v in snapshot_totals(snap).items()} == dict(expected)
+
+
+@pytest.mark.parametrize("values,fmt", [
+    (["May 1, 2023", "May 2, 2023"], "Mon D, YYYY"),  # also "Month D, YYYY": the same dates either way
+    (["Aug 1, 2023", "Aug 31, 2023"], "Mon D, YYYY"),
+    (["August 1, 2023"], "Month D, YYYY"),
+    (["01/08/2023", "13/08/2023"], "DD/MM/YYYY"),  # the 13th settles it
+    (["08/01/2023", "08/13/2023"], "MM/DD/YYYY"),
+    (["17-08-2017", "18-08-2017"], "DD-MM-YYYY"),
+])
+def test_date_formats_are_read_when_the_values_settle_them(values, fmt):
+    from reviewtui.accounts.csvread import detect_date_format
+
+    assert detect_date_format(list(enumerate(values, 2)), Path("x.csv"), "Day") == fmt
