@@ -142,6 +142,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     atomic_write_text(target, json.dumps(snapshot, indent=1, ensure_ascii=False) + "\n")
     p(f"wrote {target}")
+    if target.name == "snapshot.json" and not (target.parent / "expected.yaml").exists():
+        p(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the case set, "
+          "then write expected.yaml beside it")
     return EXIT_OK
 
 
