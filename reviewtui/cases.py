@@ -21,6 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from . import taxonomy, yaml_comments
 from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
+from .rowcheck import daily_problems
 from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
 
 LISTS = ("must_find", "may_find", "must_not_say")
@@ -389,6 +390,8 @@ def validate_case(case: Case) -> list[Problem]:
     if snapshot is not None:
         for msg in required_field_problems(snapshot.data):
             problems.append(Problem(snapshot.path, 1, msg + "; add it to the snapshot"))
+        problems += [Problem(snapshot.path, snapshot.line_of("/daily"), msg, severity)
+                     for severity, msg in daily_problems(snapshot.data)]
     campaign_ids = snapshot.campaign_ids if snapshot is not None else set()
 
     seen: dict[str, tuple[str, int]] = {}

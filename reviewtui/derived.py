@@ -207,6 +207,8 @@ class _Period:
         last = parse_day(period.get("last_complete_date"))
         if last is None and self.as_of is not None:
             last = self.as_of - timedelta(days=1)
+            if self.end is not None and last > self.end:  # a closed period ends at its last day
+                last = self.end
         if last is None and seen:
             last = seen[-1]
         self.last_complete = last
@@ -567,7 +569,9 @@ def window_numbers(
     if account is not None:
         out += [("share of account cost", _ratio(sums[_COST], account[_COST])),
                 ("share of account conversions", _ratio(sums[_CONV], account[_CONV])),
-                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE]))]
+                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE])),
+                # with no target, the account's own CPA is the reference a campaign is read against
+                ("CPA over account CPA", _ratio(cpa, _ratio(account[_COST], account[_CONV])))]
     return out
 
 

@@ -225,6 +225,10 @@ class SnapshotPanel(Vertical):
         parts = []
         if table is not None:
             parts.append(table.current_pointer or "(no rows shown)")
+            index, columns = table.current_index, table.section.columns
+            if index is not None and columns and table.cursor_column < len(columns):
+                column = columns[table.cursor_column]
+                parts.append(f"{column} = {table.section.raw(index, column) or '(none)'}")  # as the snapshot has it
             shown = len(table.order)
             total = len(table.section)
             parts.append(f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows")

@@ -186,6 +186,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def watch_cursor_column(self) -> None:
         self.refresh()
+        self.post_message(self.CursorMoved(self, self.current_pointer))  # the status line shows the cell's raw value
         x = self._label_width + sum(w + 2 for w in self._widths[: self.cursor_column])
         width = self._widths[self.cursor_column] + 2 if self._widths else 0
         view = self.scrollable_content_region.width - self._label_width
