@@ -22,8 +22,9 @@ REQUIRED_PERIOD = ("start", "end", "as_of")
 # hostile period cannot make the per-day tables grow without end.
 MAX_PERIOD_DAYS = 366
 PERIOD_YEARS = (2000, 2100)  # dates outside these years are refused: no real account, and no date overflow
-# Real snapshots: under 60 KB, 5 levels deep, 150 rows, 40-character strings.
-LIMITS = Limits("snapshot.json", max_bytes=16 << 20, max_depth=32, max_items=50_000, max_chars=2_000)
+# Real snapshots: under 60 KB, 5 levels deep, 150 rows, 40-character strings; the app is
+# built to open 100,000 rows (about 15 MB).
+LIMITS = Limits("snapshot.json", max_bytes=32 << 20, max_depth=32, max_items=200_000, max_chars=2_000)
 
 
 class SnapshotError(Exception):

@@ -5,7 +5,7 @@ outputs are all untrusted: this module holds the one implementation of each
 rule they pass through, so the CLI, the core and the app apply the same ones.
 
 - ``printable``: control characters (terminal escapes, bidi overrides) shown
-  as visible ``\\x1b``-style escapes before anything reaches a terminal.
+  as visible characters (ESC as ␛) before anything reaches a terminal.
 - ``says_regex``: ``says`` patterns run on RE2, which matches in linear time,
   so no pattern can hang a run; a pattern RE2 cannot run is refused.
 - ``read_bytes_limited``, ``check_tree``: file sizes, nesting, list lengths and
@@ -27,25 +27,27 @@ from typing import Any
 
 import re2
 
-# C0 controls except tab and newline, DEL, C1 controls, and the bidirectional
-# marks and overrides that reorder what a terminal shows.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_CONTROL_OR_BREAK = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+# Each control character becomes one visible character of the same length, so
+# styled text keeps its spans: C0 controls and DEL their Unicode "control
+# pictures" (ESC shows as ␛), C1 controls and the bidirectional marks and
+# overrides (which reorder what a terminal shows) the replacement character.
+_PICTURES = {code: 0x2400 + code for code in range(0x20)} | {0x7F: 0x2421}
+_OTHERS = dict.fromkeys([*range(0x80, 0xA0), 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                         0x2028, 0x2029], 0xFFFD)
+_ONE_LINE = str.maketrans(_PICTURES | _OTHERS)
+# With line breaks kept, a carriage return (of a CRLF file) becomes a blank.
+_MULTI_LINE = str.maketrans({k: v for k, v in (_PICTURES | _OTHERS).items() if k not in (0x09, 0x0A)} | {0x0D: 0x20})
 
 
 def printable(value: Any, *, one_line: bool = False) -> str:
-    """``value`` as text with every control character shown as an escape (``\\x1b``).
+    """``value`` as text with every control character replaced by a visible one (ESC as ␛).
 
-    ``one_line`` also escapes line breaks and tabs, for table cells, titles
-    and one-line messages.
+    Nothing a terminal acts on (escape sequences, bell, backspace, carriage
+    return, bidi overrides) survives. ``one_line`` also replaces line breaks and
+    tabs (newline as ␊), for table cells, titles and one-line messages.
     """
     text = value if isinstance(value, str) else str(value)
-    return (_CONTROL_OR_BREAK if one_line else _CONTROL).sub(_visible, text)
+    return text.translate(_ONE_LINE if one_line else _MULTI_LINE)
 
 
 # --------------------------------------------------------------------------

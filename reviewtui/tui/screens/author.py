@@ -33,6 +33,7 @@ from ...history import History
 from ...snapshot import Snapshot, SnapshotError
 from ...writeup import Writeup, parse_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
+from ..plain import safe
 from ..snapshot_sections import snapshot_sections
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
@@ -216,7 +217,7 @@ class AuthorScreen(Screen):
         if self.panel is not None and self.panel.marks:
             count = len(self.panel.marks)
             title.append(f"  {count} row{'s' if count != 1 else ''} marked", style="cyan")
-        self.query_one("#author-title", Static).update(title)
+        self.query_one("#author-title", Static).update(safe(title, one_line=True))
 
     def refresh_marks(self) -> None:
         """Mark the write-up's tagged and disputed sentences."""
@@ -274,7 +275,7 @@ class AuthorScreen(Screen):
             style = "red" if problem.severity == "error" else "yellow"
             text.append(f"{problem.path.name}:{problem.line}: ", style="dim")
             text.append(problem.message + "\n", style=style)
-        self.query_one("#problems", Static).update(text)
+        self.query_one("#problems", Static).update(safe(text))
 
     # -- selection -------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...runs import RunComparison, RunInfo, compare_runs
+from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .help import register_help
 
@@ -61,7 +62,7 @@ class CompareScreen(Screen[None]):
         self.comparison = compare_runs(before_dir, after_dir)  # ResultsError reaches the caller
 
     def compose(self) -> ComposeResult:
-        yield Static(comparison_header(self.comparison), id="compare-header")
+        yield Static(safe(comparison_header(self.comparison)), id="compare-header")
         yield Static("", id="compare-hint")
         yield CaseDiffTable(id="compare-table")
         yield Footer()

@@ -22,6 +22,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from ... import taxonomy
 from ...cases import LISTS
 from ...snapshot import PointerError, Snapshot
+from ..plain import para, plain
 from ..support import SupportVerdict
 from .dialogs import ReviewModal
 
@@ -120,7 +121,7 @@ class TagModal(ReviewModal[TagDraft]):
     def compose(self) -> ComposeResult:
         d = self.draft
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(plain(self.title_text), classes="dialog-title")
             with Grid(classes="dialog-form"):
                 yield Label("List")
                 yield Select([(name, name) for name in LISTS], value=d.list_name, allow_blank=False, id="tag-list")
@@ -196,7 +197,7 @@ class TagModal(ReviewModal[TagDraft]):
 
     def _show_support(self, finding_id: str, verdict: SupportVerdict) -> None:
         if finding_id == self._current_id() and self.is_attached:
-            self.query_one("#tag-support", Static).update(f"{finding_id}: {verdict}")
+            self.query_one("#tag-support", Static).update(para(f"{finding_id}: {verdict}"))
 
     # -- saving ----------------------------------------------------------------------
 
@@ -215,7 +216,7 @@ class TagModal(ReviewModal[TagDraft]):
         try:
             draft = self._read()
         except ValueError as exc:
-            self.query_one("#tag-error", Static).update(str(exc))
+            self.query_one("#tag-error", Static).update(para(exc))
             return
         self.dismiss(draft)
 
