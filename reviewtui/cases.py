@@ -228,26 +228,24 @@ def _unsafe_yaml(text: str) -> tuple[int, str] | None:
     to gigabytes (a "billion laughs") when the values are turned into text,
     and a case file never needs them.
     """
-    depth = 0
-    counts: list[int] = []  # items so far in each open collection
+    open_: list[list[int]] = []  # per open collection: [events so far, events per entry]
     for event in _yaml().parse(text):
         line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if isinstance(event, yaml_events.AliasEvent) or getattr(event, "anchor", None):
             return line, "YAML anchors and aliases (&name, *name) are not allowed in case files; write the value out"
-        if isinstance(event, (yaml_events.ScalarEvent, yaml_events.CollectionStartEvent)) and counts:
-            counts[-1] += 1
-            if counts[-1] > 2 * LIMITS.max_items:  # keys and values both count in a mapping
+        if isinstance(event, (yaml_events.ScalarEvent, yaml_events.CollectionStartEvent)) and open_:
+            open_[-1][0] += 1
+            if open_[-1][0] > open_[-1][1] * LIMITS.max_items:
                 return line, f"a list or mapping has more than {LIMITS.max_items} entries; the limit is {LIMITS.max_items}"
         if isinstance(event, yaml_events.ScalarEvent) and len(event.value) > LIMITS.max_chars:
             return line, f"a value is {len(event.value):,} characters; the limit is {LIMITS.max_chars:,}"
         if isinstance(event, yaml_events.CollectionStartEvent):
-            depth += 1
-            counts.append(0)
-            if depth > LIMITS.max_depth:
+            # A mapping entry is a key and a value: two events.
+            open_.append([0, 2 if isinstance(event, yaml_events.MappingStartEvent) else 1])
+            if len(open_) > LIMITS.max_depth:
                 return line, f"nesting deeper than {LIMITS.max_depth} levels; the limit is {LIMITS.max_depth}"
         elif isinstance(event, yaml_events.CollectionEndEvent):
-            depth -= 1
-            counts.pop()
+            open_.pop()
     return None
 
 

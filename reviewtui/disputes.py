@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import atomic_write_text
+from .untrusted import Limits, read_text_file
 
 DISPUTED_FILE = "disputed.md"
+LIMITS = Limits("disputed.md", max_bytes=4 << 20, max_depth=0, max_items=0, max_chars=0)
 TITLE = "# Disputed claims"
 CLOSING_HEADING = "## What the disputes say about how we audit"
 INTRO = (
@@ -40,8 +42,8 @@ _FIELD = re.compile(r"^- \*\*(?P<name>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.M)
 
 
-class DisputeFileError(Exception):
-    """disputed.md cannot be edited safely (for example the entry to reopen is not there)."""
+class DisputeFileError(ValueError):
+    """disputed.md cannot be read or edited safely (not UTF-8, or the entry to reopen is not there)."""
 
 
 @dataclass
@@ -103,11 +105,9 @@ def disputed_path(repo_root: str | Path) -> Path:
 def load(path: str | Path) -> DisputeFile:
     """Parse disputed.md; a missing file is an empty one."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    return parse(path, text)
+    if not path.exists():
+        return parse(path, "")
+    return parse(path, read_text_file(path, LIMITS, DisputeFileError))
 
 
 def parse(path: Path, text: str) -> DisputeFile:

@@ -130,6 +130,18 @@ def read_bytes_limited(path: Path, limits: Limits) -> bytes:
     return data
 
 
+def read_text_file(path: Path, limits: Limits, error: type[Exception]) -> str:
+    """A UTF-8 text file within ``limits``; ``error`` (with the path and the fix) when it is not."""
+    try:
+        return read_bytes_limited(path, limits).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); save the file as UTF-8") from None
+    except LimitError as exc:
+        raise error(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
 def check_tree(data: Any, limits: Limits) -> str | None:
     """The first limit the parsed value breaks (nesting, list length, string length), or None.
 

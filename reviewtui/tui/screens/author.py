@@ -31,7 +31,7 @@ from ... import disputes
 from ...cases import Case, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
 from ...history import History
 from ...snapshot import Snapshot, SnapshotError
-from ...writeup import Writeup, parse_writeup
+from ...writeup import Writeup, WriteupError, parse_writeup, read_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..plain import safe
 from ..snapshot_sections import snapshot_sections
@@ -85,6 +85,7 @@ class AuthorScreen(Screen):
         super().__init__(id=f"author-{case_dir.name}")
         self.case: Case = load_case(case_dir, with_snapshot=False)
         self.history = History(self.case.doc)
+        self.writeup_problem = ""  # why the write-up cannot be shown, when it cannot
         self.writeup = self._load_writeup()
         self.snapshot: Snapshot | None = None
         self.panel: SnapshotPanel | None = None
@@ -130,7 +131,11 @@ class AuthorScreen(Screen):
         path = self.case.source_path()
         if path is None or not path.is_file():
             return None
-        return parse_writeup(path.read_text(encoding="utf-8"))
+        try:
+            return parse_writeup(read_writeup(path))
+        except WriteupError as exc:
+            self.writeup_problem = f"The write-up cannot be shown: {exc}\n\n"
+            return None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -139,7 +144,7 @@ class AuthorScreen(Screen):
         with Horizontal(id="author-body"):
             with Vertical(id="author-left"):
                 notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
-                yield WriteupView(self.writeup, notes + NO_WRITEUP, id="writeup")
+                yield WriteupView(self.writeup, notes + self.writeup_problem + NO_WRITEUP, id="writeup")
                 yield ExpectationList(id="expectations")
                 with VerticalScroll(id="problems-box"):
                     yield Static("", id="problems")
@@ -230,7 +235,11 @@ class AuthorScreen(Screen):
     def current_disputes(self) -> list[disputes.Dispute]:
         if not self.case.source:
             return []
-        return disputes.load(self.disputed_path).for_writeup(self.case.source)
+        try:
+            return disputes.load(self.disputed_path).for_writeup(self.case.source)
+        except disputes.DisputeFileError as exc:
+            self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
+            return []
 
     # -- live validation -----------------------------------------------------------------
 
