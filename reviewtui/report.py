@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable
 
 from .atomic import atomic_write_text
 from .backends.base import CaseOutput
-from .cases import Case
+from .cases import CASE_ID_RE, Case
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
 from .untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
@@ -330,6 +330,8 @@ def read_case_record(path: str | Path) -> CaseRecord:
     fix = "rerun the eval to rewrite it"
     try:
         data = read_result_json(path, CASE_RECORD_SHAPE, "the case result file", fix)
+        if not CASE_ID_RE.match(data["case_id"]):
+            raise ResultsError(f"{path}:1: case_id {data['case_id']!r} is not a case id; {fix}")
         return CaseRecord.from_file_dict(data)
     except FileNotFoundError:
         raise ResultsError(f"{path}: not found; {fix}") from None
