@@ -22,6 +22,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from ... import taxonomy
 from ...cases import LISTS
 from ...snapshot import PointerError, Snapshot
+from ...untrusted import printable
 from ..plain import para, plain
 from ..support import SupportVerdict
 from .dialogs import ReviewModal
@@ -130,18 +131,19 @@ class TagModal(ReviewModal[TagDraft]):
                             suggester=SuggestFromList(taxonomy.kind_ids(), case_sensitive=False))
                 yield Static("", id="tag-meaning", classes="hint wide")
                 yield Label("Scope")
-                options = [(f"{cid}  {name}" if name else cid, cid) for cid, name in self.campaigns.items()]
+                options = [(plain(f"{cid}  {name}" if name else cid), cid) for cid, name in self.campaigns.items()]
                 if d.scope and d.scope not in self.campaigns:
-                    options.append((f"{d.scope}  (not in the snapshot)", d.scope))
+                    options.append((plain(f"{d.scope}  (not in the snapshot)"), d.scope))
                 yield Select(options, prompt="whole account (no scope)", value=d.scope or Select.NULL, id="tag-scope")
                 yield Label("Evidence")
-                yield Input(d.evidence, placeholder="one line with the figures from the rows", id="tag-evidence")
+                # Inputs draw their value raw: control characters from the file are made visible first.
+                yield Input(printable(d.evidence, one_line=True), placeholder="one line with the figures from the rows", id="tag-evidence")
                 yield Label("Rows")
                 yield Input(", ".join(d.rows), placeholder="JSON Pointers: /daily/212, /daily/213", id="tag-rows")
                 yield Label("Claim")
-                yield Input(d.claim or "", placeholder="the write-up sentence, verbatim (empty: tagged from rows alone)", id="tag-claim")
+                yield Input(printable(d.claim or "", one_line=True), placeholder="the write-up sentence, verbatim (empty: tagged from rows alone)", id="tag-claim")
                 yield Label("Says")
-                yield Input(format_says(d.says), placeholder='must_not_say only: regexes ["over-?pac", "overspend"]', id="tag-says")
+                yield Input(printable(format_says(d.says), one_line=True), placeholder='must_not_say only: regexes ["over-?pac", "overspend"]', id="tag-says")
                 yield Static("", id="tag-support", classes="hint wide")
             yield Static("", id="tag-error", classes="error")
             with Horizontal(classes="dialog-buttons"):

@@ -65,7 +65,7 @@ class SnapshotPanel(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="snapshot-filters"):
             yield Select(
-                [(f"{cid}  {name}" if name else cid, cid) for cid, name in self.campaigns.items()],
+                [(plain(f"{cid}  {name}" if name else cid), cid) for cid, name in self.campaigns.items()],
                 prompt="all campaigns",
                 id="filter-campaign",
             )
