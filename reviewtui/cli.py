@@ -1,4 +1,4 @@
-"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``reviewtui check``.
+"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``reviewtui check``, ``reviewtui compare``.
 
 The subcommands import only the headless core; the app's Textual import
 happens only when no subcommand is given.
@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
         from .eval import main as eval_main
 
         return eval_main(args[1:])
+    if args and args[0] == "compare":
+        from .compare import main as compare_main
+
+        return compare_main(args[1:])
     if args and args[0] == "check":
         from .check import main as check_main
 
@@ -23,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             "usage: reviewtui [--cases DIR] [--results-dir DIR]   open the app\n"
             "       reviewtui eval [options]                      run and gate the evaluation (see reviewtui eval --help)\n"
-            "       reviewtui check [--cases DIR]                 validate the case set"
+            "       reviewtui check [--cases DIR]                 validate the case set\n"
+            "       reviewtui compare A B [options]               is run B better than run A? (see reviewtui compare --help)"
         )
         return 0
     from .tui.app import main as app_main

@@ -31,13 +31,15 @@ from typing import Any, Callable, Iterable
 from .atomic import atomic_write_text
 from .backends.base import CaseOutput
 from .cases import CASE_ID_RE, Case
+from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
 from .untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
-THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0}
+THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
-CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs")
+CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
+                     "repeats_passed", "pass_all", "pass_any", "flip", "found_in")
 CSV_COLUMNS = CSV_FIRST_COLUMNS + CSV_EXTRA_COLUMNS
 MANIFEST_FILE = "manifest.json"
 
@@ -242,6 +244,40 @@ class CaseRecord:
         return _union(s.extra_ids for s in self.scores)
 
     @property
+    def must_find_ids(self) -> list[str]:
+        """Every must_find id of the case, as its scores saw them (found or missed)."""
+        return _union([*s.matched_ids, *s.missed_ids] for s in self.scores)
+
+    @property
+    def repeats_passed(self) -> int:
+        """Repeats that passed: answer scored, every must_find id found, no fabrication."""
+        return sum(1 for s in self.scores if s.status == "ok" and not s.missed_ids and not s.fabrication)
+
+    @property
+    def pass_all(self) -> bool:
+        """pass^K: passed in every one of its K repeats."""
+        return bool(self.scores) and self.repeats_passed == self.runs
+
+    @property
+    def pass_any(self) -> bool:
+        """pass@K: passed in at least one repeat."""
+        return self.repeats_passed > 0
+
+    @property
+    def flips(self) -> bool:
+        """The verdict changed between repeats: it passed in some, not in all."""
+        return 0 < self.repeats_passed < self.runs
+
+    @property
+    def found_counts(self) -> dict[str, int]:
+        """Per must_find id, in how many repeats it was found."""
+        return {i: sum(1 for s in self.scores if i in s.matched_ids) for i in self.must_find_ids}
+
+    @property
+    def unparseable_answers(self) -> int:
+        return sum(1 for s in self.scores if s.status == "unparseable")
+
+    @property
     def error(self) -> str | None:
         for s in self.scores:
             if s.error or s.parse_error:
@@ -300,6 +336,11 @@ class CaseRecord:
             "must_not_say_hits": ";".join(hits),
             "error": (self.error or "").replace("\n", " "),
             "runs": str(self.runs),
+            "repeats_passed": str(self.repeats_passed),
+            "pass_all": str(int(self.pass_all)),
+            "pass_any": str(int(self.pass_any)),
+            "flip": str(int(self.flips)),
+            "found_in": ";".join(f"{i}={n}/{self.runs}" for i, n in self.found_counts.items()),
         }
 
 
@@ -424,6 +465,7 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
         "mean_precision": round(fmean(r.precision for r in scored), 6) if scored else None,
         "fabrications": sum(r.fabrication for r in records),
         "unparseable": sum(1 for r in records if r.status == "unparseable"),
+        "unparseable_answers": sum(r.unparseable_answers for r in records),
         "errors": sum(1 for r in records if r.status == "error"),
         "not_run": len(not_run),
         "fabrication_cases": [
@@ -457,6 +499,15 @@ def gate_verdict(summary: dict[str, Any], status: str, thresholds: dict[str, Any
         reasons.append(
             f"{summary['fabrications']} fabrication(s), {thresholds['max_fabrications']} allowed: {where}"
         )
+    # An answer that is not JSON of the schema cannot be sent to an account, whatever the recall says.
+    unparseable = summary.get("unparseable_answers", summary.get("unparseable", 0))
+    max_unparseable = thresholds.get("max_unparseable", 0)
+    if unparseable > max_unparseable:
+        cases = summary.get("unparseable_cases") or []
+        where = ", ".join(c["case_id"] for c in cases[:WORST_CASES_SHOWN])
+        if len(cases) > WORST_CASES_SHOWN:
+            where += f" and {len(cases) - WORST_CASES_SHOWN} more case(s)"
+        reasons.append(f"{unparseable} unparseable answer(s), {max_unparseable} allowed (--max-unparseable): {where}")
     return {"passed": not reasons, "reasons": reasons}
 
 
@@ -492,7 +543,9 @@ def format_summary(manifest: dict[str, Any]) -> str:
     recall = s.get("mean_recall")
     recall_ok = recall is not None and recall >= min_recall
     lines.append(f"mean recall     {_fmt(recall):<7} needs >= {min_recall:.2f}   {'ok' if recall_ok else 'FAIL'}")
+    lines += uncertainty_lines(manifest, "recall")
     lines.append(f"mean precision  {_fmt(s.get('mean_precision')):<7} (reported, not gated)")
+    lines += uncertainty_lines(manifest, "precision")
     fabrications = s.get("fabrications", 0)
     fab_ok = fabrications <= thresholds["max_fabrications"]
     lines.append(f"fabrications    {fabrications:<7} allowed {thresholds['max_fabrications']}        {'ok' if fab_ok else 'FAIL'}")
@@ -520,9 +573,14 @@ def format_summary(manifest: dict[str, Any]) -> str:
             lines.append(f"  pattern: {pattern['text']}")
     else:
         lines.append("missed must_find ids: none")
+    lines += consistency_lines(manifest)
+    lines += by_kind_lines(manifest)
 
     unparseable = s.get("unparseable_cases") or []
-    lines.append(f"unparseable     {len(unparseable)}")
+    answers = s.get("unparseable_answers", len(unparseable))
+    allowed = thresholds.get("max_unparseable", 0)
+    lines.append(f"unparseable     {answers:<7} allowed {allowed:<8} {'ok' if answers <= allowed else 'FAIL'}"
+                 + (f" ({len(unparseable)} case(s))" if answers != len(unparseable) else ""))
     for entry in unparseable:
         lines.append(f"  {entry['case_id']}: {entry['reason']}")
     errors = s.get("error_cases") or []
@@ -549,10 +607,12 @@ def _usage_line(usage: dict[str, Any]) -> str:
         return "tokens          none (no model calls)"
     cost = usage.get("cost_usd")
     cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:,.2f}"
+    write, read = usage.get("cache_write_tokens", 0), usage.get("cache_read_tokens", 0)
+    prompt_cache = f" (prompt cache: {write:,} written, {read:,} read)" if write or read else ""
     cache_text = f", {cached} answer(s) from the cache cost nothing" if cached else ""
     kept = usage.get("kept", 0)
     kept_text = f", {kept} answer(s) kept from the interrupted run" if kept else ""
-    return f"tokens          {tokens_in:,} in / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
+    return f"tokens          {tokens_in:,} in{prompt_cache} / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
 
 
 # --------------------------------------------------------------------------
@@ -573,6 +633,7 @@ def build_manifest(header: dict[str, Any], records: list[CaseRecord], *, status:
         "gate": gate_verdict(summary, status, thresholds),
         "missed_by_kind": by_kind,
         "miss_pattern": miss_pattern(by_kind),
+        **run_statistics(records, thresholds),
         "usage": usage,
         "case_ids": sorted(r.case_id for r in records),
     }
@@ -584,6 +645,8 @@ def usage_of(progress: Progress | None) -> dict[str, Any]:
     return {
         "input_tokens": progress.input_tokens,
         "output_tokens": progress.output_tokens,
+        "cache_write_tokens": progress.cache_write_tokens,
+        "cache_read_tokens": progress.cache_read_tokens,
         "cost_usd": progress.cost_usd,
         "cached": progress.cached,
     }
@@ -607,7 +670,10 @@ def add_kept_usage(usage: dict[str, Any], kept: list[CaseOutput]) -> dict[str, A
     for output in kept:
         if output.cached or not (output.input_tokens or output.output_tokens):
             continue
-        price = estimate(output.model, output.input_tokens, output.output_tokens)
+        for key, tokens in (("cache_write_tokens", output.cache_creation_input_tokens),
+                            ("cache_read_tokens", output.cache_read_input_tokens)):
+            total[key] = total.get(key, 0) + tokens
+        price = estimate(output.model, output)
         cost = None if cost is None or price is None else cost + price
     total["cost_usd"] = cost
     total["kept"] = len(kept)

@@ -8,7 +8,8 @@ Headless functions for the app's review screens (and for tests):
   (edited) case set, rewrite the case files, the CSV and the manifest, and say
   what changed per case;
 - ``compare_runs(a, b)``: per case, recall and precision deltas, ids newly
-  missed and newly found, fabrications added and removed.
+  missed and newly found, fabrications added and removed (``compare.py``
+  adds the paired statistics on top).
 """
 
 from __future__ import annotations
@@ -291,6 +292,12 @@ def format_comparison(comparison: RunComparison) -> str:
     lines = [f"{a.prompt_version} -> {b.prompt_version}: mean recall {_signed(comparison.mean_recall_delta)}, "
              f"mean precision {_signed(comparison.mean_precision_delta)}, "
              f"fabrications {a.fabrications} -> {b.fabrications}"]
+    return "\n".join(lines + case_change_lines(comparison)) + "\n"
+
+
+def case_change_lines(comparison: RunComparison) -> list[str]:
+    """A line per changed case with its deltas, then one per kind of change it has."""
+    lines: list[str] = []
     for d in comparison.changed:
         parts = [f"recall {_signed(d.recall_delta)}", f"precision {_signed(d.precision_delta)}"]
         if d.status_before != d.status_after:
@@ -301,7 +308,7 @@ def format_comparison(comparison: RunComparison) -> str:
                              ("fabrications removed", d.fabrications_removed)):
             if items:
                 lines.append(f"    {label}: {', '.join(items)}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _signed(value: float | None) -> str:

@@ -1,4 +1,9 @@
-"""The ``replay`` backend: re-score stored raw outputs, ``<case_id>.json`` each."""
+"""The ``replay`` backend: re-score stored raw outputs, ``<case_id>.json`` each.
+
+With ``--repeats``, repeat N (from 1) reads ``<case_id>.repeat<N>.json`` when
+that file exists and ``<case_id>.json`` otherwise, so the stored answers of a
+repeated run replay as they were, consistency figures included.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +27,9 @@ class ReplayBackend(Backend):
         self.model = f"replay:{self.replay_dir}"
 
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
-        path = self.replay_dir / f"{case.case_id}.json"
+        path = self.replay_dir / f"{case.case_id}.repeat{repeat + 1}.json"
+        if not path.exists():
+            path = self.replay_dir / f"{case.case_id}.json"
         if path.is_symlink() and not inside(path, self.replay_dir):
             # A link out of the folder could copy any readable file into the results.
             return CaseOutput(case.case_id, None, error=f"refused {path}: it is a link to a file outside "
