@@ -22,7 +22,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from . import taxonomy
 from .atomic import atomic_write_text
-from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
+from .snapshot import PointerError, Snapshot, SnapshotError, period_problems, required_field_problems
 from .untrusted import LimitError, Limits, UnsafePattern, inside, printable, read_bytes_limited, says_regex
 
 LISTS = ("must_find", "may_find", "must_not_say")
@@ -448,6 +448,9 @@ def validate_case(case: Case) -> list[Problem]:
     if snapshot is not None:
         for msg in required_field_problems(snapshot.data):
             problems.append(Problem(snapshot.path, 1, msg + "; add it to the snapshot"))
+        period = snapshot.data.get("period") if isinstance(snapshot.data, dict) else None
+        for msg in period_problems(period) if isinstance(period, dict) else []:
+            problems.append(Problem(snapshot.path, snapshot.line_of("/period"), msg + "; a snapshot covers about a month"))
     campaign_ids = snapshot.campaign_ids if snapshot is not None else set()
 
     seen: dict[str, tuple[str, int]] = {}

@@ -82,8 +82,6 @@ def required_field_problems(data: Any) -> list[str]:
             problems += [f"missing required field '{section}.{k}'" for k in fields if k not in data[section]]
     if "daily" in data and not isinstance(data["daily"], list):
         problems.append("'daily' must be a list of rows")
-    if isinstance(data.get("period"), dict):
-        problems += period_problems(data["period"])
     return problems
 
 
