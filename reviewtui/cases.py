@@ -391,8 +391,14 @@ def _expectations(data: CommentedMap, list_name: str) -> list[Expectation]:
 
 
 def load_case(case_dir: str | Path, *, with_snapshot: bool = True) -> Case:
-    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed."""
+    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed.
+
+    The folder holding ``case_dir`` is its case root: a case linked out of it is refused.
+    """
     case_dir = Path(case_dir)
+    outside = outside_root_problem(case_dir, case_dir.parent)
+    if outside is not None:
+        raise CaseFileError(outside)
     doc = ExpectedDoc.load(case_dir / EXPECTED_FILE)
     snapshot = Snapshot.load(case_dir / SNAPSHOT_FILE) if with_snapshot else None
     data = doc.data
@@ -568,10 +574,6 @@ def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:
         problems.append(Problem(root, 1, "cases folder not found; pass --cases DIR"))
         return CaseSet(root, cases, problems)
     for case_dir in case_dirs(root):
-        outside = outside_root_problem(case_dir, root)
-        if outside is not None:
-            problems.append(outside)
-            continue
         try:
             case = load_case(case_dir, with_snapshot=with_snapshots)
         except CaseFileError as exc:

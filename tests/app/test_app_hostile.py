@@ -243,3 +243,19 @@ def test_the_app_exits_non_zero_after_an_unhandled_error(tmp_path, monkeypatch):
     monkeypatch.setattr(App, "run", partialmethod(App.run, headless=True, size=SIZE))
     monkeypatch.setattr(CasesScreen, "on_mount", explode)
     assert app_module.main(["--cases", str(repo / "cases"), "--results-dir", str(repo / "results")]) == 1
+
+
+async def test_a_case_folder_linked_out_of_the_case_root_is_never_opened_or_saved(hostile_repo, tmp_path):
+    outside = Path(shutil.copytree(hostile_repo / "cases" / "c01-shoes-tracking", tmp_path / "elsewhere" / "c09-outside"))
+    (hostile_repo / "cases" / "c09-outside").symlink_to(outside, target_is_directory=True)
+    before = (outside / "expected.yaml").read_bytes()
+    app = make_app(hostile_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "c09-outside" not in {row.case_id for row in app.screen.rows}
+        assert "c09-outside is a link to" in shown(app)
+        app.open_case("c09-outside")  # as the command palette would
+        await pilot.pause()
+        assert isinstance(app.screen, CasesScreen)
+        await pilot.press("ctrl+s")
+    assert (outside / "expected.yaml").read_bytes() == before
