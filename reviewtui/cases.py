@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ruamel.yaml import YAML
+from ruamel.yaml import events as yaml_events
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from . import taxonomy, yaml_comments
 from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
-from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
+from .snapshot import PointerError, Snapshot, SnapshotError, period_problems, required_field_problems
+from .untrusted import LimitError, Limits, UnsafePattern, inside, printable, read_bytes_limited, says_regex
 
 LISTS = ("must_find", "may_find", "must_not_say")
 CASE_KINDS = ("ordinary", "broken_data", "clean", "trap")
@@ -31,6 +33,12 @@ TOP_KEYS = {"case", "kind", "source", "notes", *LISTS}
 ENTRY_KEYS = {"id", "evidence", "rows", "says", "claim", "note"}
 EXPECTED_FILE = "expected.yaml"
 SNAPSHOT_FILE = "snapshot.json"
+# Write-ups live here, beside cases/; a `source:` that resolves anywhere else is refused.
+WRITEUPS_DIR = "writeups"
+# Far above any real case (the largest shipped one has 7 entries in a list and a
+# 5 KB file); checked before the YAML is turned into values. max_items covers
+# entries per list and `rows` / `says` per entry.
+LIMITS = Limits("expected.yaml", max_bytes=256 << 10, max_depth=8, max_items=500, max_chars=10_000)
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,8 @@ class Problem:
 
     def __str__(self) -> str:
         prefix = "warning: " if self.severity == "warning" else ""
-        return f"{self.path}:{self.line}: {prefix}{self.message}"
+        # Paths and messages quote file contents: escape anything a terminal would act on.
+        return printable(f"{self.path}:{self.line}: {prefix}{self.message}", one_line=True)
 
 
 class CaseFileError(Exception):
@@ -102,9 +111,13 @@ class ExpectedDoc:
     def load(cls, path: str | Path) -> "ExpectedDoc":
         path = Path(path)
         try:
-            raw = path.read_bytes()
+            raw = read_bytes_limited(path, LIMITS)
         except FileNotFoundError:
             raise CaseFileError(Problem(path, 1, "file not found: every case needs an expected.yaml")) from None
+        except LimitError as exc:
+            raise CaseFileError(Problem(path, 1, f"{exc}; a case file is a few kilobytes")) from None
+        except OSError as exc:
+            raise CaseFileError(Problem(path, 1, f"cannot read the file ({exc.strerror or exc})")) from None
         return cls.parse(path, raw)
 
     @classmethod
@@ -114,6 +127,9 @@ class ExpectedDoc:
         except UnicodeDecodeError as exc:
             raise CaseFileError(Problem(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")) from None
         try:
+            unsafe = _unsafe_yaml(text)
+            if unsafe is not None:
+                raise CaseFileError(Problem(path, unsafe[0], unsafe[1]))
             data = _yaml().load(text)
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
@@ -122,6 +138,9 @@ class ExpectedDoc:
             raise CaseFileError(Problem(path, line, f"malformed YAML: {what}; fix the YAML syntax")) from None
         except YAMLError as exc:
             raise CaseFileError(Problem(path, 1, f"malformed YAML: {exc}; fix the YAML syntax")) from None
+        except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
+            raise CaseFileError(Problem(path, 1, f"a value cannot be read ({str(exc).split(';')[0]}); "
+                                        "use values of ordinary size")) from None
         if data is None:
             data = CommentedMap()
         if not isinstance(data, CommentedMap):
@@ -214,6 +233,34 @@ class ExpectedDoc:
         return create_numbered(path, self.dump_bytes())
 
 
+def _unsafe_yaml(text: str) -> tuple[int, str] | None:
+    """(line, message) for the first thing in the YAML that breaks a limit, before any value is built.
+
+    Anchors and aliases are refused outright: a few aliases to aliases expand
+    to gigabytes (a "billion laughs") when the values are turned into text,
+    and a case file never needs them.
+    """
+    open_: list[list[int]] = []  # per open collection: [events so far, events per entry]
+    for event in _yaml().parse(text):
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
+        if isinstance(event, yaml_events.AliasEvent) or getattr(event, "anchor", None):
+            return line, "YAML anchors and aliases (&name, *name) are not allowed in case files; write the value out"
+        if isinstance(event, (yaml_events.ScalarEvent, yaml_events.CollectionStartEvent)) and open_:
+            open_[-1][0] += 1
+            if open_[-1][0] > open_[-1][1] * LIMITS.max_items:
+                return line, f"a list or mapping has more than {LIMITS.max_items} entries; the limit is {LIMITS.max_items}"
+        if isinstance(event, yaml_events.ScalarEvent) and len(event.value) > LIMITS.max_chars:
+            return line, f"a value is {len(event.value):,} characters; the limit is {LIMITS.max_chars:,}"
+        if isinstance(event, yaml_events.CollectionStartEvent):
+            # A mapping entry is a key and a value: two events.
+            open_.append([0, 2 if isinstance(event, yaml_events.MappingStartEvent) else 1])
+            if len(open_) > LIMITS.max_depth:
+                return line, f"nesting deeper than {LIMITS.max_depth} levels; the limit is {LIMITS.max_depth}"
+        elif isinstance(event, yaml_events.CollectionEndEvent):
+            open_.pop()
+    return None
+
+
 def _flow_list(values: list[Any]) -> CommentedSeq:
     seq = CommentedSeq(values)
     seq.fa.set_flow_style()
@@ -292,9 +339,32 @@ class Case:
             return getattr(self, list_name)
         return [*self.must_find, *self.may_find, *self.must_not_say]
 
-    def source_path(self) -> Path | None:
-        """The write-up file, relative to the folder that holds ``cases/``."""
+    @property
+    def writeups_dir(self) -> Path:
+        """``writeups/`` beside the cases folder."""
+        return self.dir.parent.parent / WRITEUPS_DIR
+
+    def source_problem(self) -> str | None:
+        """Why ``source`` cannot be read as a write-up, or None when it can (or is not set)."""
+        if self.source is None:
+            return None
+        if not isinstance(self.source, str):
+            return f"'source' must be a path such as {WRITEUPS_DIR}/wu01-name.md, not {type(self.source).__name__}"
         if not self.source:
+            return None
+        target = self.dir.parent.parent / self.source
+        if not inside(target, self.writeups_dir):
+            return (f"'source' {self.source!r} resolves outside the {WRITEUPS_DIR}/ folder beside the cases "
+                    f"folder; a write-up must be a file in {WRITEUPS_DIR}/ (links are followed)")
+        return None
+
+    def source_path(self) -> Path | None:
+        """The write-up file, relative to the folder that holds ``cases/``; None when unset or refused.
+
+        Only paths that resolve inside ``writeups/`` are returned, so nothing
+        reads a file a case file points at elsewhere (``/proc/self/environ``).
+        """
+        if not self.source or self.source_problem() is not None:
             return None
         return (self.dir.parent.parent / self.source).resolve()
 
@@ -333,8 +403,14 @@ def _expectations(data: CommentedMap, list_name: str) -> list[Expectation]:
 
 
 def load_case(case_dir: str | Path, *, with_snapshot: bool = True) -> Case:
-    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed."""
+    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed.
+
+    The folder holding ``case_dir`` is its case root: a case linked out of it is refused.
+    """
     case_dir = Path(case_dir)
+    outside = outside_root_problem(case_dir, case_dir.parent)
+    if outside is not None:
+        raise CaseFileError(outside)
     doc = ExpectedDoc.load(case_dir / EXPECTED_FILE)
     snapshot = Snapshot.load(case_dir / SNAPSHOT_FILE) if with_snapshot else None
     data = doc.data
@@ -377,8 +453,8 @@ def validate_case(case: Case) -> list[Problem]:
     for key in data:
         if key not in TOP_KEYS:
             problems.append(Problem(path, _line(data, key), f"unknown key {key!r} (known: {', '.join(sorted(TOP_KEYS))})", "warning"))
-    if case.source is not None and not isinstance(case.source, str):
-        err(_line(data, "source"), "'source' must be a path such as writeups/wu01-name.md")
+    if case.source_problem() is not None:
+        err(_line(data, "source"), case.source_problem())
     elif case.source:
         src = case.source_path()
         if src is not None and not src.is_file():
@@ -392,6 +468,9 @@ def validate_case(case: Case) -> list[Problem]:
             problems.append(Problem(snapshot.path, 1, msg + "; add it to the snapshot"))
         problems += [Problem(snapshot.path, snapshot.line_of("/daily"), msg, severity)
                      for severity, msg in daily_problems(snapshot.data)]
+        period = snapshot.data.get("period") if isinstance(snapshot.data, dict) else None
+        for msg in period_problems(period) if isinstance(period, dict) else []:
+            problems.append(Problem(snapshot.path, snapshot.line_of("/period"), msg + "; a snapshot covers about a month"))
     campaign_ids = snapshot.campaign_ids if snapshot is not None else set()
 
     seen: dict[str, tuple[str, int]] = {}
@@ -447,9 +526,9 @@ def validate_case(case: Case) -> list[Problem]:
                 else:
                     for pattern in says:
                         try:
-                            re.compile(str(pattern))
-                        except re.error as exc:
-                            err(_line(node, "says"), f"{where}: 'says' pattern {pattern!r} is not a valid regex ({exc})")
+                            says_regex(pattern)
+                        except UnsafePattern as exc:
+                            err(_line(node, "says"), f"{where}: 'says' pattern {pattern!r} refused: {exc}")
     return problems
 
 
@@ -491,6 +570,19 @@ def case_dirs(root: str | Path) -> Iterator[Path]:
     for child in sorted(root.iterdir()):
         if child.is_dir() and not child.name.startswith("."):
             yield child
+
+
+def outside_root_problem(case_dir: Path, root: Path) -> Problem | None:
+    """A case folder, or one of its files, that is a link to somewhere outside the case root.
+
+    Such a case is refused: reading it would show an outside file, and saving
+    it would rewrite one.
+    """
+    for path in (case_dir, case_dir / EXPECTED_FILE, case_dir / SNAPSHOT_FILE):
+        if (path.exists() or path.is_symlink()) and not inside(path, root):
+            return Problem(path, 1, f"{path.name} is a link to {path.resolve()}, outside the cases folder "
+                           f"{root}; copy the case into the folder instead of linking it")
+    return None
 
 
 def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:

@@ -32,8 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import FileChangedError, decode_text, encode_text, update_file
+from .untrusted import LimitError, Limits, read_bytes_limited
 
 DISPUTED_FILE = "disputed.md"
+LIMITS = Limits("disputed.md", max_bytes=4 << 20, max_depth=0, max_items=0, max_chars=0)
 TITLE = "# Disputed claims"
 CLOSING_HEADING = "## What the disputes say about how we audit"
 INTRO = (
@@ -52,8 +54,8 @@ _FIELD = re.compile(r"^- \*\*(?P<name>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.M)
 
 
-class DisputeFileError(Exception):
-    """disputed.md cannot be edited safely (for example the entry to reopen is not there)."""
+class DisputeFileError(ValueError):
+    """disputed.md cannot be read or edited safely (not UTF-8, or the entry to reopen is not there)."""
 
 
 @dataclass
@@ -117,9 +119,13 @@ def load(path: str | Path) -> DisputeFile:
     """Parse disputed.md; a missing file is an empty one."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes_limited(path, LIMITS)
     except FileNotFoundError:
         raw = None
+    except LimitError as exc:
+        raise DisputeFileError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise DisputeFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
     return _parse_bytes(path, raw)
 
 

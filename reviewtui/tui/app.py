@@ -26,6 +26,7 @@ from .screens.dialogs import ConfirmModal, ReviewModal
 from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
+from ..untrusted import printable
 from .support import SupportVerdict, check_support
 
 
@@ -174,6 +175,13 @@ class ReviewApp(App[None]):
         """Open tag / dispute forms with typed text: unsaved work too."""
         return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, ReviewModal) and s.has_typed_text]
 
+    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification shown as plain text: messages quote ids, paths and errors from files."""
+        kwargs = {} if timeout is None else {"timeout": timeout}
+        super().notify(printable(message), title=printable(title, one_line=True), severity=severity,  # type: ignore[arg-type]
+                       markup=False, **kwargs)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -224,8 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     if not cases_dir.is_dir():
         print(f"reviewtui: cases folder {cases_dir} not found; pass --cases DIR", file=sys.stderr)
         return 2
-    ReviewApp(cases_dir, args.results_dir).run()
-    return 0
+    app = ReviewApp(cases_dir, args.results_dir)
+    app.run()
+    # Textual sets 1 when the app ended on an unhandled error (the traceback is printed on exit).
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

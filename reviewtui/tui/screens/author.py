@@ -31,8 +31,9 @@ from ... import disputes
 from ...cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
 from ...history import History
 from ...snapshot import Snapshot, SnapshotError
-from ...writeup import Writeup, parse_writeup
+from ...writeup import Writeup, WriteupError, parse_writeup, read_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
+from ..plain import safe
 from ..snapshot_sections import snapshot_sections
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
@@ -84,6 +85,7 @@ class AuthorScreen(Screen):
         super().__init__(id=f"author-{case_dir.name}")
         self.case: Case = load_case(case_dir, with_snapshot=False)
         self.history = History(self.case.doc)
+        self.writeup_problem = ""  # why the write-up cannot be shown, when it cannot
         self.writeup = self._load_writeup()
         self.snapshot: Snapshot | None = None
         self.panel: SnapshotPanel | None = None
@@ -129,7 +131,11 @@ class AuthorScreen(Screen):
         path = self.case.source_path()
         if path is None or not path.is_file():
             return None
-        return parse_writeup(path.read_text(encoding="utf-8"))
+        try:
+            return parse_writeup(read_writeup(path))
+        except WriteupError as exc:
+            self.writeup_problem = f"The write-up cannot be shown: {exc}\n\n"
+            return None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -138,7 +144,7 @@ class AuthorScreen(Screen):
         with Horizontal(id="author-body"):
             with Vertical(id="author-left"):
                 notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
-                yield WriteupView(self.writeup, notes + NO_WRITEUP, id="writeup")
+                yield WriteupView(self.writeup, notes + self.writeup_problem + NO_WRITEUP, id="writeup")
                 yield ExpectationList(id="expectations")
                 with VerticalScroll(id="problems-box"):
                     yield Static("", id="problems")
@@ -216,7 +222,7 @@ class AuthorScreen(Screen):
         if self.panel is not None and self.panel.marks:
             count = len(self.panel.marks)
             title.append(f"  {count} row{'s' if count != 1 else ''} marked", style="cyan")
-        self.query_one("#author-title", Static).update(title)
+        self.query_one("#author-title", Static).update(safe(title, one_line=True))
 
     def refresh_marks(self) -> None:
         """Mark the write-up's tagged and disputed sentences."""
@@ -229,7 +235,11 @@ class AuthorScreen(Screen):
     def current_disputes(self) -> list[disputes.Dispute]:
         if not self.case.source:
             return []
-        return disputes.load(self.disputed_path).for_writeup(self.case.source)
+        try:
+            return disputes.load(self.disputed_path).for_writeup(self.case.source)
+        except disputes.DisputeFileError as exc:
+            self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
+            return []
 
     # -- live validation -----------------------------------------------------------------
 
@@ -274,7 +284,7 @@ class AuthorScreen(Screen):
             style = "red" if problem.severity == "error" else "yellow"
             text.append(f"{problem.path.name}:{problem.line}: ", style="dim")
             text.append(problem.message + "\n", style=style)
-        self.query_one("#problems", Static).update(text)
+        self.query_one("#problems", Static).update(safe(text))
 
     # -- selection -------------------------------------------------------------------------
 

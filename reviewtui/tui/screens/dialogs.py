@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..plain import para, plain
+
 ResultType = TypeVar("ResultType")
 
 
@@ -55,8 +57,8 @@ class ConfirmModal(ReviewModal[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title")
-            yield Static(self.question, classes="dialog-body")
+            yield Static(plain(self.title_text), classes="dialog-title")
+            yield Static(para(self.question), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 for index, (key, label) in enumerate(self.choices):
                     yield Button(f"[{key}] {label}", id=f"choice-{key}", variant="primary" if index == 0 else "default")

@@ -14,6 +14,8 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
+from ..plain import para, plain
+
 from .dialogs import ReviewModal
 from .tag import parse_rows
 
@@ -48,9 +50,9 @@ class DisputeModal(ReviewModal[DisputeDraft]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(f"Dispute a claim of {self.writeup}", classes="dialog-title")
-            yield Static(f"> {self.quote}", classes="quote")
-            yield Static(f"Case: {self.case_id}", classes="hint")
+            yield Static(plain(f"Dispute a claim of {self.writeup}"), classes="dialog-title")
+            yield Static(para(f"> {self.quote}"), classes="quote")
+            yield Static(plain(f"Case: {self.case_id}"), classes="hint")
             with Grid(classes="dialog-form"):
                 yield Label("Rows show")
                 yield Input(placeholder="what the rows show instead, with figures", id="dispute-rows-show")

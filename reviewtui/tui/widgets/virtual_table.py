@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...untrusted import printable
 from ..snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40
@@ -296,7 +297,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
 def _fit(text: str, width: int) -> str:
     """Pad (or cut with an ellipsis) to ``width`` cells plus two spaces of gutter."""
-    text = text.replace("\n", " ")
+    text = printable(text.replace("\n", " "), one_line=True)  # cells hold snapshot text: no escapes to the terminal
     if len(text) > width:
         text = text[: max(0, width - 1)] + "…"
     return text.ljust(width) + "  "
