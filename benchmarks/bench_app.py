@@ -190,7 +190,7 @@ async def run(args: argparse.Namespace) -> None:
         cases_dir = Path(args.cases) if args.cases else ROOT / "cases"
         if not cases_dir.is_dir() or sum(1 for p in cases_dir.iterdir() if p.is_dir()) < 50:
             cases_dir = make_case_set(tmp / "fifty", 50)
-            print(f"cases: fifty generated cases (the real set is not complete)")
+            print("cases: fifty generated cases (the real set is not complete)")
         else:
             print(f"cases: {cases_dir}")
         repo = build_repo(tmp)

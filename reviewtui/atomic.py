@@ -173,7 +173,7 @@ def remove_stale_temps(target: Path) -> list[Path]:
     temporary file of ``target`` belongs to a save still running.
     """
     pattern = re.compile(rf"^\.{re.escape(target.name)}\.[A-Za-z0-9_]+\.tmp$")
-    removed = []
+    removed: list[Path] = []
     try:
         names = os.listdir(target.parent)
     except OSError:

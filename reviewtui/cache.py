@@ -23,7 +23,7 @@ import hashlib
 import json
 import sys
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any, Callable
 
@@ -69,7 +69,7 @@ class CachedResponse:
         stop_reason, model = data.get("stop_reason"), data.get("model")
         if not isinstance(stop_reason, (str, type(None))) or not isinstance(model, (str, type(None))):
             raise ValueError("'response.stop_reason' or 'response.model' is not a string")
-        return cls(text=text, stop_reason=stop_reason, model=model, **tokens)
+        return cls(text=text, stop_reason=stop_reason, model=model, **tokens)  # type: ignore[arg-type]  # ints, checked above
 
 
 def _warn_on_stderr(message: str) -> None:
@@ -128,7 +128,7 @@ class ResponseCache:
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
-            "stored_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "stored_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "response": asdict(response),
         }
         path = self.path_for(key)

@@ -453,8 +453,8 @@ def validate_case(case: Case) -> list[Problem]:
     for key in data:
         if key not in TOP_KEYS:
             problems.append(Problem(path, _line(data, key), f"unknown key {key!r} (known: {', '.join(sorted(TOP_KEYS))})", "warning"))
-    if case.source_problem() is not None:
-        err(_line(data, "source"), case.source_problem())
+    if (source_problem := case.source_problem()) is not None:
+        err(_line(data, "source"), source_problem)
     elif case.source:
         src = case.source_path()
         if src is not None and not src.is_file():

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from . import taxonomy
 from .cases import Case, CaseSet, Problem
@@ -37,7 +38,7 @@ def is_shipped_set(case_set: CaseSet) -> bool:
 
 
 def _key_line(case: Case, key: str) -> int:
-    lc = getattr(case.doc.data, "lc", None)
+    lc: Any = getattr(case.doc.data, "lc", None)
     try:
         return lc.key(key)[0] + 1
     except (AttributeError, KeyError, TypeError):

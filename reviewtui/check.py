@@ -15,6 +15,7 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Callable
 
 from .cases import CaseSet, Problem, load_case_set
@@ -33,7 +34,7 @@ EXIT_OK = 0
 EXIT_ERRORS = 2
 
 
-def _check_modules(module_names: tuple[str, ...] | None = None) -> list[object]:
+def _check_modules(module_names: tuple[str, ...] | None = None) -> list[ModuleType]:
     """The listed modules (default ``CHECK_MODULES``) that exist in this build, in order."""
     modules = []
     for name in CHECK_MODULES if module_names is None else module_names:

@@ -199,7 +199,7 @@ def kind_tests(pairs: list[tuple[CaseRecord, CaseRecord]]) -> list[KindTest]:
     kinds = sorted(counts)
     p_values = [stats.mcnemar_exact(counts[k][1], counts[k][2]) for k in kinds]
     adjusted = stats.benjamini_hochberg(p_values)
-    tests = [KindTest(k, *counts[k], p, q) for k, p, q in zip(kinds, p_values, adjusted)]
+    tests = [KindTest(k, counts[k][0], counts[k][1], counts[k][2], p, q) for k, p, q in zip(kinds, p_values, adjusted)]
     return sorted(tests, key=lambda t: (t.p_adjusted, t.p, t.kind))
 
 

@@ -37,6 +37,8 @@ from datetime import date, timedelta
 from typing import Any, Iterable, NamedTuple
 
 from .snapshot import MAX_PERIOD_DAYS
+from .snapshot import as_array as _list
+from .snapshot import as_object as _dict
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
@@ -185,14 +187,6 @@ def find_provenance(
     return None
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _span_days(first: date, last: date) -> int:
     return (last - first).days + 1
 
@@ -323,6 +317,7 @@ class DailyTotals:
             if once_per_day and key in self.rows_per_day:
                 continue
             sums = self.by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * _WIDTH)
+            v: Any
             for i, metric in enumerate(METRICS):
                 v = row.get(metric)
                 kind = type(v)
@@ -359,7 +354,7 @@ class DailyTotals:
         """The derived index's fixed windows, plus ``all rows`` when rows fall outside the period."""
         out = self.period.windows(self.last_row)
         if self.account and self.period.start and self.period.end:
-            first, last = min(self.account), self.last_row
+            first, last = min(self.account), max(self.account)
             if first < self.period.start or last > self.period.end:
                 out["all rows"] = (first, last)
         return out
@@ -561,7 +556,7 @@ def window_numbers(
         if active != calendar:
             out += [(_PER_DAY_WITH_DATA[i], _ratio(sums[i], active)) for i in range(len(METRICS))]
         out.append(("days with data", float(active)))
-    for i, share in enumerate(SHARES):
+    for i in range(len(SHARES)):
         if sums[_SHARE_COUNT + i]:
             out.append((_AVERAGE[i], sums[_SHARE_SUM + i] / sums[_SHARE_COUNT + i]))
     if target_cpa:
@@ -823,8 +818,9 @@ def _pacing_figures(
         schedules["budget schedule with flights at planned spend"] = _budget_schedule(data, period, flights_at_plan=True)
     per_campaign = schedules["budget schedule"][1]
     budget = number(targets.get("monthly_budget"))
-    if budget is None and sum(schedules["budget schedule"][0].values()):
-        budget = sum(schedules["budget schedule"][0].values())
+    scheduled: float = sum(schedules["budget schedule"][0].values())
+    if budget is None and scheduled:
+        budget = scheduled
         index.put("pacing: monthly budget from the budget schedule", budget)
         budget_rows = schedule_rows
         index.exact("pacing: monthly budget from the budget schedule", *schedule_rows, _PERIOD)
@@ -937,10 +933,10 @@ def _pacing_figures(
             if old and new is not None and changed_on is not None:
                 index.put(f"budget {bid}: new amount over old on {changed_on.isoformat()}", new / old)
         for day in account_day:
-            amount = amount_on(steps, day)
-            cost = sum(by_campaign_day.get(c, {}).get(day, [0.0] * len(METRICS))[_COST] for c in cids)
-            if amount and cost:
-                index.put(f"budget {bid}: cost over daily budget on {day.isoformat()}", cost / amount)
+            in_force = amount_on(steps, day)
+            day_cost = sum(by_campaign_day.get(c, {}).get(day, [0.0] * len(METRICS))[_COST] for c in cids)
+            if in_force and day_cost:
+                index.put(f"budget {bid}: cost over daily budget on {day.isoformat()}", day_cost / in_force)
 
 
 def _search_term_figures(

@@ -201,14 +201,15 @@ def numbering_problems(df: DisputeFile) -> list[str]:
     problems = []
     for section in df.sections:
         prefix = writeup_prefix(section.writeup)
-        numbers = [_number(d.id, prefix) for d in section.disputes]
-        if None in numbers:
+        parsed = [_number(d.id, prefix) for d in section.disputes]
+        numbers = [n for n in parsed if n is not None]
+        if len(numbers) < len(parsed):
             problems.append(f"{section.writeup}: an entry id is not D-{prefix}-<n>")
             continue
-        if numbers != sorted(set(numbers)):  # type: ignore[type-var]
+        if numbers != sorted(set(numbers)):
             problems.append(f"{section.writeup}: entry numbers {numbers} do not increase")
         present = set(numbers)
-        for n in range(1, max(present, default=0) + 1):  # type: ignore[type-var]
+        for n in range(1, max(present, default=0) + 1):
             if n not in present and f"D-{prefix}-{n}" not in df.reopened:
                 problems.append(f"{section.writeup}: D-{prefix}-{n} is missing and was not reopened")
     return problems

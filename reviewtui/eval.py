@@ -308,9 +308,9 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
                                concurrency=args.concurrency, repeats=args.repeats,
                                max_unparseable=args.max_unparseable)
     except (UsageError, ResultsError, OSError) as exc:
-        if isinstance(exc, OSError):
-            exc = f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
-        print(printable(f"reviewtui eval: {exc}"), file=sys.stderr)
+        message = (f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
+                   if isinstance(exc, OSError) else str(exc))
+        print(printable(f"reviewtui eval: {message}"), file=sys.stderr)
         if backend is not None:
             asyncio.run(backend.aclose())
         return EXIT_USAGE

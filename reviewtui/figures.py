@@ -32,10 +32,7 @@ UNITS = ("money", "percent", "multiplier", "plain")
 MEASURES = ("money", "count", "ratio", "percent", "multiplier", "unknown")
 
 CURRENCY_SYMBOLS = {"US$": "USD", "A$": "AUD", "C$": "CAD", "$": "$", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
-CURRENCY_CODES = (
-    "USD EUR GBP CHF JPY AUD CAD NZD SEK NOK DKK PLN CZK HUF RON BGN TRY INR BRL MXN ARS CLP COP "
-    "ZAR SGD HKD CNY KRW TWD THB IDR MYR PHP ILS AED SAR"
-).split()
+CURRENCY_CODES = ["USD", "EUR", "GBP", "CHF", "JPY", "AUD", "CAD", "NZD", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "RON", "BGN", "TRY", "INR", "BRL", "MXN", "ARS", "CLP", "COP", "ZAR", "SGD", "HKD", "CNY", "KRW", "TWD", "THB", "IDR", "MYR", "PHP", "ILS", "AED", "SAR"]
 CURRENCY_WORDS = {"euro": "EUR", "euros": "EUR", "dollar": "$", "dollars": "$", "pound": "GBP", "pounds": "GBP"}
 SCALES = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "m": 1e6, "million": 1e6, "bn": 1e9, "B": 1e9, "billion": 1e9}
 
@@ -329,11 +326,11 @@ def dates_in(span: Skipped, year: int | None) -> list[date]:
         return []
     month_number = _MONTH_NUMBER[month.group()[:3].lower()]
     years = [int(y) for y in _YEAR_NUMBER.findall(text)]
-    y = years[0] if years else year
-    if y is None:
+    named_year = years[0] if years else year
+    if named_year is None:
         return []
     for d in _DAY_NUMBER.findall(_YEAR_NUMBER.sub(" ", text)):
-        add(y, month_number, int(d))
+        add(named_year, month_number, int(d))
     return found
 
 
@@ -379,9 +376,9 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
         before = text[start - 1]
         if not (m.group("pre_sym") or m.group("pre_code")) and before.isalnum():
             return None
-    if before and (before.isalnum() or before in "_.") and not m.group("pre_code"):
-        if not (m.group("pre_sym") or m.group("sign")):
-            return None  # digits glued to a word: GA4, v2.3
+    if (before and (before.isalnum() or before in "_.") and not m.group("pre_code")
+            and not (m.group("pre_sym") or m.group("sign"))):
+        return None  # digits glued to a word: GA4, v2.3
     if before in ",." and start > 1 and text[start - 2].isdigit():
         return None  # the tail of a number this scan could not read ("1,2,3")
     after = text[end] if end < len(text) else ""

@@ -41,7 +41,8 @@ import math
 import re
 import threading
 import weakref
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from . import taxonomy
@@ -51,6 +52,7 @@ from .derived import (
 )
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
+from .snapshot import as_object
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
@@ -80,7 +82,7 @@ class FigureVerdict:
     reason: str  # what grounded it, by name, or why nothing did
     # What grounded it, for GroundingIndex.rows: ("snapshot", Source), ("derived", name),
     # ("range", RangeValues) or ("rows", (Rows, ...)); arithmetic has its operands' sources.
-    sources: tuple = field(default=(), compare=False, repr=False)
+    sources: tuple = dataclasses.field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         f = self.figure
@@ -313,18 +315,18 @@ class GroundingIndex:
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
-            hit = _arithmetic(figure, operands, n, units)
-            if hit is not None:
-                reason, used = hit
+            follows = _arithmetic(figure, operands, n, units)
+            if follows is not None:
+                reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
                 verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
             else:
-                where = "the snapshot" if self.mode == "strict" else (
+                searched = "the snapshot" if self.mode == "strict" else (
                     "the snapshot, the derived index or the date ranges this finding names")
                 measured = {"money": " as money", "count": " as a count", "ratio": " as a ratio"}.get(figure.measure, "")
                 verdicts[n] = FigureVerdict(
                     field_name, figure, False,
-                    f"not grounded: nothing in {where} rounds to {figure.text!r}{measured} "
+                    f"not grounded: nothing in {searched} rounds to {figure.text!r}{measured} "
                     f"({_describe_bounds(figure)}), nor any difference, ratio or percent change of "
                     f"two figures grounded in this finding{self._nearest_reason(figure)}",
                 )
@@ -345,7 +347,7 @@ class GroundingIndex:
         if not windows and not weekdays:
             return None
         campaigns = [str(s) for s in scopes if s] + self._campaigns_named(text, skipped)
-        targets = self._data.get("targets") if isinstance(self._data.get("targets"), dict) else {}
+        targets = as_object(self._data.get("targets"))
         target_cpa, target_roas = number(targets.get("target_cpa")), number(targets.get("target_roas"))
         tables = range_values(totals, windows, campaigns, target_cpa, target_roas,
                               self._range_cache.setdefault("", {}), weekdays=weekdays)
@@ -539,7 +541,7 @@ def _arithmetic(
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na,)
     for i, (na, a, la, ua) in enumerate(operands):
         for nb, b, lb, ub in operands[i + 1:]:
-            if na == nb or na == own or nb == own:
+            if na in (nb, own) or nb == own:
                 continue
             same = _sum_units(ua, ub)
             results: list[tuple[float, str, tuple[str, ...]]] = [
@@ -647,12 +649,13 @@ class _Collector:
         self.ids: set[str] = set()
         self._texts: dict[str, list[tuple[float, bool]]] = {}
 
-    def walk(self, node: dict | list, path: tuple) -> None:
+    def walk(self, node: Any, path: tuple) -> None:  # node: a dict or a list
         """The hot loop of index building: leaves are handled inline, and a path tuple is made
         only for containers and for values not seen before."""
         is_dict = isinstance(node, dict)
         by_unit = self.by_unit
         other = by_unit["other"]
+        key: Any  # a str in an object, an int in a list
         for key, value in (node.items() if is_dict else enumerate(node)):
             kind = type(value)
             if kind is float or kind is int:

@@ -114,7 +114,7 @@ def named_windows(
 def range_values(
     totals: DailyTotals, windows: dict[tuple[date, date], str], campaign_ids: Iterable[str],
     target_cpa: float | None, target_roas: float | None,
-    cache: dict[tuple[str, Any, Any], RangeValues] | None = None,
+    cache: dict[tuple[str, Any, Any], Any] | None = None,  # a RangeValues per window, a list per weekday set
     *, suffix: str = "", weekdays: bool = False,
 ) -> list[RangeValues]:
     """The figures over each window, for the account and the named campaigns, one sorted table

@@ -21,9 +21,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections import Counter
 from dataclasses import dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable, Iterable
@@ -108,7 +107,7 @@ class PromptChangedError(ResultsError):
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
 
 
 def _json_text(data: Any) -> str:
@@ -418,7 +417,7 @@ def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, dict[str, Any]]:
         for missed in record.missed_ids:
             kind = split_id(missed)[0]
             grouped.setdefault(kind, {}).setdefault(missed, []).append(record.case_id)
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for kind, ids in grouped.items():
         cases = {c for case_ids in ids.values() for c in case_ids}
         out[kind] = {"cases": len(cases), "ids": {i: sorted(c) for i, c in sorted(ids.items())}}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from .backends.base import Backend, CaseOutput
 from .cases import Case
@@ -205,13 +205,13 @@ async def run_cases(
     stop_waiter = asyncio.ensure_future(stop.wait())
     cancelled = False
     try:
-        pending = set(tasks)
+        pending: set[asyncio.Future[Any]] = set(tasks)
         while pending:
             done, pending = await asyncio.wait(pending | {stop_waiter}, return_when=asyncio.FIRST_COMPLETED)
             pending.discard(stop_waiter)
             for task in done:
-                if task is not stop_waiter and not task.cancelled() and task.exception() is not None:
-                    raise task.exception()  # a bug in a callback: surface it
+                if task is not stop_waiter and not task.cancelled() and (error := task.exception()) is not None:
+                    raise error  # a bug in a callback: surface it
             if stop.is_set():
                 cancelled = True
                 break
@@ -228,9 +228,9 @@ async def run_cases(
         if case.case_id not in outcome.not_run:
             outcome.not_run.append(case.case_id)
     for case in cases:
-        got = finished.get(case.case_id)
-        if got:
-            outcome.outputs[case.case_id] = [got[r] for r in sorted(got)]
+        by_repeat = finished.get(case.case_id)
+        if by_repeat:
+            outcome.outputs[case.case_id] = [by_repeat[r] for r in sorted(by_repeat)]
     outcome.progress = tally.snapshot()
     if cancelled:
         outcome.status = "cancelled"

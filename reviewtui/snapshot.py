@@ -37,6 +37,16 @@ class SnapshotError(Exception):
         self.message = message
 
 
+def as_object(value: Any) -> dict[str, Any]:
+    """A section read as an object: anything else (missing, null, a list) reads as empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_array(value: Any) -> list[Any]:
+    """A section read as a list of rows: anything else reads as no rows."""
+    return value if isinstance(value, list) else []
+
+
 class PointerError(LookupError):
     """A JSON Pointer that does not resolve in the document."""
 

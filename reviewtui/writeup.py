@@ -24,9 +24,7 @@ from .untrusted import Limits, read_text_file
 # Lower-cased, without the trailing point. Followed by a capital these still
 # do not end a sentence ("e.g. Google", "vs. March").
 ABBREVIATIONS = frozenset(
-    """e.g i.e vs approx incl excl cf ca mr mrs ms dr st nr fig esp resp est
-    jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun
-    min max avg ytd mtd wk wks yr yrs hr hrs""".split()
+    ["e.g", "i.e", "vs", "approx", "incl", "excl", "cf", "ca", "mr", "mrs", "ms", "dr", "st", "nr", "fig", "esp", "resp", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mon", "tue", "wed", "thu", "fri", "sat", "sun", "min", "max", "avg", "ytd", "mtd", "wk", "wks", "yr", "yrs", "hr", "hrs"]
 )
 # "etc." and "no." are left out: followed by a capital they usually do end a
 # sentence, and followed by a lower-case word nothing splits anyway.
@@ -169,8 +167,8 @@ def _blocks(text: str) -> list[Block]:
         if not line.strip():
             i += 1
             continue
-        if _FENCE.match(line):
-            fence = _FENCE.match(line).group(1)
+        if (opening := _FENCE.match(line)):
+            fence = opening.group(1)
             j = i + 1
             while j < len(lines) and not lines[j][1].lstrip().startswith(fence):
                 j += 1

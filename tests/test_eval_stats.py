@@ -18,7 +18,6 @@ from tests.stub_backends import (
     AlternatingAssistant,
     CorrectAssistant,
     EmptyAssistant,
-    TextAssistant,
 )
 from tests.test_eval import read_csv, read_manifest, run_replay
 

@@ -154,12 +154,12 @@ def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], li
         out: dict[str, Any] = {"date": day.isoformat(), "campaign_id": key}
         for metric in SUMMED:
             if metric in exported:
-                out[metric] = _num(sum((r.numbers[metric] for r in group if r.numbers.get(metric) is not None),
+                out[metric] = _num(sum((v for r in group if (v := r.numbers.get(metric)) is not None),
                                        Decimal(0)))
         if len(group) == 1:
             for metric in NOT_SUMMED:
-                if group[0].numbers.get(metric) is not None:
-                    out[metric] = _num(group[0].numbers[metric])
+                if (value := group[0].numbers.get(metric)) is not None:
+                    out[metric] = _num(value)
         else:
             summed_cells += 1
         daily.append(out)
@@ -210,7 +210,7 @@ def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], li
         snapshot["ad_daily"] = [
             {"date": r.date.isoformat(), "campaign_id": r.key(),
              **{k: r.text[k] for k in ("ad_set_id", "ad_set_name", "ad_id", "ad_name") if k in r.text},
-             **{m: _num(r.numbers[m]) for m in (*SUMMED, *NOT_SUMMED) if r.numbers.get(m) is not None}}
+             **{m: _num(v) for m in (*SUMMED, *NOT_SUMMED) if (v := r.numbers.get(m)) is not None}}
             for r in sorted(rows, key=lambda r: (r.date, r.key(), r.line))
         ]
     return snapshot, notes
@@ -226,8 +226,8 @@ def campaign_totals_file(files: list[FileRows]) -> dict[str, dict[str, Decimal]]
     for f in files:
         for row in f.rows:
             for metric in SUMMED:
-                if row.numbers.get(metric) is not None:
-                    totals[row.key()][metric] += row.numbers[metric]
+                if (value := row.numbers.get(metric)) is not None:
+                    totals[row.key()][metric] += value
     return totals
 
 

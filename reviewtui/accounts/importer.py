@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
         p(f"note: {note}")
     p("totals per campaign (file and snapshot must agree to the cent):")
     lines, bad = totals_table(files, snapshot)
-    for line in lines:
-        p(line)
+    for text in lines:
+        p(text)
     problems = validation_problems(snapshot)
     if bad:
         problems.append(f"totals disagree for campaign(s) {', '.join(bad)}")

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date as _date  # the field named date shadows the type in the class body
 from decimal import Decimal
-from pathlib import Path
 
 from .csvread import EMPTY, InputError, Table, detect_date_format, parse_date, parse_number
 
@@ -41,10 +40,10 @@ class Layout:
 @dataclass
 class SourceRow:
     line: int
-    date: date
+    date: _date
     text: dict[str, str]
     numbers: dict[str, Decimal | None]
-    span: tuple[date, date] | None = None  # the row's reporting range, when the export gives one
+    span: tuple[_date, _date] | None = None  # the row's reporting range, when the export gives one
 
     def key(self) -> str:
         return self.text.get("campaign_id") or self.text.get("campaign_name", "")
@@ -105,9 +104,10 @@ def require_layout(table: Table, layout: Layout, cols: Columns) -> None:
 
 def drop_rows(table: Table, cols: Columns, why, reason: str) -> list[tuple[int, str]]:
     """Take the rows ``why(cell)`` picks out of the table (summary rows); return them with the reason."""
-    kept, dropped = [], []
+    kept: list = []
+    dropped: list = []
     for line, cells in table.rows:
-        def cell(f: str) -> str:
+        def cell(f: str, cells: list[str] = cells) -> str:
             i = cols.index.get(f)
             return cells[i].strip() if i is not None and i < len(cells) else ""
         (dropped if why(cells, cell) else kept).append((line, cells))
@@ -136,7 +136,7 @@ def read_rows(table: Table, layout: Layout, cols: Columns, date_format: str | No
             date_fmts[f] = date_format or detect_date_format(values, path, table.header[i])
     rows: list[SourceRow] = []
     for line, cells in table.rows:
-        def cell(f: str) -> str:
+        def cell(f: str, cells: list[str] = cells) -> str:
             i = cols.index[f]
             return cells[i].strip() if i < len(cells) else ""
         text = {f: cell(f) for f in TEXT_FIELDS if f in cols.index and cell(f) not in EMPTY}

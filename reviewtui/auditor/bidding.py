@@ -8,9 +8,10 @@ explained, not reported (``efficiency.py`` reads these assessments).
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from . import text
+from ..snapshot import as_array
 from .findings import Context
 from .series import parse_moment
 
@@ -33,7 +34,7 @@ def learning_period(ctx: Context) -> None:
         ctx.unassessable(LEARNING, None, "learning periods (no as_of date)")
         return
     since = reference - timedelta(days=int(t.number("recent_days")))
-    latest: dict[str | None, tuple[int, dict, object]] = {}
+    latest: dict[str | None, tuple[int, dict, date]] = {}
     for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
@@ -96,7 +97,7 @@ def learning_limited(ctx: Context) -> None:
 
 def _limited_status(raw: dict) -> str:
     """The platform's own word that learning is limited, quoted, or ""."""
-    reasons = raw.get("primary_status_reasons") if isinstance(raw.get("primary_status_reasons"), list) else []
+    reasons = as_array(raw.get("primary_status_reasons"))
     primary = str(raw.get("primary_status") or "").upper()
     if "LIMITED" in primary and any(word in str(r).upper() for r in reasons for word in ("BIDDING", "LEARN", "CONVERSION")):
         return f"primary status {raw.get('primary_status')} ({', '.join(map(str, reasons))})"

@@ -42,7 +42,7 @@ def efficiency_ratio(s: Series, tot: Totals) -> float | None:
 
 def _recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
     dates = set(s.complete_dates()[-days:])
-    return [(r.get(LOST_FIELD), r.pointer) for r in s.rows if r.campaign_id == cid and r.day in dates and r.get(LOST_FIELD) is not None]
+    return [(v, r.pointer) for r in s.rows if r.campaign_id == cid and r.day in dates and (v := r.get(LOST_FIELD)) is not None]
 
 
 def lost_to_budget(ctx: Context) -> list[str]:
@@ -114,7 +114,7 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
     lag = lag_model(ctx)
     settled = [d for d in s.complete_dates() if lag.settled(d)]
     account_cost = s.account.cost
-    worst: tuple[float, str] | None = None
+    worst: tuple[float, str, tuple[float, float, float]] | None = None
     for cid, tot in s.campaign_totals.items():
         if cid in limited or tot.cost < account_cost * t.number("min_share_of_account_cost"):
             continue
@@ -128,12 +128,12 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
         if use is None or use[0] > t.number("max_budget_use"):
             continue  # spends its budget: nothing to move without cutting it
         if worst is None or ratio > worst[0]:
-            worst = (ratio, cid)
+            worst = (ratio, cid, use)
     if worst is None:
         ctx.rejected(MISALLOCATED, None, "no inefficient campaign with spend to spare beside the limited one")
         return
     poor, good = worst[1], limited[0]
-    per_day, budget = _budget_use(ctx, poor)[1:]
+    per_day, budget = worst[2][1:]
     ctx.found(
         MISALLOCATED,
         poor,

@@ -91,7 +91,7 @@ def micros_not_converted(ctx: Context) -> None:
     t = ctx.t(kind)
     factor = t.number("row_over_typical")
     max_cpc = t.number("max_cpc")
-    costs = [r.get("cost") for r in s.rows if (r.get("cost") or 0) > 0]
+    costs = [c for r in s.rows if (c := r.get("cost") or 0) > 0]
     if not costs:
         ctx.unassessable(kind, None, "no row has a cost to check for micros")
         return
@@ -103,7 +103,7 @@ def micros_not_converted(ctx: Context) -> None:
         cpc_too_high = clicks > 0 and cost / clicks > max_cpc
         if cost > 0 and (cpc_too_high or cost > typical * factor):
             suspects.append(row)
-    values = [r.get("conversions_value") for r in s.rows if (r.get("conversions_value") or 0) > 0]
+    values = [v for r in s.rows if (v := r.get("conversions_value") or 0) > 0]
     if values:
         typical_value = statistics.median(values)
         suspects += [r for r in s.rows if (r.get("conversions_value") or 0) > typical_value * factor and r not in suspects]
@@ -113,10 +113,10 @@ def micros_not_converted(ctx: Context) -> None:
     all_rows = len(suspects) == len(s.rows)
     examples = []
     for row in suspects[:3]:
-        clicks = row.get("clicks")
+        row_clicks = row.get("clicks")
         example = f"{_row_label(s, row)}: cost {text.money(row.get('cost') or 0.0)}"
-        if clicks:
-            example += f" for {text.count(clicks)} clicks"
+        if row_clicks:
+            example += f" for {text.count(row_clicks)} clicks"
         if (row.get("conversions_value") or 0) > 0:
             example += f", conversion value {text.money(row.get('conversions_value') or 0.0)}"
         examples.append(example)
@@ -212,11 +212,11 @@ def missing_days(ctx: Context) -> None:
         ctx.rejected(kind, None, f"no row on {text.day_list(gaps)}, but at most one campaign delivered around "
                      "them: Meta leaves out days without delivery")
         return
-    spent = {d: (ctx.day_values(d, None) or {}).get("cost") for d in (before, after)}
+    spent_before, spent_after = ((ctx.day_values(d, None) or {}).get("cost") for d in (before, after))
     around = (
-        f"The account spent {text.money(spent[before], s.currency)} on {text.day(before)} and "
-        f"{text.money(spent[after], s.currency)} on {text.day(after)}; "
-        if None not in spent.values()
+        f"The account spent {text.money(spent_before, s.currency)} on {text.day(before)} and "
+        f"{text.money(spent_after, s.currency)} on {text.day(after)}; "
+        if spent_before is not None and spent_after is not None
         else ""
     )
     ctx.breaks(kind, "dates without any row understate spend to date")
@@ -361,7 +361,6 @@ def invalid_values(ctx: Context) -> None:
 
 def attribution_change(ctx: Context) -> None:
     kind = "data.attribution_change"
-    s = ctx.series
     events = _events_in_period(ctx, lambda field: bool(ATTRIBUTION_FIELD_RE.search(field)) and not PRIMARY_FIELD_RE.search(field))
     if not events:
         ctx.rejected(kind, None, "no attribution, lookback or conversion-action change inside the period")
@@ -425,7 +424,7 @@ def totals_mismatch(ctx: Context) -> None:
             if abs(summed - value) > tolerance:
                 mismatches.append((f"{pointer}/{name}", f"{what} {name}", summed, value))
 
-    account_totals = supplied.get("account") if isinstance(supplied.get("account"), dict) else supplied
+    account_totals: dict[str, Any] = own if isinstance(own := supplied.get("account"), dict) else supplied
     compare("/totals" + ("/account" if account_totals is not supplied else ""), "account", account_totals, s.account, None)
     per_campaign = supplied.get("campaigns")
     if isinstance(per_campaign, list):

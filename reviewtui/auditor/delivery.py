@@ -95,9 +95,8 @@ def _explanation(ctx: Context, cid: str, stop: date) -> str | None:
             continue
         if abs((moment.date() - stop).days) <= window:
             new = number(event.get("new"))
-            if "amount" in field or "budget" in field:
-                if new is not None and new > 0:
-                    continue  # a budget change to a positive amount does not stop serving
+            if ("amount" in field or "budget" in field) and new is not None and new > 0:
+                continue  # a budget change to a positive amount does not stop serving
             return f"{field} changed on {text.day(moment.date())}"
     return None
 

@@ -97,9 +97,13 @@ def _reportable(ctx: Context, kind: str, scope: str | None, campaigns_found: boo
     return True
 
 
+def _campaigns_by_cost(s: Series) -> list[str]:
+    return sorted(s.campaign_totals, key=lambda cid: -s.campaign_totals[cid].cost)
+
+
 def _scopes(s: Series) -> list[str | None]:
     """Campaigns by cost, then the account: a campaign off target is named before the account is."""
-    return [*sorted(s.campaign_totals, key=lambda cid: -s.campaign_totals[cid].cost), None]
+    return [*_campaigns_by_cost(s), None]
 
 
 def off_target(ctx: Context) -> None:
@@ -127,7 +131,8 @@ def off_target(ctx: Context) -> None:
         # The cost whose conversions are already in: each day's cost times the share lag has credited
         credited_cost = sum(_cell_cost(s, d, scope) * lag.credited(d) for d in complete)
         verdict = (
-            _cpa_verdict(window, credited_cost, target_cpa, t) if target_cpa else _roas_verdict(window, credited_cost, target_roas, t)
+            _cpa_verdict(window, credited_cost, target_cpa, t) if target_cpa
+            else _roas_verdict(window, credited_cost, target_roas, t)  # type: ignore[arg-type]  # one of the two targets is set
         )
         if verdict is not None:
             ctx.rejected(OFF, scope, verdict)
@@ -156,7 +161,7 @@ def _off_account(ctx: Context) -> None:
         return
     account_credited = sum(_cell_cost(s, d, None) * lag.credited(d) for d in complete)
     account_cpa = account_credited / account.conversions
-    for scope in _scopes(s)[:-1]:
+    for scope in _campaigns_by_cost(s):
         if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
             continue
         window = s.window(complete, scope)

@@ -141,7 +141,7 @@ class Context:
         reasons = [
             self.broken[b]
             for b in by
-            if b in self.broken and (scope is None or self.broken_campaigns.get(b) is None or scope in self.broken_campaigns[b])
+            if b in self.broken and (scope is None or (touched := self.broken_campaigns.get(b)) is None or scope in touched)
         ]
         if not reasons:
             return False

@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any
 
 from ..derived import budget_in_force
+from ..snapshot import as_array
 from .series import Series, parse_day
 
 
@@ -36,8 +37,8 @@ class Budget:
         amounts = [self.on(day)]
         if day in self.changes:
             amounts.append(budget_in_force(self.raw, date.fromordinal(day.toordinal() - 1)))
-        amounts = [a for a in amounts if a is not None]
-        return max(amounts) if amounts else None
+        known = [a for a in amounts if a is not None]
+        return max(known) if known else None
 
 
 def read_budgets(series: Series) -> list[Budget]:
@@ -47,7 +48,7 @@ def read_budgets(series: Series) -> list[Budget]:
         campaign_ids = [str(c) for c in ids] if isinstance(ids, list) else []
         if not campaign_ids:
             campaign_ids = [cid for cid, c in series.campaigns.items() if str(c.raw.get("budget_id")) == str(raw.get("budget_id"))]
-        history = raw.get("history") if isinstance(raw.get("history"), list) else []
+        history = as_array(raw.get("history"))
         changes = sorted({d for d in (parse_day(h.get("changed_at")) for h in history if isinstance(h, dict)) if d})
         budgets.append(Budget(str(raw.get("budget_id", index)), index, campaign_ids, str(raw.get("period") or "DAILY").upper(), raw, changes))
     return budgets

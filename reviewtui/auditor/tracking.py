@@ -21,7 +21,7 @@ from .data_quality import CORRUPTS_CONVERSIONS
 from . import derived_names as names
 from .findings import Context
 from .lag import LagModel, poisson_zero
-from .series import Series, Totals, parse_moment
+from .series import Row, Series, Totals, parse_moment
 
 STOPPED = "tracking.conversions_stopped"
 STEP_DROP = "tracking.conversion_rate_step_drop"
@@ -114,7 +114,7 @@ def _one_scope_per_step(ctx: Context, kind: str, reported: dict[str | None, tupl
     campaigns = [scope for scope in reported if scope is not None]
     if account is not None:
         together = [c for c in campaigns if abs((reported[c][1].start - account[1].start).days) <= window]
-        keep = {None} if len(together) != 1 else {together[0]}
+        keep: set[str | None] = {None} if len(together) != 1 else {together[0]}
         keep |= {c for c in campaigns if c not in together}
     else:
         keep = set(campaigns)
@@ -424,13 +424,13 @@ def missing_conversion_value(ctx: Context) -> None:
         rows = [r for r in s.rows if r.campaign_id == cid and r.day in complete]
         valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
         # The trailing run of rows with conversions but zero value
-        run = []
+        run: list[Row] = []
         for row in reversed(rows):
             if (row.get("conversions") or 0) > 0 and row.get("conversions_value") == 0:
                 run.insert(0, row)
             elif (row.get("conversions") or 0) > 0:
                 break
-        if sum(r.get("conversions") or 0 for r in run) < t.number("min_conversions"):
+        if sum((r.get("conversions") or 0.0 for r in run), 0.0) < t.number("min_conversions"):
             continue
         if not valued and cid not in value_bid:
             continue  # a lead campaign that never had values

@@ -45,7 +45,7 @@ class Backend(abc.ABC):
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
         """The output for ``case`` (``repeat`` numbers repeated runs of the same case)."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027 - a hook: most backends hold no connection
         """Release connections; called once at the end of a run."""
 
     def describe(self) -> dict[str, Any]:

@@ -72,7 +72,7 @@ class ClaudeBackend(Backend):
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> None:
-        self.model = model or DEFAULT_MODEL
+        self.model: str = model or DEFAULT_MODEL
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
         self.timeout = DEFAULT_TIMEOUT_SECONDS if timeout is None else float(timeout)
         self.max_retries = DEFAULT_MAX_RETRIES if max_retries is None else max_retries

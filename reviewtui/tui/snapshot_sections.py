@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ..snapshot import as_object
+
 ROW_SECTIONS = ("daily", "campaigns", "search_terms", "budgets", "conversion_actions", "change_events", "ads", "flight_plan")
 FIELD_SECTIONS = ("account", "period", "targets")
 # Where a row keeps its date, in order of preference (first 10 characters are YYYY-MM-DD).
@@ -197,7 +199,7 @@ def _columns(items: list[Any]) -> list[str]:
 def snapshot_sections(data: dict[str, Any]) -> list[SectionTable]:
     """The snapshot's sections in tab order: known lists, known objects, then anything else."""
     tables: list[SectionTable] = []
-    account = data.get("account") if isinstance(data.get("account"), dict) else {}
+    account = as_object(data.get("account"))
     decimals = 0 if str(account.get("currency_code", "")).upper() in ZERO_DECIMAL_CURRENCIES else 2
     names = [n for n in ROW_SECTIONS if n in data] + [n for n in FIELD_SECTIONS if n in data]
     names += [n for n in data if n not in names and isinstance(data[n], (list, dict))]

@@ -32,7 +32,7 @@ class SupportVerdict:
 
 def _check_function() -> Any:
     module = importlib.import_module("reviewtui.auditor.support")
-    return getattr(module, "check_support")
+    return module.check_support
 
 
 def check_support(snapshot: Snapshot | None, finding_id: str) -> SupportVerdict:

@@ -113,7 +113,7 @@ async def test_a_save_keeps_the_seniors_comments_and_key_order(repo):
     expected.write_text(commented)
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, "c02-garden-clean")
+        await open_case(pilot, "c02-garden-clean")
         await pilot.press("t", "space", "3")  # must_not_say from rows alone: /daily/0
         await pilot.pause()
         await type_text(pilot, "data.duplicate_rows")

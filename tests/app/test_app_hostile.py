@@ -190,6 +190,7 @@ async def test_crafted_runs_are_left_out_with_a_message_and_markup_in_runs_is_li
                            ("deep", "nesting deeper than 16 levels"), ("huge-int", "/summary/cases is"),
                            ("huge-text", "Exceeds the limit (4300 digits)")):
             assert f"Not listed: results/{name}/manifest.json" in text.replace("\n", ""), name
+            assert what in text.replace("\n", ""), name
         row = [str(cell) for cell in screen.query_one(DataTable).get_row_at(1)]
         assert CLICK + "␛]0;pwned␇␛[2J" in row and UNBALANCED in row
 

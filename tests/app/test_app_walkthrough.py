@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 from textual.command import CommandPalette
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.cases import CasesScreen

@@ -10,7 +10,6 @@ and inspect the SVGs.
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable
 
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 

@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 
 from reviewtui.auditor import audit
 from reviewtui.cli import main

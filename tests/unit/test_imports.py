@@ -1,4 +1,11 @@
-"""Import hygiene: the headless commands never pay for the UI or the SDK (DESIGN.md section 2)."""
+"""Start-up cost: the headless commands never load the UI or the SDK.
+
+Which module may import what is checked statically by the import-linter
+contracts in pyproject.toml (run by .ci/run). Those count deferred imports
+(inside functions) as imports too, so they cannot tell whether a deferred
+import stays deferred; this test can: it imports the entry points in a fresh
+interpreter and looks at what was loaded.
+"""
 
 from __future__ import annotations
 
@@ -18,11 +25,9 @@ def heavy_modules_after_import(module: str) -> list[str]:
     return [m for m in proc.stdout.strip().split(",") if m]
 
 
-@pytest.mark.parametrize("module", ["reviewtui.eval", "reviewtui.check", "reviewtui.runs", "reviewtui.cli",
-                                    "reviewtui.compare", "reviewtui.stats", "reviewtui.run_stats",
-                                    "reviewtui.accounts.importer", "reviewtui.accounts.mapped",
-                                    "reviewtui.accounts.redact"])
-def test_headless_modules_import_neither_textual_nor_anthropic(module):
+# cli imports every command's module (the app and the Claude backend only on use).
+@pytest.mark.parametrize("module", ["reviewtui.cli", "reviewtui.backends"])
+def test_headless_entry_points_load_neither_textual_nor_anthropic(module):
     assert heavy_modules_after_import(module) == []
 
 

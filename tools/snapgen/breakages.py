@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import copy
 import statistics
-from dataclasses import dataclass, field
-from datetime import date, timedelta
+from dataclasses import dataclass
+from datetime import timedelta
 
 from . import measure as m
 from .scenarios import OVERSPEND_SAYS, UNDERSPEND_SAYS, Scenario, _label
@@ -65,7 +65,7 @@ class DuplicateRows(Scenario):
                            f"conversions look doubled only on the duplicated dates {', '.join(dates)}", rows[:2],
                            ["conversions (doubled|double)", "double[- ]count"]),
                 self.entry("must_not_say", "pacing.daily_cap_exceeded", None,
-                           f"a duplicated day counted twice is not a cost above the daily budget; each row is within its budget", rows[:2])]
+                           "a duplicated day counted twice is not a cost above the daily budget; each row is within its budget", rows[:2])]
 
     def describe(self, plan):
         return f"days {self.days} appended twice"
@@ -215,7 +215,7 @@ class TimezoneShift(Scenario):
                 f"{by_wd[0]:,.0f} on Mondays) instead of the weekend")
         return [self.entry("must_find", "data.timezone_shift", None, text, m.pointers(before, 3)),
                 self.entry("must_not_say", "data.missing_days", None,
-                           f"the last complete date has no rows because every row moved one day earlier, not because a day is missing",
+                           "the last complete date has no rows because every row moved one day earlier, not because a day is missing",
                            m.pointers(before, 1), ["missing (day|date)", "no data (for|on) " + snap["period"]["last_complete_date"]])]
 
     def describe(self, plan):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import work
@@ -43,6 +44,9 @@ from .dialogs import ConfirmModal
 from .dispute import DisputeDraft, DisputeModal
 from .help import KeysFooter, register_help
 from .tag import TagDraft, TagModal
+
+if TYPE_CHECKING:
+    from ..app import ReviewApp
 
 # Up to this size snapshot.json is parsed on the spot (about 12 ms per MB here): building the screen once
 # with its tables costs far less than building it, then mounting the tables in a second layout pass.
@@ -184,7 +188,7 @@ class AuthorScreen(Screen):
             return
         tables = snapshot_sections(snapshot.data) if isinstance(snapshot.data, dict) else []
         if isinstance(snapshot.data, dict):
-            snapshot.campaigns  # a cached scan of every daily row: done here, not on the UI thread
+            _ = snapshot.campaigns  # a cached scan of every daily row: done here, not on the UI thread
         self.post_message(SnapshotLoaded(snapshot, tables, time.perf_counter() - started))
 
     async def on_snapshot_loaded(self, message: SnapshotLoaded) -> None:
@@ -253,7 +257,7 @@ class AuthorScreen(Screen):
 
     @work(thread=True, exclusive=True, group="validate")
     def check_support(self, generation: int, entries: list[tuple[int, str, int]]) -> None:
-        support = getattr(self.app, "support_check")
+        support = cast("ReviewApp", self.app).support_check
         problems, verdicts = [], {}
         for index, finding_id, line in entries:
             verdict = support(self.snapshot, finding_id)
@@ -349,7 +353,7 @@ class AuthorScreen(Screen):
             campaigns=self._campaigns(),
             snapshot=self.snapshot,
             taken_ids=self._taken_ids(skip),
-            support_check=getattr(self.app, "support_check"),
+            support_check=cast("ReviewApp", self.app).support_check,
         )
 
     def action_tag(self, list_name: str) -> None:
@@ -529,9 +533,7 @@ class AuthorScreen(Screen):
             return
 
         def answer(choice: str | None) -> None:
-            if choice == "s" and self.save():
-                then()
-            elif choice == "d":
+            if choice == "s" and self.save() or choice == "d":
                 then()
 
         self.app.push_screen(
@@ -543,7 +545,7 @@ class AuthorScreen(Screen):
     def action_leave(self) -> None:
         self.confirm_discard("leave", self.app.pop_screen)
 
-    def action_focus(self, widget_id: str) -> None:
+    async def action_focus(self, widget_id: str) -> None:
         self.query_one(f"#{widget_id}").focus()
 
     def action_focus_table(self) -> None:

@@ -33,7 +33,7 @@ class ReviewModal(ModalScreen[ResultType]):
         self._opened_with = self._field_values()
 
     def _field_values(self) -> tuple:
-        return tuple((w.id, w.value) for w in self.query("Input, Select"))
+        return tuple((w.id, w.value) for w in self.query("Input, Select"))  # type: ignore[attr-defined]  # both have a value
 
     @property
     def has_typed_text(self) -> bool:

@@ -253,6 +253,12 @@ class NewRunScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - a bug must end the run visibly, not kill the app
             self.post_message(RunEnded(None, redact_secrets(f"the run failed: {type(exc).__name__}: {exc}")))
 
+    def _post_progress(self, progress: Progress) -> None:  # from the run's thread
+        self.post_message(RunProgressed(progress))
+
+    def _post_record(self, record: CaseRecord) -> None:
+        self.post_message(RecordLanded(record))
+
     async def _run(self, settings: RunSettings) -> None:
         case_set = load_case_set(settings.cases_dir)
         if case_set.errors:
@@ -272,8 +278,7 @@ class NewRunScreen(Screen[None]):
         try:
             run = await run_eval(case_set, backend, results_dir=self.results_dir, concurrency=settings.concurrency,
                                  resume=settings.resume, cancel=self._cancel,
-                                 on_progress=lambda p: self.post_message(RunProgressed(p)),
-                                 on_record=lambda r: self.post_message(RecordLanded(r)))
+                                 on_progress=self._post_progress, on_record=self._post_record)
         except (ResultsError, UsageError) as exc:
             self.post_message(RunEnded(None, str(exc)))
             return

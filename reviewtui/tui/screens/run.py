@@ -11,7 +11,7 @@ panel lists what changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import work
@@ -25,6 +25,9 @@ from ...cases import Case, CaseFileError, load_case, load_case_set
 from ...report import ResultsError
 from ...runs import CaseDiff, Run, load_run, rescore_run
 from ...scoring import CaseScore
+
+if TYPE_CHECKING:
+    from ..app import ReviewApp
 from ...snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored
 from ..widgets.review.case_table import ReviewCaseTable
@@ -163,12 +166,12 @@ class RunScreen(Screen[None]):
         return CaseResult(case_id, score, output, case, repeats=record.runs)
 
     def edit_case(self, case: Case) -> None:
-        self.app.open_case(case.case_id)
+        cast("ReviewApp", self.app).open_case(case.case_id)
 
     def open_rows(self, case: Case, pointers: list[str]) -> None:
         from .author import AuthorScreen
 
-        self.app.open_case(case.case_id)
+        cast("ReviewApp", self.app).open_case(case.case_id)
         if isinstance(self.app.screen, AuthorScreen):
             self.app.screen.show_rows(pointers)
 

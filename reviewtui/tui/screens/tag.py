@@ -82,7 +82,7 @@ def parse_says(text: str) -> list[str]:
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise ValueError(f"says: not a list of patterns ({exc.problem}); write it as [\"a\", \"b\"]") from None
+            raise ValueError(f"says: not a list of patterns ({getattr(exc, 'problem', None) or exc}); write it as [\"a\", \"b\"]") from None
         if quoted:  # one pattern in quotes, as the placeholder shows them: the quotes are not part of it
             return [str(value)]
         return [str(v) for v in value or []]

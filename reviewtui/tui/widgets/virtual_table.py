@@ -12,6 +12,8 @@ stays put when scrolling down.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -100,7 +102,7 @@ class VirtualTable(ScrollView, can_focus=True):
         self.highlights = highlights
         self.sort_column: str | None = None
         self.descending = False
-        self.filters: dict[str, str | None] = dict(filters or {})
+        self.filters: dict[str, Any] = dict(filters or {})
         self.order: list[int] = section.view(**self.filters) if any(self.filters.values()) else list(range(len(section)))
         self._widths = self._measure()
         self._label_width = max(

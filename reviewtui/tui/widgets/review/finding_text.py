@@ -9,7 +9,7 @@ the made-up number, not just the number.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from rich.text import Text
 
@@ -47,8 +47,8 @@ def figures_of(figures: Iterable[Mapping[str, Any]], finding_index: int, field: 
     ]
 
 
-def finding_block(index: int, finding: Mapping[str, Any], figures: list[Mapping[str, Any]],
-                  hits: list[Mapping[str, Any]]) -> Text:
+def finding_block(index: int, finding: Mapping[str, Any], figures: Sequence[Mapping[str, Any]],
+                  hits: Sequence[Mapping[str, Any]]) -> Text:
     """A returned finding: number, verdict, id and severity, then its text with figures marked."""
     label, style = VERDICT_LABELS.get(str(finding.get("verdict")), (str(finding.get("verdict")), "bold"))
     head = Text.assemble((f"#{index + 1} ", "bold"), (f" {label} ", style), " ",

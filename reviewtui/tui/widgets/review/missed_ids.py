@@ -29,7 +29,7 @@ def pattern_sentence(missed_by_kind: MissedByKind, pattern: Mapping[str, Any] | 
     """The manifest's pattern sentence (computed by the core when an older manifest lacks it)."""
     if not missed_by_kind:
         return Text("No must_find id was missed in a scored case.", style="green")
-    pattern = pattern or miss_pattern(dict(missed_by_kind)) or {}
+    pattern = pattern or miss_pattern({kind: dict(ids) for kind, ids in missed_by_kind.items()}) or {}
     text = str(pattern.get("text", ""))
     head, _, rest = text.partition(":")
     style = {"concentrated": "bold red", "scattered": "bold yellow", "mixed": "bold magenta",
