@@ -1,10 +1,18 @@
-"""Helpers for the app's Pilot and snapshot tests: a temporary copy of tests/fixtures/app, the app built on it."""
+"""The app tests' harness (Pilot and snapshot tests alike): the app built on a repository in a
+temporary folder, and waits for a condition rather than for a fixed time.
+
+Two repositories: a copy of tests/fixtures/app (``copy_fixture``: the authoring tests) and the
+review case set with fixed runs (tests/app/review_fixture.py: the run, compare and review tests).
+"""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+from textual.widgets import Input
+
+from reviewtui.backends.base import Backend
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.support import SupportVerdict
 
@@ -26,9 +34,40 @@ def fixed_support(snapshot, finding_id: str) -> SupportVerdict:
 
 
 def make_app(repo: Path, **options) -> ReviewApp:
+    """The app on ``repo/cases`` and ``repo/results``, with the fixed support check."""
     options.setdefault("support_check", fixed_support)
     options.setdefault("cursor_blink", False)
     return ReviewApp(repo / "cases", repo / "results", **options)
+
+
+def make_review_app(root: Path, backend: Backend | None = None) -> ReviewApp:
+    """The app on the relative ``cases`` and ``results`` (run it from ``root``, the working
+    folder), with the reference auditor's support check; ``backend`` runs its new runs."""
+    app = ReviewApp(Path("cases"), Path("results"), cursor_blink=False)
+    if backend is not None:
+        app.backend_factory = lambda settings, results_dir: backend
+    return app
+
+
+async def wait_until(pilot, predicate, what: str, steps: int = 500) -> None:
+    """Let the app run until ``predicate()`` holds; fail naming ``what`` if it never does."""
+    for _ in range(steps):
+        if predicate():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def search_palette(pilot, text: str) -> None:
+    """Type ``text`` into the open command palette and wait until its search has listed a match."""
+    from textual.command import CommandList, CommandPalette
+
+    palette = pilot.app.screen
+    assert isinstance(palette, CommandPalette), palette
+    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
+    await wait_until(pilot, lambda: palette.query_one(Input).value == text, f"the palette holds {text!r}")
+    await pilot.app.workers.wait_for_complete()
+    await wait_until(pilot, lambda: palette.query_one(CommandList).option_count > 0, f"the palette lists a match for {text!r}")
 
 
 async def settle(pilot) -> None:

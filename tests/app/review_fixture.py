@@ -17,6 +17,7 @@ from typing import Any
 
 from reviewtui.backends.base import Backend, CaseOutput
 from reviewtui.cases import Case
+from tests.app.apphelpers import make_review_app, wait_until  # noqa: F401 - the harness, for the review tests
 
 CAMPAIGNS = [
     {"id": "111", "name": "Search | Brand | DE", "status": "ENABLED"},
@@ -339,22 +340,3 @@ def review_repo(tmp_path: Path, monkeypatch, runs: tuple[str, ...] = tuple(RUNS)
         write_run(tmp_path / "results", version)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def make_review_app(root: Path, backend: Backend | None = None):
-    """The real app on ``root/cases`` and ``root/results`` (relative paths: run it from ``root``)."""
-    from reviewtui.tui.app import ReviewApp
-
-    app = ReviewApp(Path("cases"), Path("results"), cursor_blink=False)
-    if backend is not None:
-        app.backend_factory = lambda settings, results_dir: backend
-    return app
-
-
-async def wait_until(pilot, predicate, what: str, steps: int = 500) -> None:
-    """Let the app run until ``predicate()`` holds; fail naming ``what`` if it never does."""
-    for _ in range(steps):
-        if predicate():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")

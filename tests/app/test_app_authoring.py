@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from textual.command import CommandPalette
+
 from reviewtui import disputes
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.cases import CasesScreen
@@ -13,7 +15,7 @@ from reviewtui.tui.screens.help import HelpScreen
 from reviewtui.tui.screens.tag import TagModal
 from reviewtui.tui.widgets.writeup_view import WriteupView
 
-from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
+from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, search_palette, settle, wait_until
 
 CASE = "c01-shoes-tracking"
 SEARCH_TERMS_SENTENCE = 'Search terms such as "free shoes" wasted 166.50 with no conversions.'
@@ -353,9 +355,8 @@ async def test_palette_jumps_to_a_row_by_pointer(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         await pilot.press("ctrl+p")
-        await pilot.pause()
-        await type_text(pilot, "/search_terms/1")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette opens")
+        await search_palette(pilot, "/search_terms/1")
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is screen

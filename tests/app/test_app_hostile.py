@@ -104,8 +104,8 @@ async def test_unreadable_write_up_and_disputed_md_are_messages_not_crashes(host
     app = make_app(hostile_repo)
     async with app.run_test(size=SIZE) as pilot:
         await open_case(pilot, "c01-shoes-tracking")
-        text = shown(app)
-        assert "The write-up cannot be shown:" in text and "not UTF-8 text" in text
+        await wait_until(pilot, lambda: "The write-up cannot be shown:" in (text := shown(app)) and "not UTF-8 text" in text,
+                         "the write-up's message")
         assert app.is_running
 
 

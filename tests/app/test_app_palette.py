@@ -10,7 +10,8 @@ from reviewtui.tui.screens.compare import CompareScreen
 from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.run import RunScreen
 from reviewtui.tui.screens.runs import RunsScreen
-from tests.app.review_fixture import SIZE, make_review_app, review_repo, wait_until
+from tests.app.apphelpers import make_review_app, search_palette, wait_until
+from tests.app.review_fixture import SIZE, review_repo
 
 
 @pytest.fixture
@@ -23,8 +24,7 @@ async def palette(pilot, text: str) -> None:
     if not isinstance(pilot.app.screen, CommandPalette):
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), "the palette opens")
-    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
-    await pilot.pause(0.4)
+    await search_palette(pilot, text)
     await pilot.press("enter")
     await pilot.pause()
 
@@ -77,8 +77,10 @@ async def test_the_second_run_list_leaves_out_the_first(root):
         await started(pilot)
         await palette(pilot, "compare run audit-t1")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette asks for the second run")
-        await pilot.pause(0.4)
+        await app.workers.wait_for_complete()
         from textual.widgets import OptionList
+
+        await wait_until(pilot, lambda: app.screen.query_one(OptionList).option_count > 0, "the runs are listed")
 
         options = app.screen.query_one(OptionList)
         shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]

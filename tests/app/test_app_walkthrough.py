@@ -11,8 +11,8 @@ from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.runs import RunsScreen
 from reviewtui.tui.widgets.virtual_table import VirtualTable
 
-from tests.app.apphelpers import make_app, open_case, screen_text, settle
-from tests.app.review_fixture import make_review_app, review_repo, wait_until
+from tests.app.apphelpers import make_app, make_review_app, open_case, screen_text, search_palette, settle, wait_until
+from tests.app.review_fixture import review_repo
 
 CASE = "c01-shoes-tracking"
 WIDE = (160, 45)  # the terminal of the walkthrough
@@ -83,8 +83,7 @@ async def test_escape_from_a_case_opened_in_the_runs_view_goes_back_there(tmp_pa
         await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs view")
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
-        await pilot.press(*"open", "space", *"case", "space", *"c01")
-        await pilot.pause(0.4)
+        await search_palette(pilot, "open case c01")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen), "the author screen")
         await settle(pilot)
@@ -134,8 +133,7 @@ async def test_palette_new_run_shows_the_form_already_open(tmp_path, monkeypatch
         assert isinstance(app.screen, CasesScreen)
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
-        await pilot.press(*"new", "space", *"run")
-        await pilot.pause(0.4)
+        await search_palette(pilot, "new run")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen), "the new-run form")
         assert app.screen is form

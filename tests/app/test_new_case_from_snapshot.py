@@ -54,8 +54,11 @@ async def test_an_unreadable_snapshot_makes_no_case(root):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await palette(pilot, "bad.json")
-        await pilot.pause(0.2)
+
+        def refused() -> bool:
+            return any("daily rows cannot be read" in n.message and "expected YYYY-MM-DD" in n.message
+                       for n in app._notifications)
+
+        await wait_until(pilot, refused, "the import is refused with a message")
         assert not (root / "cases" / "bad").exists()
         assert not isinstance(app.screen, AuthorScreen)
-        messages = [n.message for n in app._notifications]
-        assert any("daily rows cannot be read" in m and "expected YYYY-MM-DD" in m for m in messages)
