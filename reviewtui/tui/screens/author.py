@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.text import Text
@@ -29,7 +30,7 @@ from textual.widgets import Static
 
 from ... import disputes
 from ...cases import Case, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
-from ...history import History
+from ...history import FileChangedError, History
 from ...snapshot import Snapshot, SnapshotError
 from ...writeup import Writeup, parse_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
@@ -131,6 +132,14 @@ class AuthorScreen(Screen):
             return None
         return parse_writeup(path.read_text(encoding="utf-8"))
 
+    def _no_writeup_text(self) -> str:
+        """What the write-up region says when there is no write-up to show (and why)."""
+        if not self.case.source:
+            return NO_WRITEUP
+        return (f"The write-up {self.case.source} named in expected.yaml (source:) is not found: "
+                "restore the file or fix the source line, then reopen the case."
+                + NO_WRITEUP.removeprefix("This case has no write-up."))
+
     # -- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -138,7 +147,7 @@ class AuthorScreen(Screen):
         with Horizontal(id="author-body"):
             with Vertical(id="author-left"):
                 notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
-                yield WriteupView(self.writeup, notes + NO_WRITEUP, id="writeup")
+                yield WriteupView(self.writeup, notes + self._no_writeup_text(), id="writeup")
                 yield ExpectationList(id="expectations")
                 with VerticalScroll(id="problems-box"):
                     yield Static("", id="problems")
@@ -379,14 +388,19 @@ class AuthorScreen(Screen):
         self.app.push_screen(self._tag_modal(draft, f"Edit {draft.id}", skip=where), edited)
 
     def action_undo(self) -> None:
-        label = self.history.undo()
-        self.after_edit()
-        self.notify(f"Undid: {label}" if label else "Nothing to undo")
+        self._step(self.history.undo, "Undid", "Nothing to undo")
 
     def action_redo(self) -> None:
-        label = self.history.redo()
+        self._step(self.history.redo, "Redid", "Nothing to redo")
+
+    def _step(self, step, done: str, nothing: str) -> None:
+        try:
+            label = step()
+        except (OSError, FileChangedError) as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
         self.after_edit()
-        self.notify(f"Redid: {label}" if label else "Nothing to redo")
+        self.notify(f"{done}: {label}" if label else nothing)
 
     # -- disputes ---------------------------------------------------------------------------
 
@@ -399,6 +413,9 @@ class AuthorScreen(Screen):
         if existing is not None:
             self._ask_reopen(existing)
             return
+        if (why_not := disputes.not_a_claim(sentence.text)) is not None:
+            self.notify(f"Not disputed: {why_not}. Move to the sentence that makes the claim.", severity="warning")
+            return
         rows = self.panel.marked_rows() if self.panel is not None else []
         modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows)
 
@@ -406,31 +423,42 @@ class AuthorScreen(Screen):
             if draft is None:
                 return
             try:
-                entry = disputes.append_dispute(
-                    self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
-                    rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
-                )
+                with self._undoable_dispute_change() as record:
+                    entry = disputes.append_dispute(
+                        self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
+                        rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
+                    )
+                    record(f"dispute {entry.id}")
             except (OSError, ValueError) as exc:
                 self.notify(f"disputed.md not changed: {exc}", severity="error", timeout=8)
                 return
             if self.panel is not None:
                 self.panel.clear_marks()
             self.refresh_marks()
-            self.notify(f"{entry.id} added to disputed.md")
+            self.notify(f"{entry.id} added to disputed.md (ctrl+z undoes)")
 
         self.app.push_screen(modal, save)
+
+    @contextmanager
+    def _undoable_dispute_change(self):
+        """Around a change to disputed.md: ``record(label)`` puts it in the undo history."""
+        path = self.disputed_path
+        before = path.read_text(encoding="utf-8") if path.exists() else None
+        yield lambda label: self.history.record_file(label, path, before, path.read_text(encoding="utf-8"))
 
     def _ask_reopen(self, existing: disputes.Dispute) -> None:
         def answer(choice: str | None) -> None:
             if choice != "o":
                 return
             try:
-                disputes.reopen(self.disputed_path, existing.id)
+                with self._undoable_dispute_change() as record:
+                    disputes.reopen(self.disputed_path, existing.id)
+                    record(f"reopen {existing.id}")
             except (OSError, disputes.DisputeFileError) as exc:
                 self.notify(str(exc), severity="error", timeout=8)
                 return
             self.refresh_marks()
-            self.notify(f"{existing.id} reopened: its entry is gone from disputed.md")
+            self.notify(f"{existing.id} reopened: its entry is gone from disputed.md (ctrl+z undoes)")
 
         self.app.push_screen(
             ConfirmModal(f"{existing.id} is disputed", f"> {existing.quote}\n\nReopen it? Its entry is removed from disputed.md.",

@@ -24,6 +24,7 @@ from ...cases import LISTS
 from ...snapshot import PointerError, Snapshot
 from ..support import SupportVerdict
 from .dialogs import ReviewModal
+from .help import KeysFooter
 
 
 @dataclass
@@ -146,6 +147,7 @@ class TagModal(ReviewModal[TagDraft]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save entry (ctrl+s)", id="tag-save", variant="primary")
                 yield Button("Cancel (esc)", id="tag-cancel")
+        yield KeysFooter()  # the modal's own keys; without it the screen below shows the table's
 
     def on_mount(self) -> None:
         super().on_mount()

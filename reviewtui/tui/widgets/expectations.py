@@ -91,6 +91,11 @@ class ExpectationList(OptionList):
             return False
         return True
 
+    def on_focus(self) -> None:
+        """Coming to the list with nothing selected selects the first entry, so ``e`` and ``delete`` act on it."""
+        if self.highlighted is None:
+            self.action_first()
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         if event.option.id:

@@ -41,7 +41,7 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("end", "edge(1)", "Last row", show=False),
         Binding("left", "column(-1)", "Column left", show=False),
         Binding("right", "column(1)", "Column right", show=False),
-        Binding("space", "toggle_mark", "Mark row"),
+        Binding("space", "toggle_mark", "Mark + down"),
         Binding("s", "sort", "Sort column"),
         Binding("u", "clear_marks", "Unmark all"),
     ]
