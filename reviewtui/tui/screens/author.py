@@ -93,6 +93,7 @@ class AuthorScreen(Screen):
         self._validation = 0
         self.snapshot_seconds: float | None = None
         self._pending_rows: list[str] | None = None  # rows to show once the snapshot has loaded
+        self._rows_from_outside = False  # rows shown for a case review, not for an entry of the list
         self._tables: list | None = None  # the snapshot's sections, when parsed here rather than in the worker
         if self._snapshot_size() <= LOAD_IN_WORKER_BYTES:
             self._load_now()
@@ -288,6 +289,8 @@ class AuthorScreen(Screen):
     # -- selection -------------------------------------------------------------------------
 
     def on_expectation_list_entry_highlighted(self, message: ExpectationList.EntryHighlighted) -> None:
+        if message.automatic and self._rows_from_outside:
+            return  # the rows a case review asked for stay lit until the user picks an entry
         self._highlight_entry(message.list_name, message.index)
 
     def _highlight_current_entry(self) -> None:
@@ -320,6 +323,7 @@ class AuthorScreen(Screen):
         """Highlight these snapshot rows with the cursor on the first, now or once the snapshot
         has loaded. Used by the case review (part two) to jump from evidence or a figure."""
         self._pending_rows = list(pointers)
+        self._rows_from_outside = True
         self._show_pending_rows()
 
     def _show_pending_rows(self) -> None:

@@ -1,0 +1,51 @@
+"""From a case review: enter scrolls the author screen's table to the row; f3 goes to the runs view;
+enter in the compare view opens that case's review."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textual.widgets import OptionList
+
+from reviewtui.tui.screens.author import AuthorScreen
+from reviewtui.tui.screens.case_review import CaseReviewScreen
+from reviewtui.tui.screens.runs import RunsScreen
+from tests.app.review_fixture import SIZE, make_review_app, review_repo, snapshot, wait_until
+from tests.app.test_review_views import open_run, options, review_case
+
+ROW = 301  # far below the first screenful of rows
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    root = review_repo(tmp_path, monkeypatch)
+    case = root / "cases" / "c01-tracking"
+    (case / "snapshot.json").write_text(json.dumps(snapshot(days=200), indent=2), encoding="utf-8")
+    expected = case / "expected.yaml"
+    # the may_find entry's row, far down; opening the case selects the first entry (must_find, /daily/7) on its own
+    expected.write_text(expected.read_text().replace(
+        "evidence: Campaign 333 takes most of the spend\n",
+        f"evidence: Campaign 333 takes most of the spend\n    rows: [/daily/{ROW}]\n"))
+    return root
+
+
+async def test_enter_on_an_expectation_scrolls_the_table_to_its_row_centred(root):
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        run = await open_run(pilot, "audit-t1")
+        screen = await review_case(pilot, run, "c01-tracking")
+        expected = screen.query_one("#review-expected", OptionList)
+        expected.focus()
+        expected.highlighted = next(i for i, o in enumerate(options(screen, "expected")) if o.id == "exp:may_find:0")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen) and app.screen.panel is not None, "author")
+        author = app.screen
+        await pilot.pause()
+        await pilot.pause()
+        table = author.panel.active_table
+        assert table.current_pointer == f"/daily/{ROW}"
+        shown = table.scrollable_content_region.height - 1  # the header row stays put
+        top = round(table.scroll_y)
+        assert top <= ROW < top + shown, (top, shown)
+        assert abs((ROW - top) - shown // 2) <= 1  # centred
