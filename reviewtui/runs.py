@@ -53,6 +53,7 @@ class RunInfo:
     mean_precision: float | None
     fabrications: int | None
     cases: int | None
+    problem: str | None = None  # why the manifest cannot be read (a broken run; every other field is empty)
 
 
 @dataclass
@@ -94,8 +95,9 @@ def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
     )
 
 
-def list_runs(results_dir: str | Path) -> list[RunInfo]:
-    """Every run under ``results_dir``, newest first. A folder with an unreadable manifest is skipped."""
+def list_runs(results_dir: str | Path, *, include_broken: bool = False) -> list[RunInfo]:
+    """Every run under ``results_dir``, newest first. A folder whose manifest cannot be read is skipped,
+    or with ``include_broken`` listed last with the reason in ``problem``."""
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         return []
@@ -105,7 +107,9 @@ def list_runs(results_dir: str | Path) -> list[RunInfo]:
             continue  # .cache and other tool folders
         try:
             manifest = read_manifest(manifest_path)
-        except ResultsError:
+        except ResultsError as exc:
+            if include_broken:
+                runs.append(RunInfo(manifest_path.parent, manifest_path.parent.name, *([None] * 11), problem=str(exc)))
             continue
         runs.append(run_info(manifest_path.parent, manifest))
     return sorted(runs, key=lambda r: (r.date or "", r.prompt_version), reverse=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import OptionList
+from textual.widgets import DataTable, OptionList
 
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen
@@ -49,3 +49,24 @@ async def test_enter_on_an_expectation_scrolls_the_table_to_its_row_centred(root
         top = round(table.scroll_y)
         assert top <= ROW < top + shown, (top, shown)
         assert abs((ROW - top) - shown // 2) <= 1  # centred
+
+
+async def test_a_run_with_a_corrupt_manifest_is_listed_as_broken_with_the_parse_error(root):
+    (root / "results" / "audit-t1" / "manifest.json").write_text('{"prompt_version": "audit-t1",\n  "status": ', encoding="utf-8")
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        assert [r.prompt_version for r in runs.runs] == ["audit-t2", "audit-t1"]
+        broken = runs.runs[1]
+        assert broken.problem is not None and "manifest.json:2: the run manifest is not valid JSON" in broken.problem
+        header = str(runs.query_one("#runs-header").render())
+        assert "broken run audit-t1" in header and "not valid JSON" in header
+        said: list[str] = []
+        runs.notify = lambda message, **_: said.append(str(message))  # type: ignore[method-assign]
+        runs.query_one(DataTable).move_cursor(row=1)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is runs and said and "not valid JSON" in said[0]

@@ -31,11 +31,12 @@ from ...cases import load_case_set
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
 from ...runner import Progress, redact_secrets
-from ...runs import Run
+from ...runs import Run, run_info
 from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.run_header import verdict_text
 from ..widgets.review.run_progress import RunProgress
+from .dialogs import ConfirmModal
 from .help import register_help
 
 
@@ -206,6 +207,32 @@ class NewRunScreen(Screen[None]):
         settings = self.read_form()
         if settings is None:
             return
+        replaced = None if settings.resume else self._run_replaced()
+        if replaced is None:
+            self._start(settings)
+            return
+        self.app.push_screen(
+            ConfirmModal("Replace a run?", f"{replaced}\n\nStarting without Resume replaces that run: its result "
+                         "files are written over. Tick Resume to keep the cases it finished.",
+                         [("c", "Keep it (cancel)"), ("r", "Replace it")]),
+            lambda choice: self._start(settings) if choice == "r" else None,
+        )
+
+    def _run_replaced(self) -> str | None:
+        """The run of this prompt version a new run would write over, described; None when there is none."""
+        paths = self._run_paths
+        if not paths.manifest.exists():
+            return None
+        try:
+            info = run_info(paths.run_dir, read_manifest(paths.manifest))
+        except ResultsError as exc:
+            return f"{paths.run_dir} holds a run whose manifest cannot be read: {exc}"
+        verdict = {True: "PASS", False: "FAIL"}.get(info.passed, f"no verdict ({info.status or '?'})")
+        when = (info.date or "?")[:16].replace("T", " ")
+        return (f"{paths.run_dir} holds the run of {info.prompt_version}: backend {info.backend or '?'}, "
+                f"model {info.model or '–'}, {when}, {verdict}, {info.cases if info.cases is not None else '?'} cases.")
+
+    def _start(self, settings: RunSettings) -> None:
         self.records = {}
         self.progress = None
         self.run = None

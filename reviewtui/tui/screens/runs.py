@@ -27,6 +27,8 @@ from .run import RunScreen
 
 
 def verdict_cell(info: RunInfo) -> Text:
+    if info.problem is not None:
+        return Text("broken (see above)", style="bold red")
     if info.passed is True:
         return Text("PASS", style="bold green")
     if info.passed is False:
@@ -90,7 +92,7 @@ class RunsScreen(Screen[None]):
             self.action_reload()  # a run may have finished or been re-scored meanwhile
 
     def action_reload(self) -> None:
-        self.runs = list_runs(self.results_dir)
+        self.runs = list_runs(self.results_dir, include_broken=True)
         table = self.query_one(DataTable)
         keep = self.current_run.run_dir.name if self.current_run else None
         table.clear()
@@ -114,9 +116,13 @@ class RunsScreen(Screen[None]):
         names = [info.run_dir.name for info in self.runs]
         if keep in names:
             table.move_cursor(row=names.index(keep))
-        self.query_one("#runs-header", Static).update(Text.assemble(
+        header = Text.assemble(
             ("Runs", "bold"), f" in {self.results_dir} · {len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
-            " · newest first · enter opens, n starts a new run, space marks and c compares"))
+            " · newest first · enter opens, n starts a new run, space marks and c compares")
+        for info in self.runs:
+            if info.problem is not None:  # said in full here: a table cell would cut the file and the place
+                header.append(f"\nbroken run {info.run_dir.name}: {info.problem}", style="red")
+        self.query_one("#runs-header", Static).update(header)
         self.query_one("#runs-empty", Static).update(
             "" if self.runs else f"No runs under {self.results_dir} yet. Press n to start one.")
         self.query_one("#runs-empty").display = not self.runs
@@ -147,6 +153,9 @@ class RunsScreen(Screen[None]):
     def action_mark(self) -> None:
         current = self.current_run
         if current is None:
+            return
+        if current.problem is not None:
+            self.notify(current.problem, title="A broken run cannot be compared", severity="error", timeout=10)
             return
         name = current.run_dir.name
         self.marked = None if self.marked == name else name
