@@ -14,6 +14,7 @@ from typing import Callable
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import ModalScreen
 
 from ..backends.base import Backend
 from ..cases import CaseFileError, CaseSet
@@ -48,8 +49,8 @@ class ReviewApp(App[None]):
 
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
-        Binding("f2", "switch_mode('cases')", "Cases"),
-        Binding("f3", "switch_mode('runs')", "Runs"),
+        Binding("f2", "view('cases')", "Cases"),
+        Binding("f3", "view('runs')", "Runs"),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
@@ -135,6 +136,27 @@ class ReviewApp(App[None]):
 
     def unsaved_author_screens(self) -> list[AuthorScreen]:
         return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, AuthorScreen) and s.dirty]
+
+    async def action_view(self, mode: str) -> None:
+        """Switch to a top-level view; in it already, go back to its list (closing the screens above)."""
+        if self.current_mode != mode:
+            await self.switch_mode(mode)
+            return
+        self._back_to_base()
+
+    def _back_to_base(self) -> None:
+        """Pop the screens above the view's own, asking first for unsaved edits, never leaving a run going."""
+        while len(self.screen_stack) > 1:
+            top = self.screen
+            if isinstance(top, ModalScreen):
+                return  # a question is open: it is answered first
+            if isinstance(top, AuthorScreen) and top.dirty:
+                top.confirm_discard("leave", lambda: (self.pop_screen(), self.call_later(self._back_to_base)))
+                return
+            if isinstance(top, NewRunScreen) and top.running:
+                self.notify("A run is in progress here: escape cancels it first", severity="warning")
+                return
+            self.pop_screen()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

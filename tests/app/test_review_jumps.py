@@ -70,3 +70,67 @@ async def test_a_run_with_a_corrupt_manifest_is_listed_as_broken_with_the_parse_
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is runs and said and "not valid JSON" in said[0]
+
+
+async def test_f3_from_a_case_review_goes_back_to_the_runs_view(root):
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        run = await open_run(pilot, "audit-t1")
+        await review_case(pilot, run, "c01-tracking")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_f3_with_unsaved_edits_in_an_author_screen_asks_first(root):
+    from reviewtui.tui.screens.dialogs import ConfirmModal
+
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        run = await open_run(pilot, "audit-t1")
+        review = await review_case(pilot, run, "c01-tracking")
+        await pilot.press("e")
+        await pilot.pause()
+        author = app.screen
+        assert isinstance(author, AuthorScreen)
+        author.query_one("#expectations").focus()
+        await pilot.press("delete")
+        assert author.dirty
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        await pilot.press("c")  # stay
+        await pilot.pause()
+        assert app.screen is author
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("d")  # discard and leave
+        await wait_until(pilot, lambda: isinstance(app.screen, RunsScreen), "back in the runs view")
+        assert review not in app.screen_stack
+
+
+async def test_enter_in_the_compare_view_opens_the_case_review_in_the_after_run_and_b_in_the_before(root):
+    from reviewtui.tui.screens.compare import CompareScreen
+    from reviewtui.tui.widgets.review.diff_table import CaseDiffTable
+
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.compare_runs("audit-t1", "audit-t2")
+        await pilot.pause()
+        compare = app.screen
+        assert isinstance(compare, CompareScreen)
+        table = compare.query_one(CaseDiffTable)
+        case_id = table.shown[0].case_id
+        await pilot.press("enter")
+        await pilot.pause()
+        review = app.screen
+        assert isinstance(review, CaseReviewScreen) and review.result.case_id == case_id
+        after = json.loads((root / "results/audit-t2/cases" / f"{case_id}.json").read_text())
+        assert review.result.score.recall == after["score"]["recall"]
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("b")
+        await pilot.pause()
+        review = app.screen
+        before = json.loads((root / "results/audit-t1/cases" / f"{case_id}.json").read_text())
+        assert isinstance(review, CaseReviewScreen) and review.result.score.recall == before["score"]["recall"]
