@@ -160,3 +160,15 @@ async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(roo
         await pilot.press("r")
         await wait_until(pilot, lambda: screen.state == "complete" and second.total_calls == len(CASE_IDS),
                          "the replacing run completes")
+
+
+async def test_the_resume_checkbox_says_on_or_off_in_words(root):
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        box = screen.query_one("#resume", Checkbox)
+        assert box.value is False and str(box.label).startswith("Resume: OFF")
+        box.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert box.value is True and str(box.label).startswith("Resume: ON")

@@ -83,6 +83,8 @@ class NewRunScreen(Screen[None]):
     NewRunScreen SelectCurrent { border: none; height: 1; padding: 0 1; background: $boost; }
     NewRunScreen Select:focus > SelectCurrent { background: $primary 30%; }
     NewRunScreen #new-run-options { height: auto; padding: 0 1; }
+    NewRunScreen #resume > .toggle--button { color: $panel; }
+    NewRunScreen #resume.-on > .toggle--button { color: $success; text-style: bold; }
     NewRunScreen #new-run-buttons { height: auto; padding: 1 1 0 1; }
     NewRunScreen #new-run-buttons Button { margin-right: 2; }
     NewRunScreen #new-run-error { height: auto; padding: 0 1; color: $error; }
@@ -127,7 +129,8 @@ class NewRunScreen(Screen[None]):
             yield Input("", id="replay-dir", placeholder="folder of <case_id>.json")
             yield Label("replay only", classes="note")
         with Vertical(id="new-run-options"):
-            yield Checkbox(self._resume_label(), value=self._previous_unfinished(), id="resume", compact=True)
+            resume = self._previous_unfinished()
+            yield Checkbox(self._resume_label(resume), value=resume, id="resume", compact=True)
         with Horizontal(id="new-run-buttons"):
             yield Button("Start", id="start", variant="primary", compact=True)
             yield Button("Open run view", id="open-run", disabled=True, compact=True)
@@ -158,9 +161,16 @@ class NewRunScreen(Screen[None]):
             return False
         return manifest.get("status") != "complete"
 
-    def _resume_label(self) -> str:
-        return (f"Resume: keep the cases the last run of {assistant.PROMPT_VERSION} finished "
-                "(same backend and model), run only the rest")
+    def _resume_label(self, on: bool) -> str:
+        # The words carry the state: the box's mark alone looks much the same ticked or not in many terminals.
+        if on:
+            return (f"Resume: ON · keep the cases the last run of {assistant.PROMPT_VERSION} finished "
+                    "(same backend and model), run only the rest")
+        return "Resume: OFF · ask every case again (space ticks it)"
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "resume":
+            event.checkbox.label = self._resume_label(event.value)
 
     def read_form(self) -> RunSettings | None:
         """The settings, or None after showing what to fix."""
