@@ -30,6 +30,23 @@ class SupportVerdict:
         return f"reference auditor: {word} by the rows. {self.detail}".strip()
 
 
+    def reading(self, list_name: str) -> tuple[str, str]:
+        """The verdict as it reads for an entry of ``list_name``, and its tone ("good", "bad" or "neutral").
+
+        Rows that do not support an id are what a must_not_say entry wants (the assistant must not say
+        it), and what a must_find entry must not have."""
+        if not self.available or self.supported is None:
+            return str(self), "neutral"
+        detail = f" {self.detail}".rstrip() if self.detail else ""
+        if list_name == "must_not_say":
+            if self.supported:
+                return f"reference auditor: the rows DO support this; is it really wrong to say?{detail}", "bad"
+            return f"reference auditor: not supported by the rows, as a must_not_say entry should be.{detail}", "good"
+        if list_name == "must_find":
+            return str(self), "good" if self.supported else "bad"
+        return str(self), "neutral"
+
+
 def _check_function() -> Any:
     module = importlib.import_module("reviewtui.auditor.support")
     return getattr(module, "check_support")

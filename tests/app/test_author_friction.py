@@ -164,3 +164,19 @@ async def test_a_dispute_and_a_reopen_are_undone_and_redone_with_ctrl_z_and_ctrl
         await pilot.press("ctrl+y")
         await pilot.pause()
         assert disputed.read_text() == original + "\n<!-- a colleague's note -->\n"
+
+
+async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, "The account overspends by 40%.")
+        await pilot.press("3")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, TagModal)
+        await type_text(pilot, "pacing.overspend")
+        await settle(pilot)
+        said = str(modal.query_one("#tag-support", Static).render())
+        assert "not supported by the rows, as a must_not_say entry should be" in said
+        assert "NOT supported" not in said

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import yaml
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -165,6 +166,8 @@ class TagModal(ReviewModal[TagDraft]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "tag-scope":
             self._refresh_support()
+        elif event.select.id == "tag-list" and getattr(self, "_verdict", None) is not None:
+            self._show_support(*self._verdict)  # the same verdict reads differently per list
 
     def _describe_kind(self) -> None:
         kind = self.query_one("#tag-kind", Input).value.strip()
@@ -198,7 +201,10 @@ class TagModal(ReviewModal[TagDraft]):
 
     def _show_support(self, finding_id: str, verdict: SupportVerdict) -> None:
         if finding_id == self._current_id() and self.is_attached:
-            self.query_one("#tag-support", Static).update(f"{finding_id}: {verdict}")
+            self._verdict = (finding_id, verdict)
+            text, tone = verdict.reading(str(self.query_one("#tag-list", Select).value))
+            style = {"good": "green", "bad": "yellow"}.get(tone, "")
+            self.query_one("#tag-support", Static).update(Text(f"{finding_id}: {text}", style=style))
 
     # -- saving ----------------------------------------------------------------------
 
