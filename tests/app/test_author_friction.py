@@ -180,3 +180,24 @@ async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(
         said = str(modal.query_one("#tag-support", Static).render())
         assert "not supported by the rows, as a must_not_say entry should be" in said
         assert "NOT supported" not in said
+
+
+async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, capsys):
+    from reviewtui import check
+
+    assert check.main(["--cases", str(repo / "cases")]) == 2
+    said = capsys.readouterr().out
+    assert "c02-garden-clean/expected.yaml:5: warning: must_find summary.no_material_issues" in said
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        rows = {r.case_id: r for r in screen.rows}
+        status = rows["c02-garden-clean"].status().plain
+        assert status.startswith("⚠ 1  expected.yaml:5: must_find summary.no_material_issues"), status
+        header = str(screen.query_one("#cases-header", Static).render())
+        assert "1 with errors" in header and "1 with warnings" in header and "all valid" not in header
+        await pilot.press("s")  # problems
+        assert "c02-garden-clean" in [r.case_id for r in screen.visible_rows()]
+        await pilot.press("s")  # ok
+        assert [r.case_id for r in screen.visible_rows()] == ["c01-shoes-tracking"]
