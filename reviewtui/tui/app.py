@@ -27,7 +27,7 @@ from .screens.dialogs import ConfirmModal
 from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
-from .support import SupportVerdict, check_support
+from .support import SupportChecks, SupportVerdict, check_support
 
 
 class ReviewApp(App[None]):
@@ -66,6 +66,7 @@ class ReviewApp(App[None]):
         self.cases_dir = Path(cases_dir)
         self.results_dir = Path(results_dir)
         self.support_check = support_check
+        self.support_checks = SupportChecks(support_check)  # verdicts kept per snapshot content
         self.cursor_blink = cursor_blink
         self.case_set: CaseSet | None = None  # set by the cases view once loaded
         self.load_seconds: float | None = None

@@ -35,6 +35,7 @@ from ...snapshot import Snapshot, SnapshotError
 from ...writeup import Writeup, parse_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..snapshot_sections import snapshot_sections
+from ..support import CheckToken
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
 from ..widgets.virtual_table import VirtualTable
@@ -94,6 +95,7 @@ class AuthorScreen(Screen):
         self.snapshot_seconds: float | None = None
         self._pending_rows: list[str] | None = None  # rows to show once the snapshot has loaded
         self._rows_from_outside = False  # rows shown for a case review, not for an entry of the list
+        self._support_token: CheckToken | None = None  # the support check asked for last
         self._tables: list | None = None  # the snapshot's sections, when parsed here rather than in the worker
         if self._snapshot_size() <= LOAD_IN_WORKER_BYTES:
             self._load_now()
@@ -251,12 +253,22 @@ class AuthorScreen(Screen):
         if self.snapshot is not None:
             self.check_support(self._validation, [(e.index, e.id, e.line) for e in self.case.must_find])
 
-    @work(thread=True, exclusive=True, group="validate")
     def check_support(self, generation: int, entries: list[tuple[int, str, int]]) -> None:
-        support = getattr(self.app, "support_check")
+        """Ask for the verdicts in a worker. The request before this one is withdrawn, but a check it has
+        under way runs on: it is of the same snapshot, and this request reads its verdict."""
+        if self._support_token is not None:
+            self.app.support_checks.cancel(self._support_token, stop=False)
+        self._support_token = token = CheckToken()
+        self._check_support(generation, entries, token)
+
+    @work(thread=True, group="validate")
+    def _check_support(self, generation: int, entries: list[tuple[int, str, int]], token: CheckToken) -> None:
+        found = self.app.support_checks.verdicts(self.snapshot, [finding_id for _, finding_id, _ in entries], token)
+        if found is None:
+            return  # withdrawn: a newer validation or the screen closing
         problems, verdicts = [], {}
         for index, finding_id, line in entries:
-            verdict = support(self.snapshot, finding_id)
+            verdict = found[finding_id]
             verdicts[finding_id] = verdict
             if verdict.available and verdict.supported is False:
                 detail = f" ({verdict.detail})" if verdict.detail else ""
@@ -264,6 +276,10 @@ class AuthorScreen(Screen):
                                         f"must_find[{index}]: the rows do not support {finding_id} according to the reference auditor{detail}",
                                         "warning"))
         self.post_message(ValidationDone(generation, problems, verdicts))
+
+    def on_unmount(self) -> None:
+        if self._support_token is not None:
+            self.app.support_checks.cancel(self._support_token)  # nobody will read it
 
     def on_validation_done(self, message: ValidationDone) -> None:
         if message.generation == self._validation:
@@ -352,7 +368,7 @@ class AuthorScreen(Screen):
             campaigns=self._campaigns(),
             snapshot=self.snapshot,
             taken_ids=self._taken_ids(skip),
-            support_check=getattr(self.app, "support_check"),
+            support_check=self.app.support_checks.verdict,
         )
 
     def action_tag(self, list_name: str) -> None:
