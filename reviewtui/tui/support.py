@@ -113,7 +113,7 @@ class _Entry:
 
     verdicts: dict[str, SupportVerdict] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)  # held while a check of this content runs
-    interested: int = 0
+    requests: set[CheckToken] = field(default_factory=set)  # the requests under way for this content
 
 
 def content_key(snapshot: Snapshot) -> str:
@@ -155,7 +155,7 @@ class SupportChecks:
         with self._lock:
             entry = self._entries.setdefault(key, _Entry())
             self._entries.move_to_end(key)
-            entry.interested += 1
+            entry.requests.add(token)
             token.key = key
             self._forget_old()
         try:
@@ -175,7 +175,7 @@ class SupportChecks:
             return None
         finally:
             with self._lock:
-                entry.interested -= 1
+                entry.requests.discard(token)
 
     def _run(self, snapshot: Snapshot, finding_id: str, token: CheckToken) -> SupportVerdict:
         with self._lock:
@@ -194,11 +194,12 @@ class SupportChecks:
         token.cancelled = True
         with self._lock:
             entry = self._entries.get(token.key or "")
-            if stop and token.thread is not None and entry is not None and entry.interested <= 1:
+            others = [t for t in entry.requests if t is not token and not t.cancelled] if entry is not None else []
+            if stop and token.thread is not None and not others:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(token.thread), ctypes.py_object(CheckCancelled))
                 token.thread = None
 
     def _forget_old(self) -> None:
-        idle = [key for key, entry in self._entries.items() if not entry.interested]
+        idle = [key for key, entry in self._entries.items() if not entry.requests]
         for key in idle[: max(0, len(self._entries) - self.keep)]:
             del self._entries[key]

@@ -42,6 +42,14 @@ class SlowCheck:
                 self.running -= 1
 
 
+async def open_while_checking(pilot, check: SlowCheck) -> None:
+    """Open the case from the cases view and come back while its support check is still running."""
+    await settle(pilot)
+    pilot.app.screen.select_case(CASE)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: check.running == 1, "the check is under way")
+
+
 async def test_reopening_an_unchanged_case_reuses_the_verdicts(repo):
     check = SlowCheck()
     check.go.set()
@@ -64,10 +72,7 @@ async def test_edits_during_a_check_do_not_start_a_second_one(repo):
     check = SlowCheck()
     app = make_app(repo, support_check=check)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        pilot.app.screen.select_case(CASE)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: check.running == 1, "the check is under way")
+        await open_while_checking(pilot, check)
         screen = app.screen
         screen.query_one("#expectations").focus()
         await pilot.press("delete", "ctrl+z", "delete", "ctrl+z")  # four validations while it runs
@@ -83,10 +88,35 @@ async def test_closing_the_screen_stops_its_check(repo):
     check = SlowCheck()
     app = make_app(repo, support_check=check)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        pilot.app.screen.select_case(CASE)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: check.running == 1, "the check is under way")
+        await open_while_checking(pilot, check)
         await pilot.press("escape")
         await wait_until(pilot, lambda: check.stopped == 1 and check.running == 0, "the check stopped")
         assert not check.go.is_set()
+
+
+def test_two_threads_asking_for_the_same_snapshot_s_audit_share_one_audit(monkeypatch):
+    """The cases view's check and an author screen may ask at once: one audit, both get its result."""
+    import json
+
+    from reviewtui.auditor import support
+    from reviewtui.snapshot import Snapshot
+    from tests.app.apphelpers import FIXTURE
+
+    text = (FIXTURE / "cases" / CASE / "snapshot.json").read_text()
+    snapshot = Snapshot(FIXTURE / "cases" / CASE / "snapshot.json", json.loads(text), text + " ")  # a new content
+    audits: list[int] = []
+    real = support.audit
+
+    def slow_audit(data, *args, **kwargs):
+        audits.append(1)
+        time.sleep(0.3)
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(support, "audit", slow_audit)
+    results: list[object] = []
+    threads = [threading.Thread(target=lambda: results.append(support.audit_cached(snapshot))) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(audits) == 1 and len(results) == 3 and results[0] is results[1] is results[2]
