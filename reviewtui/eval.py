@@ -24,9 +24,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
-from . import assistant
+from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
-from .cases import CaseSet, load_case_set
+from .cases import CaseSet
 from .grounding import FIGURE_MODES
 from .report import (
     THRESHOLDS,
@@ -39,6 +39,7 @@ from .report import (
 )
 from .runner import Progress, run_cases
 from .runs import Run
+from .untrusted import printable
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_CONCURRENCY = 4
@@ -54,19 +55,21 @@ class UsageError(Exception):
 # --------------------------------------------------------------------------
 
 
-def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency: int, repeats: int) -> dict[str, Any]:
+def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency: int, repeats: int,
+               max_unparseable: int = 0) -> dict[str, Any]:
     """What the manifest records about the run before it starts."""
     details = backend.describe()
     return {
         "prompt_version": assistant.PROMPT_VERSION,
-        "prompt_sha256": assistant.prompt_sha256(),
+        # The stamp covers max_tokens too: the backend's when it has one, else the default.
+        "prompt_sha256": assistant.prompt_sha256(details.get("max_tokens") or assistant.DEFAULT_MAX_TOKENS),
         "backend": backend.name,
         "model": details.get("model", backend.model),
         "backend_details": details,
         "cases_dir": str(case_set.root),
         "case_set_hash": case_set.digest(),
         "figures": figures,
-        "thresholds": dict(THRESHOLDS),
+        "thresholds": {**THRESHOLDS, "max_unparseable": max_unparseable},
         "concurrency": concurrency,
         "repeats": repeats,
         "started_at": now_iso(),
@@ -75,14 +78,15 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
 
 def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
                 concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1, resume: bool = False,
-                on_record: Callable[[CaseRecord], None] | None = None) -> RunRecorder:
+                on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0) -> RunRecorder:
     """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
 
     ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
     """
     if figures not in FIGURE_MODES:
         raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
-    header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats)
+    header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats,
+                        max_unparseable=max_unparseable)
     recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
                            figures=figures, repeats=repeats)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
@@ -118,7 +122,7 @@ async def run_eval(case_set: CaseSet, backend: Backend, *, results_dir: str | Pa
                    concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1,
                    on_progress: Callable[[Progress], None] | None = None,
                    on_record: Callable[[CaseRecord], None] | None = None,
-                   cancel: asyncio.Event | None = None, resume: bool = False) -> Run:
+                   cancel: asyncio.Event | None = None, resume: bool = False, max_unparseable: int = 0) -> Run:
     """The whole eval for a valid case set: results written, manifest returned.
 
     ``resume`` runs only the cases the previous run of this version did not finish.
@@ -127,7 +131,8 @@ async def run_eval(case_set: CaseSet, backend: Backend, *, results_dir: str | Pa
     caller owns the backend and closes it.
     """
     recorder = prepare_run(case_set, backend, results_dir=results_dir, figures=figures,
-                           concurrency=concurrency, repeats=repeats, resume=resume, on_record=on_record)
+                           concurrency=concurrency, repeats=repeats, resume=resume, on_record=on_record,
+                           max_unparseable=max_unparseable)
     status = "cancelled"
     try:
         status = await record_run(recorder, backend, concurrency=concurrency, repeats=repeats,
@@ -161,7 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=_positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                         help=f"cases in flight at once (default {DEFAULT_CONCURRENCY})")
     parser.add_argument("--repeats", type=_positive_int, default=1, metavar="N",
-                        help="run each case N times (scores are averaged; fabrications add up)")
+                        help="run each case N times (scores are averaged; fabrications add up; the summary gives "
+                        "pass^N, pass@N and the cases whose verdict flips)")
+    parser.add_argument("--max-unparseable", type=_non_negative_int, default=0, metavar="N",
+                        help="unparseable answers the gate allows (default 0: an answer that is not JSON of the "
+                        "schema fails the gate)")
     parser.add_argument("--figures", choices=FIGURE_MODES, default="derived",
                         help="ground figures on snapshot values and the derived index (default) or on snapshot values only")
     parser.add_argument("--no-cache", action="store_true", help="claude: do not answer from the response cache")
@@ -263,7 +272,9 @@ class _ProgressPrinter:
         tokens = f"; {p.input_tokens:,} in / {p.output_tokens:,} out so far" if p.input_tokens or p.output_tokens else ""
         cost = f", ${p.cost_usd:,.2f}" if p.cost_usd else ""
         repeat = f" (repeat {p.repeat + 1})" if p.repeat else ""
-        print(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", file=self.stream, flush=True)
+        # Error text can quote an API error body or a model's output: escape what a terminal would act on.
+        print(printable(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", one_line=True),
+              file=self.stream, flush=True)
 
 
 def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> int:
@@ -280,24 +291,26 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
             print(why, flush=True)
         else:
             print(f"backend {backend.name}: supplied by the caller", flush=True)
-        case_set = load_case_set(args.cases)
-        if case_set.errors:
-            for problem in case_set.problems:
+        case_set, problems = check.validate(args.cases)
+        if check.has_errors(problems):
+            for problem in problems:
                 print(problem, file=sys.stderr)
-            print(f"invalid case set {args.cases}: {len(case_set.errors)} error(s); fix them "
-                  "(see `reviewtui check`); nothing was scored", file=sys.stderr)
+            print(check.count_line(problems, len(case_set.cases)), file=sys.stderr)
+            print(f"invalid case set {args.cases}: the errors above (the same as `reviewtui check` gives); "
+                  "nothing was scored", file=sys.stderr)
             return EXIT_USAGE
-        warnings = len(case_set.problems) - len(case_set.errors)
+        warnings = len(problems)
         if warnings:
             print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
         if backend is None:
             backend = make_backend(name, args)
         recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
-                               concurrency=args.concurrency, repeats=args.repeats)
+                               concurrency=args.concurrency, repeats=args.repeats,
+                               max_unparseable=args.max_unparseable)
     except (UsageError, ResultsError, OSError) as exc:
         if isinstance(exc, OSError):
             exc = f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
-        print(f"reviewtui eval: {exc}", file=sys.stderr)
+        print(printable(f"reviewtui eval: {exc}"), file=sys.stderr)
         if backend is not None:
             asyncio.run(backend.aclose())
         return EXIT_USAGE
@@ -314,7 +327,7 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         result = finish_run(recorder, backend, status)
     if result.manifest["status"] == "cancelled":
         print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
-    sys.stdout.write(format_summary(result.manifest))
+    sys.stdout.write(printable(format_summary(result.manifest)))
     print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", flush=True)
     return result.exit_code
 
@@ -325,8 +338,9 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
     if not old:
         return
     if (old.get("backend"), old.get("model")) != (recorder.header["backend"], recorder.header["model"]):
-        print(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
-              f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})", file=sys.stderr)
+        print(printable(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
+                        f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})"),
+              file=sys.stderr)
 
 
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .atomic import atomic_write_text
+from .atomic import FileChangedError, update_file
 
 from .cases import CaseFileError, ExpectedDoc
 
@@ -35,25 +35,30 @@ class Step:
 
 @dataclass(frozen=True)
 class FileStep:
-    """A change already saved to ``path``: its text before (None: no file) and after."""
+    """A change already saved to ``path``: its bytes before (None: no file) and after."""
 
     label: str
     path: Path
-    before: str | None
-    after: str
+    before: bytes | None
+    after: bytes
 
-    def put(self, expected: str | None, text: str | None) -> None:
-        """Replace the file's text ``expected`` by ``text``; FileChangedError if it holds something else."""
-        current = self.path.read_text(encoding="utf-8") if self.path.exists() else None
-        if current != expected:
-            raise FileChangedError(f"{self.path.name} changed since {self.label}; not undone or redone, edit it by hand")
-        if text is None:
-            self.path.unlink()
-        else:
-            atomic_write_text(self.path, text)
+    def put(self, expected: bytes | None, data: bytes | None) -> None:
+        """Replace the file's bytes ``expected`` by ``data`` (under the folder lock, atomically);
+        StepRefused if the file holds anything else."""
+        def build(current: bytes | None) -> bytes:
+            if current != expected:
+                raise StepRefused(f"{self.path.name} changed since {self.label}; not undone or redone, edit it by hand")
+            return data if data is not None else b""
+
+        try:
+            update_file(self.path, build)
+        except FileChangedError:
+            raise StepRefused(f"{self.path.name} changed during the undo; nothing was written, try again") from None
+        if data is None:
+            self.path.unlink()  # the change created the file: undone, there is none again
 
 
-class FileChangedError(Exception):
+class StepRefused(Exception):
     """A file step cannot be undone or redone: the file no longer holds what the step left."""
 
 
@@ -109,7 +114,7 @@ class History:
             self._redo.clear()
         return result
 
-    def record_file(self, label: str, path: Path, before: str | None, after: str) -> None:
+    def record_file(self, label: str, path: Path, before: bytes | None, after: bytes) -> None:
         """Record a change the caller already wrote to another file, as an undoable step."""
         self._undo.append(FileStep(label, Path(path), before, after))
         del self._undo[: -self.limit]
@@ -150,7 +155,7 @@ class History:
             return None
         step = self._undo.pop()
         if isinstance(step, FileStep):
-            step.put(step.after, step.before)  # FileChangedError: the step is dropped
+            step.put(step.after, step.before)  # StepRefused: the step is dropped
         else:
             self._restore(step.before)
         self._redo.append(step)

@@ -30,15 +30,71 @@ from typing import Any, Callable, Iterable
 
 from .atomic import atomic_write_text
 from .backends.base import CaseOutput
-from .cases import Case
+from .cases import CASE_ID_RE, Case
+from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
+from .untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
-THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0}
+THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
-CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs")
+CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
+                     "repeats_passed", "pass_all", "pass_any", "flip", "found_in")
 CSV_COLUMNS = CSV_FIRST_COLUMNS + CSV_EXTRA_COLUMNS
 MANIFEST_FILE = "manifest.json"
+
+# Result files are read back by the app and by re-scoring; they may have been
+# edited or crafted, so their shape is checked before any view reads them.
+RESULT_LIMITS = Limits("a result file", max_bytes=32 << 20, max_depth=16, max_items=100_000, max_chars=4 << 20)
+_TEXT = Optional_(str)
+_NUMBER = Optional_(float)
+_FINDING_ROW = {k: _TEXT for k in ("id", "scope", "claim", "evidence", "severity", "full_id", "verdict", "matches")}
+_FIGURE = {"finding_index": int, "field": _TEXT, "text": _TEXT, "start": Optional_(int), "end": Optional_(int),
+           "value": _NUMBER, "unit": _TEXT, "decimals": Optional_(int), "grounded": Optional_(bool),
+           "reason": _TEXT, "rows": Optional_(list), "row_count": Optional_(int)}
+_HIT = {"finding_index": int, "entry_id": _TEXT, "by": _TEXT, "pattern": _TEXT}
+OUTPUT_SHAPE = {"case_id": _TEXT, "raw_text": _TEXT, "error": _TEXT, "input_tokens": Optional_(int),
+                "output_tokens": Optional_(int), "stop_reason": _TEXT, "cached": Optional_(bool), "model": _TEXT}
+SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(float), "precision": Required(float),
+               "fabrication": Required(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
+               "findings": [_FINDING_ROW], "figures": [_FIGURE], "fabricated_figures": [_FIGURE],
+               "must_not_say_hits": [_HIT], "parse_error": _TEXT, "error": _TEXT}
+CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional_(OUTPUT_SHAPE),
+                     "score": Optional_(SCORE_SHAPE),
+                     "repeats": Optional_([{"output": Required(OUTPUT_SHAPE), "score": Required(SCORE_SHAPE)}])}
+_SUMMARY = {"cases": Optional_(int), "scored": Optional_(int), "mean_recall": _NUMBER, "mean_precision": _NUMBER,
+            "fabrications": Optional_(int), "unparseable": Optional_(int), "errors": Optional_(int),
+            "not_run": Optional_(int), "not_run_cases": Optional_([str]),
+            "fabrication_cases": Optional_([{"case_id": Required(str), "fabrication": Optional_(int),
+                                             "items": Optional_([str])}]),
+            **{k: Optional_([{"case_id": Required(str), "reason": _TEXT}]) for k in ("unparseable_cases", "error_cases")}}
+MANIFEST_SHAPE = {
+    **{k: _TEXT for k in ("prompt_version", "prompt_sha256", "backend", "model", "cases_dir", "case_set_hash",
+                          "figures", "started_at", "finished_at", "status", "rescored_at")},
+    "backend_details": Optional_(dict), "thresholds": Optional_({"min_mean_recall": _NUMBER,
+                                                                  "max_fabrications": _NUMBER}),
+    "concurrency": Optional_(int), "repeats": Optional_(int), "summary": Optional_(_SUMMARY),
+    "gate": Optional_({"passed": Optional_(bool), "reasons": Optional_([str])}),
+    "missed_by_kind": Optional_(dict), "miss_pattern": Optional_(dict), "case_ids": Optional_([str]),
+    "usage": Optional_({k: _NUMBER for k in ("input_tokens", "output_tokens", "cost_usd", "cached")}),
+}
+
+
+def read_result_json(path: Path, shape: dict[str, Any], what: str, fix: str) -> dict[str, Any]:
+    """A result file within the limits and of ``shape``; ResultsError naming the file, the place and ``fix``."""
+    try:
+        text = read_bytes_limited(path, RESULT_LIMITS).decode("utf-8")
+        data = load_json(text, RESULT_LIMITS)
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, LimitError) as exc:
+        raise ResultsError(f"{path}: cannot read {what} ({exc}); {fix}") from None
+    except BadInput as exc:
+        raise ResultsError(f"{path}:{exc.line}: {what} is not valid JSON ({exc.message}); {fix}") from None
+    problem = shape_problem(data, shape)
+    if problem:
+        raise ResultsError(f"{path}:1: {what} has the wrong shape: {problem}; {fix}")
+    return data
 WORST_CASES_SHOWN = 5
 ITEMS_SHOWN_PER_CASE = 5
 
@@ -97,18 +153,9 @@ class RunPaths:
 def read_manifest(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return read_result_json(path, MANIFEST_SHAPE, "the run manifest", "move the folder away and rerun")
     except FileNotFoundError:
         raise ResultsError(f"{path}: no run manifest here; run `reviewtui eval` first") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{path}: cannot read the run manifest ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{path}:{exc.lineno}: the run manifest is not valid JSON ({exc.msg}); move the folder away and rerun"
-        ) from None
-    if not isinstance(data, dict):
-        raise ResultsError(f"{path}:1: the run manifest must be a JSON object; move the folder away and rerun")
-    return data
 
 
 def check_prompt_guard(paths: RunPaths, prompt_sha256: str) -> dict[str, Any] | None:
@@ -197,6 +244,40 @@ class CaseRecord:
         return _union(s.extra_ids for s in self.scores)
 
     @property
+    def must_find_ids(self) -> list[str]:
+        """Every must_find id of the case, as its scores saw them (found or missed)."""
+        return _union([*s.matched_ids, *s.missed_ids] for s in self.scores)
+
+    @property
+    def repeats_passed(self) -> int:
+        """Repeats that passed: answer scored, every must_find id found, no fabrication."""
+        return sum(1 for s in self.scores if s.status == "ok" and not s.missed_ids and not s.fabrication)
+
+    @property
+    def pass_all(self) -> bool:
+        """pass^K: passed in every one of its K repeats."""
+        return bool(self.scores) and self.repeats_passed == self.runs
+
+    @property
+    def pass_any(self) -> bool:
+        """pass@K: passed in at least one repeat."""
+        return self.repeats_passed > 0
+
+    @property
+    def flips(self) -> bool:
+        """The verdict changed between repeats: it passed in some, not in all."""
+        return 0 < self.repeats_passed < self.runs
+
+    @property
+    def found_counts(self) -> dict[str, int]:
+        """Per must_find id, in how many repeats it was found."""
+        return {i: sum(1 for s in self.scores if i in s.matched_ids) for i in self.must_find_ids}
+
+    @property
+    def unparseable_answers(self) -> int:
+        return sum(1 for s in self.scores if s.status == "unparseable")
+
+    @property
     def error(self) -> str | None:
         for s in self.scores:
             if s.error or s.parse_error:
@@ -255,6 +336,11 @@ class CaseRecord:
             "must_not_say_hits": ";".join(hits),
             "error": (self.error or "").replace("\n", " "),
             "runs": str(self.runs),
+            "repeats_passed": str(self.repeats_passed),
+            "pass_all": str(int(self.pass_all)),
+            "pass_any": str(int(self.pass_any)),
+            "flip": str(int(self.flips)),
+            "found_in": ";".join(f"{i}={n}/{self.runs}" for i, n in self.found_counts.items()),
         }
 
 
@@ -282,13 +368,16 @@ def write_case_record(paths: RunPaths, record: CaseRecord) -> None:
 
 def read_case_record(path: str | Path) -> CaseRecord:
     path = Path(path)
+    fix = "rerun the eval to rewrite it"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_result_json(path, CASE_RECORD_SHAPE, "the case result file", fix)
+        if not CASE_ID_RE.match(data["case_id"]):
+            raise ResultsError(f"{path}:1: case_id {data['case_id']!r} is not a case id; {fix}")
         return CaseRecord.from_file_dict(data)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); rerun the eval to rewrite it") from None
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ResultsError(f"{path}:1: not a case result file ({exc}); rerun the eval to rewrite it") from None
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: not found; {fix}") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ResultsError(f"{path}:1: not a case result file ({exc}); {fix}") from None
 
 
 def csv_text(records: Iterable[CaseRecord]) -> str:
@@ -376,6 +465,7 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
         "mean_precision": round(fmean(r.precision for r in scored), 6) if scored else None,
         "fabrications": sum(r.fabrication for r in records),
         "unparseable": sum(1 for r in records if r.status == "unparseable"),
+        "unparseable_answers": sum(r.unparseable_answers for r in records),
         "errors": sum(1 for r in records if r.status == "error"),
         "not_run": len(not_run),
         "fabrication_cases": [
@@ -409,6 +499,15 @@ def gate_verdict(summary: dict[str, Any], status: str, thresholds: dict[str, Any
         reasons.append(
             f"{summary['fabrications']} fabrication(s), {thresholds['max_fabrications']} allowed: {where}"
         )
+    # An answer that is not JSON of the schema cannot be sent to an account, whatever the recall says.
+    unparseable = summary.get("unparseable_answers", summary.get("unparseable", 0))
+    max_unparseable = thresholds.get("max_unparseable", 0)
+    if unparseable > max_unparseable:
+        cases = summary.get("unparseable_cases") or []
+        where = ", ".join(c["case_id"] for c in cases[:WORST_CASES_SHOWN])
+        if len(cases) > WORST_CASES_SHOWN:
+            where += f" and {len(cases) - WORST_CASES_SHOWN} more case(s)"
+        reasons.append(f"{unparseable} unparseable answer(s), {max_unparseable} allowed (--max-unparseable): {where}")
     return {"passed": not reasons, "reasons": reasons}
 
 
@@ -444,7 +543,9 @@ def format_summary(manifest: dict[str, Any]) -> str:
     recall = s.get("mean_recall")
     recall_ok = recall is not None and recall >= min_recall
     lines.append(f"mean recall     {_fmt(recall):<7} needs >= {min_recall:.2f}   {'ok' if recall_ok else 'FAIL'}")
+    lines += uncertainty_lines(manifest, "recall")
     lines.append(f"mean precision  {_fmt(s.get('mean_precision')):<7} (reported, not gated)")
+    lines += uncertainty_lines(manifest, "precision")
     fabrications = s.get("fabrications", 0)
     fab_ok = fabrications <= thresholds["max_fabrications"]
     lines.append(f"fabrications    {fabrications:<7} allowed {thresholds['max_fabrications']}        {'ok' if fab_ok else 'FAIL'}")
@@ -472,9 +573,14 @@ def format_summary(manifest: dict[str, Any]) -> str:
             lines.append(f"  pattern: {pattern['text']}")
     else:
         lines.append("missed must_find ids: none")
+    lines += consistency_lines(manifest)
+    lines += by_kind_lines(manifest)
 
     unparseable = s.get("unparseable_cases") or []
-    lines.append(f"unparseable     {len(unparseable)}")
+    answers = s.get("unparseable_answers", len(unparseable))
+    allowed = thresholds.get("max_unparseable", 0)
+    lines.append(f"unparseable     {answers:<7} allowed {allowed:<8} {'ok' if answers <= allowed else 'FAIL'}"
+                 + (f" ({len(unparseable)} case(s))" if answers != len(unparseable) else ""))
     for entry in unparseable:
         lines.append(f"  {entry['case_id']}: {entry['reason']}")
     errors = s.get("error_cases") or []
@@ -501,10 +607,12 @@ def _usage_line(usage: dict[str, Any]) -> str:
         return "tokens          none (no model calls)"
     cost = usage.get("cost_usd")
     cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:,.2f}"
+    write, read = usage.get("cache_write_tokens", 0), usage.get("cache_read_tokens", 0)
+    prompt_cache = f" (prompt cache: {write:,} written, {read:,} read)" if write or read else ""
     cache_text = f", {cached} answer(s) from the cache cost nothing" if cached else ""
     kept = usage.get("kept", 0)
     kept_text = f", {kept} answer(s) kept from the interrupted run" if kept else ""
-    return f"tokens          {tokens_in:,} in / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
+    return f"tokens          {tokens_in:,} in{prompt_cache} / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
 
 
 # --------------------------------------------------------------------------
@@ -525,6 +633,7 @@ def build_manifest(header: dict[str, Any], records: list[CaseRecord], *, status:
         "gate": gate_verdict(summary, status, thresholds),
         "missed_by_kind": by_kind,
         "miss_pattern": miss_pattern(by_kind),
+        **run_statistics(records, thresholds),
         "usage": usage,
         "case_ids": sorted(r.case_id for r in records),
     }
@@ -536,6 +645,8 @@ def usage_of(progress: Progress | None) -> dict[str, Any]:
     return {
         "input_tokens": progress.input_tokens,
         "output_tokens": progress.output_tokens,
+        "cache_write_tokens": progress.cache_write_tokens,
+        "cache_read_tokens": progress.cache_read_tokens,
         "cost_usd": progress.cost_usd,
         "cached": progress.cached,
     }
@@ -559,7 +670,10 @@ def add_kept_usage(usage: dict[str, Any], kept: list[CaseOutput]) -> dict[str, A
     for output in kept:
         if output.cached or not (output.input_tokens or output.output_tokens):
             continue
-        price = estimate(output.model, output.input_tokens, output.output_tokens)
+        for key, tokens in (("cache_write_tokens", output.cache_creation_input_tokens),
+                            ("cache_read_tokens", output.cache_read_input_tokens)):
+            total[key] = total.get(key, 0) + tokens
+        price = estimate(output.model, output)
         cost = None if cost is None or price is None else cost + price
     total["cost_usd"] = cost
     total["kept"] = len(kept)

@@ -8,7 +8,8 @@ Headless functions for the app's review screens (and for tests):
   (edited) case set, rewrite the case files, the CSV and the manifest, and say
   what changed per case;
 - ``compare_runs(a, b)``: per case, recall and precision deltas, ids newly
-  missed and newly found, fabrications added and removed.
+  missed and newly found, fabrications added and removed (``compare.py``
+  adds the paired statistics on top).
 """
 
 from __future__ import annotations
@@ -53,7 +54,6 @@ class RunInfo:
     mean_precision: float | None
     fabrications: int | None
     cases: int | None
-    problem: str | None = None  # why the manifest cannot be read (a broken run; every other field is empty)
 
 
 @dataclass
@@ -95,9 +95,12 @@ def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
     )
 
 
-def list_runs(results_dir: str | Path, *, include_broken: bool = False) -> list[RunInfo]:
-    """Every run under ``results_dir``, newest first. A folder whose manifest cannot be read is skipped,
-    or with ``include_broken`` listed last with the reason in ``problem``."""
+def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> list[RunInfo]:
+    """Every run under ``results_dir``, newest first.
+
+    A folder whose manifest cannot be read (or has the wrong shape) is left
+    out; ``problems``, when given, gets one message per folder left out.
+    """
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         return []
@@ -108,8 +111,8 @@ def list_runs(results_dir: str | Path, *, include_broken: bool = False) -> list[
         try:
             manifest = read_manifest(manifest_path)
         except ResultsError as exc:
-            if include_broken:
-                runs.append(RunInfo(manifest_path.parent, manifest_path.parent.name, *([None] * 11), problem=str(exc)))
+            if problems is not None:
+                problems.append(str(exc))
             continue
         runs.append(run_info(manifest_path.parent, manifest))
     return sorted(runs, key=lambda r: (r.date or "", r.prompt_version), reverse=True)
@@ -289,6 +292,12 @@ def format_comparison(comparison: RunComparison) -> str:
     lines = [f"{a.prompt_version} -> {b.prompt_version}: mean recall {_signed(comparison.mean_recall_delta)}, "
              f"mean precision {_signed(comparison.mean_precision_delta)}, "
              f"fabrications {a.fabrications} -> {b.fabrications}"]
+    return "\n".join(lines + case_change_lines(comparison)) + "\n"
+
+
+def case_change_lines(comparison: RunComparison) -> list[str]:
+    """A line per changed case with its deltas, then one per kind of change it has."""
+    lines: list[str] = []
     for d in comparison.changed:
         parts = [f"recall {_signed(d.recall_delta)}", f"precision {_signed(d.precision_delta)}"]
         if d.status_before != d.status_after:
@@ -299,7 +308,7 @@ def format_comparison(comparison: RunComparison) -> str:
                              ("fabrications removed", d.fabrications_removed)):
             if items:
                 lines.append(f"    {label}: {', '.join(items)}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _signed(value: float | None) -> str:

@@ -14,6 +14,8 @@ as a replay folder (``write_replay_dir``) so a test drives the real
   exception to raise; anything unlisted gets an empty findings list.
 - ``GatedBackend``: finishes cases only as a test releases them, for
   concurrency and cancellation tests.
+- ``AlternatingAssistant``: a different stub's answer on each repeat, for
+  the consistency figures of ``--repeats``.
 """
 
 from __future__ import annotations
@@ -152,3 +154,24 @@ class GatedBackend(Backend):
 
     async def aclose(self) -> None:
         self.closed = True
+
+
+class AlternatingAssistant(Backend):
+    """Per repeat, a different answer: ``answers[repeat % len(answers)]`` is a stub whose text is used.
+
+    With ``(CorrectAssistant(), EmptyAssistant())`` every case passes on even
+    repeats and finds nothing on odd ones: its verdict flips between repeats.
+    ``only`` limits the alternation to those case ids (the rest get the first answer).
+    """
+
+    name = "stub-alternating"
+    model = None
+
+    def __init__(self, *answers: TextAssistant, only: Iterable[str] | None = None) -> None:
+        self.answers = answers
+        self.only = set(only) if only is not None else None
+
+    async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
+        alternate = self.only is None or case.case_id in self.only
+        stub = self.answers[repeat % len(self.answers)] if alternate else self.answers[0]
+        return CaseOutput(case.case_id, stub.text_for(case))

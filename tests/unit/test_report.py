@@ -73,7 +73,8 @@ def test_csv_first_columns_and_quoting_read_back():
     assert [r["case_id"] for r in rows] == ["c1", "c2"]
     assert rows[1] == {"case_id": "c2", "recall": "0.5", "precision": "1", "fabrication": "2", "missed_ids": "x.y@7",
                        "kind": "ordinary", "status": "ok", "extra_ids": "", "fabricated_figures": "$48,213.77",
-                       "must_not_say_hits": "pacing.overspend (says)", "error": "", "runs": "1"}
+                       "must_not_say_hits": "pacing.overspend (says)", "error": "", "runs": "1",
+                       "repeats_passed": "0", "pass_all": "0", "pass_any": "0", "flip": "0", "found_in": "x.y@7=0/1"}
 
 
 def test_missed_by_kind_counts_cases_and_ignores_failed_outputs():
@@ -142,9 +143,10 @@ def test_summary_text_reads_from_the_manifest():
     assert '  c1: 1: figure "$48,213.77" in finding #1 evidence' in text
     assert "\n    2 cases  tracking.conversions_stopped  c3, c2 (@333)\n" in text
     assert "pattern: concentrated: tracking.conversions_stopped missed in 2 cases" in text
-    assert "unparseable     1\n  c4: not JSON: Expecting value at line 1 column 1" in text
+    assert "unparseable     1       allowed 0        FAIL\n  c4: not JSON: Expecting value at line 1 column 1" in text
     assert "tokens          12,345 in / 678 out, estimated cost $0.03, 2 answer(s) from the cache cost nothing" in text
-    assert text.rstrip().endswith("  - 1 fabrication(s), 0 allowed: c1 (1)")
+    assert text.rstrip().endswith("  - 1 fabrication(s), 0 allowed: c1 (1)\n"
+                                  "  - 1 unparseable answer(s), 0 allowed (--max-unparseable): c4")
     assert "gate            FAILED\n  - mean recall 0.375 is below 0.90\n" in text
 
 
@@ -176,7 +178,7 @@ def test_case_records_round_trip_and_bad_files_name_the_place(tmp_path):
     assert (back.case_id, back.recall, back.missed_ids, back.runs) == ("c1", 0.75, ["x.y"], 2)
     assert back.outputs[0].raw_text == "{}"
     paths.case_file("c2").write_text("{\n  oops", encoding="utf-8")
-    with pytest.raises(ResultsError, match=rf"{paths.case_file('c2')}:2: not valid JSON"):
+    with pytest.raises(ResultsError, match=rf"{paths.case_file('c2')}:2: the case result file is not valid JSON"):
         read_case_record(paths.case_file("c2"))
 
 

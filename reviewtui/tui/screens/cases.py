@@ -22,6 +22,7 @@ from ...cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_cas
 from ...snapshot import SnapshotError
 from ...check import run_checks
 from ..messages import CaseChecksDone, CaseSetLoaded
+from ..plain import cells, plain, safe
 from .help import KeysFooter, register_help
 
 KIND_TARGETS = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
@@ -51,8 +52,8 @@ class CaseRow:
         first = self.errors[0] if self.errors else self.problems[0]
         where = f"{first.path.name}:{first.line}"
         if self.errors:
-            return Text(f"✗ {len(self.errors)}  {where}: {first.message}", style="red")
-        return Text(f"⚠ {len(self.problems)}  {where}: {first.message}", style="yellow")
+            return plain(f"✗ {len(self.errors)}  {where}: {first.message}", style="red")
+        return plain(f"⚠ {len(self.problems)}  {where}: {first.message}", style="yellow")
 
 
 def problem_case_id(problem: Problem, root: Path) -> str | None:
@@ -248,7 +249,7 @@ class CasesScreen(Screen):
             if general_warnings:
                 header.append(f"\n{general_warnings} warning(s) about the set as a whole (reviewtui check lists them)",
                               style="yellow")
-        self.query_one("#cases-header", Static).update(header)
+        self.query_one("#cases-header", Static).update(safe(header))
         shown = len(self.visible_rows()) if self.loaded else 0
         filters = Text.assemble(
             ("kind: ", "dim"), (self.kind_filter, "bold"), (" (k)   ", "dim"),
@@ -263,7 +264,7 @@ class CasesScreen(Screen):
         table.clear()
         for row in self.visible_rows():
             must, may, never = row.counts
-            table.add_row(row.case_id, row.kind, str(must), str(may), str(never), row.source, row.status(), key=row.case_id)
+            table.add_row(*cells(row.case_id, row.kind, must, may, never, row.source, row.status()), key=row.case_id)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
 

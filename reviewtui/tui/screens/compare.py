@@ -1,7 +1,9 @@
 """Compare two runs of the same cases (say two prompt versions), case by case.
 
-A header with the two runs and how the means and fabrications moved, a
-warning when the runs were scored against different case sets, and the
+A header with the two runs and how the means and fabrications moved, the
+paired interval of the recall delta with the sign test, the per-kind McNemar
+tests (``reviewtui compare`` computes the same), a warning when the runs were
+scored against different case sets, and the
 per-case table: recall and precision before → after with deltas, ids newly
 missed and newly found, fabrications added and removed. ``a`` shows every
 case instead of only the changed ones.
@@ -17,8 +19,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ...compare import PairedComparison, interval_line, kinds_line, paired_comparison
 from ...report import ResultsError
-from ...runs import RunComparison, RunInfo, compare_runs, load_run
+from ...runs import RunInfo, load_run
+from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .help import register_help
 from .run import open_rows, review_screen
@@ -34,7 +38,8 @@ def _signed(value: float | None) -> Text:
     return Text(f"{value:+.3f}", style="bold green" if value > 0 else "bold red" if value < 0 else "")
 
 
-def comparison_header(comparison: RunComparison) -> Text:
+def comparison_header(paired: PairedComparison) -> Text:
+    comparison = paired.comparison
     a, b = comparison.before, comparison.after
     text = Text.assemble(("Compare ", "bold"), (_run_label(a), "bold"), "  →  ", (_run_label(b), "bold"), "\n")
     text.append_text(Text.assemble(
@@ -43,6 +48,10 @@ def comparison_header(comparison: RunComparison) -> Text:
         f"   fabrications {a.fabrications} → {b.fabrications}",
         f"   {len(comparison.changed)} of {len(comparison.cases)} cases changed",
     ))
+    text.append("\n" + interval_line(paired))
+    text.append("\n" + kinds_line(paired))
+    if paired.regression:
+        text.append("\nregression: " + "; ".join(paired.regression), style="bold red")
     if a.case_set_hash != b.case_set_hash:
         text.append("\nThe two runs were scored against different case sets: some deltas may come from edited "
                     "expectations, not from the prompt. Re-score the older run (R in its run view) to compare "
@@ -64,10 +73,12 @@ class CompareScreen(Screen[None]):
 
     def __init__(self, before_dir: str | Path, after_dir: str | Path) -> None:
         super().__init__()
-        self.comparison = compare_runs(before_dir, after_dir)  # ResultsError reaches the caller
+        # The same paired figures as `reviewtui compare`; ResultsError reaches the caller.
+        self.paired = paired_comparison(load_run(before_dir), load_run(after_dir))
+        self.comparison = self.paired.comparison
 
     def compose(self) -> ComposeResult:
-        yield Static(comparison_header(self.comparison), id="compare-header")
+        yield Static(safe(comparison_header(self.paired)), id="compare-header")
         yield Static("", id="compare-hint")
         yield CaseDiffTable(id="compare-table")
         yield Footer()
