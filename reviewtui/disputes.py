@@ -224,6 +224,33 @@ def format_entry(entry_id: str, quote: str, case_id: str, rows_show: str, rows: 
     return "\n".join(lines) + "\n"
 
 
+# What a dispute form must hold: a reason of a few words, not a letter typed by mistake.
+MIN_FIELD_WORDS = 3
+_WORD = re.compile(r"[^\W_][\w.,%$€£'-]*")
+_SIGN_OFF = re.compile(
+    r"^(?:(?:kind|warm|warmest|best|many|with)\s+)?(?:regards|wishes|thanks)\b"
+    r"|^(?:cheers|thanks|thank you|sincerely|yours)\b[\s,.!]*", re.I)
+
+
+def not_a_claim(sentence: str) -> str | None:
+    """Why a write-up sentence cannot be disputed (a sign-off, a name alone), or None."""
+    text = " ".join(sentence.split())
+    if _SIGN_OFF.match(text):
+        return "it is the write-up's sign-off, not a claim about the account"
+    if len(_WORD.findall(text)) < MIN_FIELD_WORDS:
+        return f"it has fewer than {MIN_FIELD_WORDS} words; a claim states something about the account"
+    return None
+
+
+def field_problems(rows_show: str, why: str) -> list[str]:
+    """What is missing from a dispute's two reasons (each needs at least ``MIN_FIELD_WORDS`` words)."""
+    problems = []
+    for name, value in (("what the rows show", rows_show), ("why it stays out", why)):
+        if len(_WORD.findall(value)) < MIN_FIELD_WORDS:
+            problems.append(f"{name} (at least {MIN_FIELD_WORDS} words)")
+    return problems
+
+
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 

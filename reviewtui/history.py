@@ -5,12 +5,21 @@ undoing re-reads the earlier text into the round-trip tree. Working on the
 serialised text (rather than inverse operations) means an undo gives back
 exactly what was there, comments on a deleted entry included, and "unsaved"
 is simply "the text differs from what was last saved".
+
+A change the app saves to another file at once (a dispute added to or
+reopened in ``disputed.md``) is a ``FileStep`` in the same list, so ``ctrl+z``
+undoes the last thing done whatever it was: undoing writes the file's earlier
+text back, and only while the file still holds exactly what the change wrote
+(if anything else changed it since, the step is refused and dropped).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
+
+from .atomic import FileChangedError, update_file
 
 from .cases import CaseFileError, ExpectedDoc
 
@@ -24,12 +33,41 @@ class Step:
     after: str
 
 
+@dataclass(frozen=True)
+class FileStep:
+    """A change already saved to ``path``: its bytes before (None: no file) and after."""
+
+    label: str
+    path: Path
+    before: bytes | None
+    after: bytes
+
+    def put(self, expected: bytes | None, data: bytes | None) -> None:
+        """Replace the file's bytes ``expected`` by ``data`` (under the folder lock, atomically);
+        StepRefused if the file holds anything else."""
+        def build(current: bytes | None) -> bytes:
+            if current != expected:
+                raise StepRefused(f"{self.path.name} changed since {self.label}; not undone or redone, edit it by hand")
+            return data if data is not None else b""
+
+        try:
+            update_file(self.path, build)
+        except FileChangedError:
+            raise StepRefused(f"{self.path.name} changed during the undo; nothing was written, try again") from None
+        if data is None:
+            self.path.unlink()  # the change created the file: undone, there is none again
+
+
+class StepRefused(Exception):
+    """A file step cannot be undone or redone: the file no longer holds what the step left."""
+
+
 class History:
     def __init__(self, doc: ExpectedDoc, limit: int = 500) -> None:
         self.doc = doc
         self.limit = limit
-        self._undo: list[Step] = []
-        self._redo: list[Step] = []
+        self._undo: list[Step | FileStep] = []
+        self._redo: list[Step | FileStep] = []
         self._current = doc.dump()
         self._saved = self._current
 
@@ -76,6 +114,12 @@ class History:
             self._redo.clear()
         return result
 
+    def record_file(self, label: str, path: Path, before: bytes | None, after: bytes) -> None:
+        """Record a change the caller already wrote to another file, as an undoable step."""
+        self._undo.append(FileStep(label, Path(path), before, after))
+        del self._undo[: -self.limit]
+        self._redo.clear()
+
     def add(self, list_name: str, entry: dict[str, Any]) -> int:
         return self.apply(f"add {entry.get('id', 'entry')} to {list_name}", lambda d: d.add_entry(list_name, entry))
 
@@ -110,16 +154,22 @@ class History:
         if not self._undo:
             return None
         step = self._undo.pop()
+        if isinstance(step, FileStep):
+            step.put(step.after, step.before)  # StepRefused: the step is dropped
+        else:
+            self._restore(step.before)
         self._redo.append(step)
-        self._restore(step.before)
         return step.label
 
     def redo(self) -> str | None:
         if not self._redo:
             return None
         step = self._redo.pop()
+        if isinstance(step, FileStep):
+            step.put(step.before, step.after)
+        else:
+            self._restore(step.after)
         self._undo.append(step)
-        self._restore(step.after)
         return step.label
 
     def _restore(self, text: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,8 @@ from .findings import Assessment
 ACCOUNT_COVERS_CAMPAIGNS = ("tracking.", "data.")
 _CACHE: OrderedDict[str, AuditResult] = OrderedDict()
 _CACHE_SIZE = 64
+_GUARD = threading.Lock()  # guards _CACHE and _RUNNING
+_RUNNING: dict[str, threading.Lock] = {}  # content -> held while that content is being audited
 
 
 @dataclass
@@ -40,17 +43,29 @@ class Support:
 
 
 def audit_cached(snapshot: Any) -> AuditResult:
-    """The audit of a ``Snapshot`` (or parsed dict), computed once per distinct content."""
+    """The audit of a ``Snapshot`` (or parsed dict), computed once per distinct content.
+
+    Thread-safe, and one audit at a time per content: a caller asking while another thread audits the
+    same content waits for that audit's result (the app's cases view and its author screen may ask
+    for the same 100,000-row snapshot at once; an audit of it takes seconds)."""
     data = getattr(snapshot, "data", snapshot)
     text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
     key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    result = audit(data)
-    _CACHE[key] = result
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _GUARD:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+        running = _RUNNING.setdefault(key, threading.Lock())
+    with running:  # released however the audit ends, so a waiting caller then audits itself
+        with _GUARD:
+            if key in _CACHE:
+                return _CACHE[key]
+        result = audit(data)
+        with _GUARD:
+            _CACHE[key] = result
+            _RUNNING.pop(key, None)
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
     return result
 
 

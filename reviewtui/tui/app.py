@@ -14,6 +14,7 @@ from typing import Callable
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import ModalScreen
 
 from ..backends.base import Backend
 from ..cases import CaseFileError, CaseSet
@@ -27,7 +28,7 @@ from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from ..untrusted import printable
-from .support import SupportVerdict, check_support
+from .support import SupportChecks, SupportVerdict, check_support
 
 
 class ReviewApp(App[None]):
@@ -49,8 +50,8 @@ class ReviewApp(App[None]):
 
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
-        Binding("f2", "switch_mode('cases')", "Cases"),
-        Binding("f3", "switch_mode('runs')", "Runs"),
+        Binding("f2", "view('cases')", "Cases"),
+        Binding("f3", "view('runs')", "Runs"),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
@@ -66,6 +67,7 @@ class ReviewApp(App[None]):
         self.cases_dir = Path(cases_dir)
         self.results_dir = Path(results_dir)
         self.support_check = support_check
+        self.support_checks = SupportChecks(support_check)  # verdicts kept per snapshot content
         self.cursor_blink = cursor_blink
         self.case_set: CaseSet | None = None  # set by the cases view once loaded
         self.load_seconds: float | None = None
@@ -170,6 +172,27 @@ class ReviewApp(App[None]):
 
     def unsaved_author_screens(self) -> list[AuthorScreen]:
         return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, AuthorScreen) and s.dirty]
+
+    async def action_view(self, mode: str) -> None:
+        """Switch to a top-level view; in it already, go back to its list (closing the screens above)."""
+        if self.current_mode != mode:
+            await self.switch_mode(mode)
+            return
+        self._back_to_base()
+
+    def _back_to_base(self) -> None:
+        """Pop the screens above the view's own, asking first for unsaved edits, never leaving a run going."""
+        while len(self.screen_stack) > 1:
+            top = self.screen
+            if isinstance(top, ModalScreen):
+                return  # a question is open: it is answered first
+            if isinstance(top, AuthorScreen) and top.dirty:
+                top.confirm_discard("leave", lambda: (self.pop_screen(), self.call_later(self._back_to_base)))
+                return
+            if isinstance(top, NewRunScreen) and top.running:
+                self.notify("A run is in progress here: escape cancels it first", severity="warning")
+                return
+            self.pop_screen()
 
     def filled_forms(self) -> list[ReviewModal]:
         """Open tag / dispute forms with typed text: unsaved work too."""

@@ -22,9 +22,14 @@ from ..runs import RunInfo, list_runs
 from ..snapshot import PointerError
 
 
+def run_verdict(info: RunInfo) -> str:
+    """PASS, FAIL, or why a run has no verdict."""
+    return "PASS" if info.passed is True else "FAIL" if info.passed is False else f"no verdict ({info.status or '?'})"
+
+
 def run_help(info: RunInfo) -> str:
     """One line about a run: model, backend, date, verdict, means."""
-    verdict = "PASS" if info.passed is True else "FAIL" if info.passed is False else f"no verdict ({info.status or '?'})"
+    verdict = run_verdict(info)
     parts = [info.model or "", info.backend or "", (info.date or "")[:16].replace("T", " "), verdict]
     if info.mean_recall is not None and info.mean_precision is not None:
         parts.append(f"recall {info.mean_recall:.3f} precision {info.mean_precision:.3f}")

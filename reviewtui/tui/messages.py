@@ -26,6 +26,15 @@ class CaseSetLoaded(Message):
         self.case_set = case_set
 
 
+class CaseChecksDone(Message):
+    """The cases view's worker ran every ``reviewtui check`` check: all the problems, as ``check`` lists them."""
+
+    def __init__(self, case_set: CaseSet, problems: list) -> None:
+        super().__init__()
+        self.case_set = case_set
+        self.problems = problems
+
+
 class CaseSaved(Message):
     """An author screen saved a case's expected.yaml (the cases view refreshes that row)."""
 

@@ -8,9 +8,14 @@ authoring never depends on it. No Textual import here.
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
 import importlib
-from dataclasses import dataclass
-from typing import Any
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from ..snapshot import Snapshot
 
@@ -28,6 +33,23 @@ class SupportVerdict:
             return f"reference auditor: undecided. {self.detail}".strip()
         word = "supported" if self.supported else "NOT supported"
         return f"reference auditor: {word} by the rows. {self.detail}".strip()
+
+
+    def reading(self, list_name: str) -> tuple[str, str]:
+        """The verdict as it reads for an entry of ``list_name``, and its tone ("good", "bad" or "neutral").
+
+        Rows that do not support an id are what a must_not_say entry wants (the assistant must not say
+        it), and what a must_find entry must not have."""
+        if not self.available or self.supported is None:
+            return str(self), "neutral"
+        detail = f" {self.detail}".rstrip() if self.detail else ""
+        if list_name == "must_not_say":
+            if self.supported:
+                return f"reference auditor: the rows DO support this; is it really wrong to say?{detail}", "bad"
+            return f"reference auditor: not supported by the rows, as a must_not_say entry should be.{detail}", "good"
+        if list_name == "must_find":
+            return str(self), "good" if self.supported else "bad"
+        return str(self), "neutral"
 
 
 def _check_function() -> Any:
@@ -62,3 +84,122 @@ def _interpret(result: Any) -> SupportVerdict:
         supported = True if verdict in ("supported", "yes", "true") else False if verdict in ("unsupported", "no", "false", "not_supported") else None
     detail = next((str(get(k)) for k in ("reason", "detail", "explanation", "message", "evidence") if get(k, None)), "")
     return SupportVerdict(True, None if supported is None else bool(supported), detail)
+
+
+# ---------------------------------------------------------------------------------------------
+# The author screen's support check: once per snapshot content, one at a time, cancellable
+# ---------------------------------------------------------------------------------------------
+
+
+class CheckCancelled(BaseException):
+    """Raised inside a thread running a check nobody waits for any more.
+
+    A BaseException, like KeyboardInterrupt, so that the ``except Exception`` guards around the
+    check (and around each of the auditor's detectors) let it through instead of carrying on."""
+
+
+class CheckToken:
+    """One request for verdicts; ``SupportChecks.cancel(token)`` withdraws it."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.thread: int | None = None  # the thread inside a check for this request, if any
+        self.key: str | None = None
+
+
+@dataclass
+class _Entry:
+    """The verdicts known for one snapshot content, and who is asking for them."""
+
+    verdicts: dict[str, SupportVerdict] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)  # held while a check of this content runs
+    requests: set[CheckToken] = field(default_factory=set)  # the requests under way for this content
+
+
+def content_key(snapshot: Snapshot) -> str:
+    """The snapshot's content, as a key: SHA-256 of its text (of its data when there is no text)."""
+    text = snapshot.text or json.dumps(snapshot.data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class SupportChecks:
+    """The reference auditor's verdicts on must_find ids, computed once per snapshot content.
+
+    The reference auditor audits a snapshot once per id asked (its own cache keeps the last audits),
+    and on a 100,000-row snapshot an audit takes seconds of CPU. Verdicts are kept here by the
+    snapshot's content and the id, so reopening an unchanged case or re-validating after an edit asks
+    only for ids not answered yet. One lock per content: a second screen, or a newer validation, of
+    the same snapshot waits for the check under way and then reads its answers instead of running a
+    second audit beside it. ``cancel(token)`` withdraws a request: if no other request waits for that
+    content, the check running for it is stopped where it is (``CheckCancelled`` raised in its thread).
+    """
+
+    def __init__(self, check: Callable[[Snapshot | None, str], SupportVerdict], keep: int = 8) -> None:
+        self.check = check
+        self.keep = keep
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._lock = threading.Lock()  # guards _entries, the interest counts and the tokens' threads
+        self.checks_run = 0  # how many times ``check`` was called (for tests and benchmarks)
+
+    def verdict(self, snapshot: Snapshot | None, finding_id: str) -> SupportVerdict:
+        """One id's verdict (the tag modal's), from what is known or checked now."""
+        found = self.verdicts(snapshot, [finding_id], CheckToken())
+        return found[finding_id] if found else check_support(None, finding_id)
+
+    def verdicts(self, snapshot: Snapshot | None, finding_ids: list[str],
+                 token: CheckToken) -> dict[str, SupportVerdict] | None:
+        """Every id's verdict, or None when the request was cancelled first. Runs in a worker thread."""
+        if snapshot is None:
+            return {fid: self.check(None, fid) for fid in finding_ids}
+        key = content_key(snapshot)
+        with self._lock:
+            entry = self._entries.setdefault(key, _Entry())
+            self._entries.move_to_end(key)
+            entry.requests.add(token)
+            token.key = key
+            self._forget_old()
+        try:
+            while not entry.lock.acquire(timeout=0.05):  # another request of this content is checking
+                if token.cancelled:
+                    return None
+            try:
+                for finding_id in finding_ids:
+                    if token.cancelled:
+                        return None
+                    if finding_id not in entry.verdicts:
+                        entry.verdicts[finding_id] = self._run(snapshot, finding_id, token)
+                return {fid: entry.verdicts[fid] for fid in finding_ids}
+            finally:
+                entry.lock.release()
+        except CheckCancelled:
+            return None
+        finally:
+            with self._lock:
+                entry.requests.discard(token)
+
+    def _run(self, snapshot: Snapshot, finding_id: str, token: CheckToken) -> SupportVerdict:
+        with self._lock:
+            token.thread = threading.get_ident()
+        try:
+            self.checks_run += 1
+            return self.check(snapshot, finding_id)
+        finally:
+            with self._lock:  # from here on cancel() no longer raises in this thread
+                token.thread = None
+
+    def cancel(self, token: CheckToken, *, stop: bool = True) -> None:
+        """Withdraw a request. With ``stop``, also stop the check it is running if nobody else waits for
+        the same content; without, a check under way finishes (a newer request of the same screen will
+        read its verdict) and only the ids not started yet are dropped."""
+        token.cancelled = True
+        with self._lock:
+            entry = self._entries.get(token.key or "")
+            others = [t for t in entry.requests if t is not token and not t.cancelled] if entry is not None else []
+            if stop and token.thread is not None and not others:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(token.thread), ctypes.py_object(CheckCancelled))
+                token.thread = None
+
+    def _forget_old(self) -> None:
+        idle = [key for key, entry in self._entries.items() if not entry.requests]
+        for key in idle[: max(0, len(self._entries) - self.keep)]:
+            del self._entries[key]

@@ -51,8 +51,8 @@ async def test_cases_view_shows_counts_status_and_filters(repo):
         rows = {r.case_id: r for r in screen.rows}
         assert rows[CASE].counts == (1, 0, 1) and rows[CASE].ok
         assert rows["c03-bikes-broken"].status().plain.startswith("✗ 1  expected.yaml:6: must_find[0]: row '/daily/400'")
-        await pilot.press("s")  # status filter: problems only
-        assert [r.case_id for r in screen.visible_rows()] == ["c03-bikes-broken"]
+        await pilot.press("s")  # status filter: problems only (errors or warnings, as reviewtui check has them)
+        assert [r.case_id for r in screen.visible_rows()] == ["c02-garden-clean", "c03-bikes-broken"]
         await pilot.press("s", "k", "k")  # status ok, kind: ordinary then broken_data
         assert screen.visible_rows() == []
         await pilot.press("s", "k", "k", "k")  # status all; kind clean, trap, all
@@ -190,7 +190,7 @@ async def test_external_change_is_not_overwritten_and_keep_both_saves_ours_aside
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
-        await pilot.press("down", "down", "delete")  # delete the must_not_say entry
+        await pilot.press("down", "delete")  # focus selects the must_find entry; delete the must_not_say one
         assert "pacing.overspend" not in screen.case.doc.dump()
         theirs = expected.read_text().replace("kind: ordinary", "kind: trap  # changed by a colleague")
         expected.write_text(theirs)
@@ -213,7 +213,7 @@ async def test_external_change_reload_drops_our_edit(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
-        await pilot.press("down", "delete")
+        await pilot.press("delete")  # focus selected the first entry
         expected.write_text(expected.read_text() + "# touched\n")
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -231,7 +231,7 @@ async def test_undo_and_redo_of_a_delete(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
-        await pilot.press("down", "delete")
+        await pilot.press("delete")  # focus selected the first entry
         assert screen.case.must_find == [] and screen.dirty
         await pilot.press("ctrl+z")
         assert [e.id for e in screen.case.must_find] == ["tracking.conversions_stopped@222"]
@@ -250,7 +250,7 @@ async def test_leaving_with_unsaved_changes_asks_first(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
-        await pilot.press("down", "delete", "escape")
+        await pilot.press("delete", "escape")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("c")  # cancel: stay
@@ -270,7 +270,7 @@ async def test_quitting_with_unsaved_changes_can_save_first(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
-        await pilot.press("down", "delete", "ctrl+q")
+        await pilot.press("delete", "ctrl+q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("s")
@@ -323,7 +323,7 @@ async def test_editing_an_entry_moves_it_to_another_list(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
-        await pilot.press("down", "e")
+        await pilot.press("e")
         await pilot.pause()
         modal = app.screen
         assert isinstance(modal, TagModal)
@@ -342,8 +342,7 @@ async def test_selecting_an_entry_highlights_its_rows_and_sentence(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
-        screen.query_one("#expectations").focus()
-        await pilot.press("down")
+        screen.query_one("#expectations").focus()  # selects the first entry
         await pilot.pause()
         assert screen.panel.highlights == {"/daily/17", "/daily/19"}
         assert screen.panel.active_table.current_pointer == "/daily/17"
@@ -371,5 +370,5 @@ async def test_help_lists_the_keys_of_every_region(repo):
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        for words in ("Tag must_find", "Dispute / reopen", "Mark row", "Open case", "Undo"):
+        for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo"):
             assert words in text

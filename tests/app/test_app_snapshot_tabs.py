@@ -97,8 +97,8 @@ async def test_the_footer_follows_focus_and_is_not_rebuilt_for_the_same_keys(rep
         assert list(screen.query(FooterKey)) == keys
         await pilot.press("t")
         await settle(pilot)
-        assert "Mark row" in {k.description for k in screen.query(FooterKey)}
-        assert "Mark row" in screen_text(app).splitlines()[-1]
+        assert "Mark + down" in {k.description for k in screen.query(FooterKey)}
+        assert "Mark + down" in screen_text(app).splitlines()[-1]
 
 
 def first_author_frame(app) -> dict:

@@ -65,7 +65,7 @@ async def test_the_footer_keeps_back_help_and_the_views_with_the_table_focused(r
     app = make_app(repo)
     async with app.run_test(size=WIDE) as pilot:
         await open_case(pilot, CASE)
-        for region, own_keys in (("w", "^s Save"), ("t", "space Mark row  s Sort column"), ("x", "e Edit")):
+        for region, own_keys in (("w", "^s Save"), ("t", "space Mark + down  s Sort column"), ("x", "e Edit")):
             await pilot.press(region)
             await settle(pilot)
             line = footer(app)

@@ -9,6 +9,7 @@ from textual.widgets import Checkbox, ProgressBar
 
 from reviewtui import assistant
 from reviewtui.report import read_manifest
+from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.run import RunScreen
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
@@ -132,3 +133,42 @@ async def test_an_invalid_case_set_is_refused_with_the_file_and_line(root):
         error = str(screen.query_one("#new-run-error").render())
         assert "nothing ran" in error and "c03-duplicates/expected.yaml:2" in error
         assert backend.total_calls == 0
+
+
+async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(root):
+    first = CountingStubBackend()
+    app = make_review_app(root, first)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+        before = (run_dir(root) / "manifest.json").read_text()
+        assert screen.query_one("#resume", Checkbox).value is False
+        second = CountingStubBackend()
+        app.backend_factory = lambda settings, results_dir: second
+        await pilot.press("ctrl+r")  # a stray start, Resume not ticked
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        question = str(app.screen.query_one(".dialog-body").render())
+        assert f"holds the run of {assistant.PROMPT_VERSION}" in question and "PASS" in question
+        await pilot.press("enter")  # another stray enter keeps the run: cancel is the first button
+        await pilot.pause()
+        assert app.screen is screen and second.total_calls == 0
+        assert (run_dir(root) / "manifest.json").read_text() == before
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: screen.state == "complete" and second.total_calls == len(CASE_IDS),
+                         "the replacing run completes")
+
+
+async def test_the_resume_checkbox_says_on_or_off_in_words(root):
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        box = screen.query_one("#resume", Checkbox)
+        assert box.value is False and str(box.label).startswith("Resume: OFF")
+        box.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert box.value is True and str(box.label).startswith("Resume: ON")

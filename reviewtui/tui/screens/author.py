@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -30,12 +31,13 @@ from textual.widgets import Static
 
 from ... import disputes
 from ...cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
-from ...history import History
+from ...history import History, StepRefused
 from ...snapshot import Snapshot, SnapshotError
 from ...writeup import Writeup, WriteupError, parse_writeup, read_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..plain import safe
 from ..snapshot_sections import snapshot_sections
+from ..support import CheckToken
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
 from ..widgets.virtual_table import VirtualTable
@@ -98,6 +100,8 @@ class AuthorScreen(Screen):
         self._validation = 0
         self.snapshot_seconds: float | None = None
         self._pending_rows: list[str] | None = None  # rows to show once the snapshot has loaded
+        self._rows_from_outside = False  # rows shown for a case review, not for an entry of the list
+        self._support_token: CheckToken | None = None  # the support check asked for last
         self._tables: list | None = None  # the snapshot's sections, when parsed here rather than in the worker
         if self._snapshot_size() <= LOAD_IN_WORKER_BYTES:
             self._load_now()
@@ -141,6 +145,16 @@ class AuthorScreen(Screen):
             self.writeup_problem = f"The write-up cannot be shown: {exc}\n\n"
             return None
 
+    def _no_writeup_text(self) -> str:
+        """What the write-up region says when there is no write-up to show (and why)."""
+        if not self.case.source:
+            return NO_WRITEUP
+        if self.writeup_problem:  # the file is there but cannot be shown: writeup_problem says why
+            return NO_WRITEUP.removeprefix("This case has no write-up.").lstrip()
+        return (f"The write-up {self.case.source} named in expected.yaml (source:) is not found: "
+                "restore the file or fix the source line, then reopen the case."
+                + NO_WRITEUP.removeprefix("This case has no write-up."))
+
     # -- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -148,7 +162,7 @@ class AuthorScreen(Screen):
         with Horizontal(id="author-body"):
             with Vertical(id="author-left"):
                 notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
-                yield WriteupView(self.writeup, notes + self.writeup_problem + NO_WRITEUP, id="writeup")
+                yield WriteupView(self.writeup, notes + self.writeup_problem + self._no_writeup_text(), id="writeup")
                 yield ExpectationList(id="expectations")
                 with VerticalScroll(id="problems-box"):
                     yield Static("", id="problems")
@@ -255,12 +269,22 @@ class AuthorScreen(Screen):
         if self.snapshot is not None:
             self.check_support(self._validation, [(e.index, e.id, e.line) for e in self.case.must_find])
 
-    @work(thread=True, exclusive=True, group="validate")
     def check_support(self, generation: int, entries: list[tuple[int, str, int]]) -> None:
-        support = cast("ReviewApp", self.app).support_check
+        """Ask for the verdicts in a worker. The request before this one is withdrawn, but a check it has
+        under way runs on: it is of the same snapshot, and this request reads its verdict."""
+        if self._support_token is not None:
+            cast("ReviewApp", self.app).support_checks.cancel(self._support_token, stop=False)
+        self._support_token = token = CheckToken()
+        self._check_support(generation, entries, token)
+
+    @work(thread=True, group="validate")
+    def _check_support(self, generation: int, entries: list[tuple[int, str, int]], token: CheckToken) -> None:
+        found = cast("ReviewApp", self.app).support_checks.verdicts(self.snapshot, [finding_id for _, finding_id, _ in entries], token)
+        if found is None:
+            return  # withdrawn: a newer validation or the screen closing
         problems, verdicts = [], {}
         for index, finding_id, line in entries:
-            verdict = support(self.snapshot, finding_id)
+            verdict = found[finding_id]
             verdicts[finding_id] = verdict
             if verdict.available and verdict.supported is False:
                 detail = f" ({verdict.detail})" if verdict.detail else ""
@@ -268,6 +292,10 @@ class AuthorScreen(Screen):
                                         f"must_find[{index}]: the rows do not support {finding_id} according to the reference auditor{detail}",
                                         "warning"))
         self.post_message(ValidationDone(generation, problems, verdicts))
+
+    def on_unmount(self) -> None:
+        if self._support_token is not None:
+            cast("ReviewApp", self.app).support_checks.cancel(self._support_token)  # nobody will read it
 
     def on_validation_done(self, message: ValidationDone) -> None:
         if message.generation == self._validation:
@@ -293,6 +321,8 @@ class AuthorScreen(Screen):
     # -- selection -------------------------------------------------------------------------
 
     def on_expectation_list_entry_highlighted(self, message: ExpectationList.EntryHighlighted) -> None:
+        if message.automatic and self._rows_from_outside:
+            return  # the rows a case review asked for stay lit until the user picks an entry
         self._highlight_entry(message.list_name, message.index)
 
     def _highlight_current_entry(self) -> None:
@@ -325,6 +355,7 @@ class AuthorScreen(Screen):
         """Highlight these snapshot rows with the cursor on the first, now or once the snapshot
         has loaded. Used by the case review (part two) to jump from evidence or a figure."""
         self._pending_rows = list(pointers)
+        self._rows_from_outside = True
         self._show_pending_rows()
 
     def _show_pending_rows(self) -> None:
@@ -353,7 +384,7 @@ class AuthorScreen(Screen):
             campaigns=self._campaigns(),
             snapshot=self.snapshot,
             taken_ids=self._taken_ids(skip),
-            support_check=cast("ReviewApp", self.app).support_check,
+            support_check=cast("ReviewApp", self.app).support_checks.verdict,
         )
 
     def action_tag(self, list_name: str) -> None:
@@ -393,14 +424,19 @@ class AuthorScreen(Screen):
         self.app.push_screen(self._tag_modal(draft, f"Edit {draft.id}", skip=where), edited)
 
     def action_undo(self) -> None:
-        label = self.history.undo()
-        self.after_edit()
-        self.notify(f"Undid: {label}" if label else "Nothing to undo")
+        self._step(self.history.undo, "Undid", "Nothing to undo")
 
     def action_redo(self) -> None:
-        label = self.history.redo()
+        self._step(self.history.redo, "Redid", "Nothing to redo")
+
+    def _step(self, step, done: str, nothing: str) -> None:
+        try:
+            label = step()
+        except (OSError, StepRefused) as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
         self.after_edit()
-        self.notify(f"Redid: {label}" if label else "Nothing to redo")
+        self.notify(f"{done}: {label}" if label else nothing)
 
     # -- disputes ---------------------------------------------------------------------------
 
@@ -413,16 +449,21 @@ class AuthorScreen(Screen):
         if existing is not None:
             self._ask_reopen(existing)
             return
+        if (why_not := disputes.not_a_claim(sentence.text)) is not None:
+            self.notify(f"Not disputed: {why_not}. Move to the sentence that makes the claim.", severity="warning")
+            return
         rows = self.panel.marked_rows() if self.panel is not None else []
         added: list[disputes.Dispute] = []
 
         def submit(draft: DisputeDraft) -> str | None:
             """Write the entry; the modal (and what was typed in it) stays until this succeeds."""
             try:
-                added.append(disputes.append_dispute(
-                    self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
-                    rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
-                ))
+                with self._undoable_dispute_change() as record:
+                    added.append(disputes.append_dispute(
+                        self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
+                        rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
+                    ))
+                    record(f"dispute {added[0].id}")
             except (OSError, ValueError, disputes.DisputeFileError) as exc:
                 return f"disputed.md not changed: {exc}"
             return None
@@ -433,22 +474,31 @@ class AuthorScreen(Screen):
             if self.panel is not None:
                 self.panel.clear_marks()
             self.refresh_marks()
-            self.notify(f"{added[0].id} added to disputed.md")
+            self.notify(f"{added[0].id} added to disputed.md (ctrl+z undoes)")
 
         modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows, submit=submit)
         self.app.push_screen(modal, done)
+
+    @contextmanager
+    def _undoable_dispute_change(self):
+        """Around a change to disputed.md: ``record(label)`` puts it in the undo history."""
+        path = self.disputed_path
+        before = path.read_bytes() if path.exists() else None
+        yield lambda label: self.history.record_file(label, path, before, path.read_bytes())
 
     def _ask_reopen(self, existing: disputes.Dispute) -> None:
         def answer(choice: str | None) -> None:
             if choice != "o":
                 return
             try:
-                disputes.reopen(self.disputed_path, existing.id)
+                with self._undoable_dispute_change() as record:
+                    disputes.reopen(self.disputed_path, existing.id)
+                    record(f"reopen {existing.id}")
             except (OSError, disputes.DisputeFileError) as exc:
                 self.notify(str(exc), severity="error", timeout=8)
                 return
             self.refresh_marks()
-            self.notify(f"{existing.id} reopened: its entry is gone from disputed.md")
+            self.notify(f"{existing.id} reopened: its entry is gone from disputed.md (ctrl+z undoes)")
 
         self.app.push_screen(
             ConfirmModal(f"{existing.id} is disputed", f"> {existing.quote}\n\nReopen it? Its entry is removed from disputed.md.",

@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Static
 
 from ...cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
 from ...snapshot import SnapshotError
-from ..messages import CaseSetLoaded
+from ...check import run_checks
+from ..messages import CaseChecksDone, CaseSetLoaded
 from ..plain import cells, plain, safe
 from .help import KeysFooter, register_help
 
@@ -69,11 +70,12 @@ def case_row(case: Case, problems: list[Problem]) -> CaseRow:
     return CaseRow(case.case_id, case.kind, counts, str(case.source or ""), problems)
 
 
-def case_rows(case_set: CaseSet) -> tuple[list[CaseRow], list[Problem]]:
-    """One row per case folder (unloadable ones included), and the problems of the set as a whole."""
+def case_rows(case_set: CaseSet, problems: list[Problem] | None = None) -> tuple[list[CaseRow], list[Problem]]:
+    """One row per case folder (unloadable ones included), and the problems of the set as a whole.
+    ``problems`` defaults to the loader's own (structural) ones."""
     by_case: dict[str, list[Problem]] = {}
     general: list[Problem] = []
-    for problem in case_set.problems:
+    for problem in case_set.problems if problems is None else problems:
         case_id = problem_case_id(problem, case_set.root)
         (by_case.setdefault(case_id, []) if case_id else general).append(problem)
     rows = [case_row(case, by_case.pop(case.case_id, [])) for case in case_set.cases]
@@ -124,6 +126,7 @@ class CasesScreen(Screen):
         self.kind_filter = "all"
         self.status_filter = "all"
         self.loaded = False
+        self.checked = False  # the check modules' problems (support warnings among them) are in the rows
         self.load_error: str | None = None  # why the last load failed, shown in the header
 
     def compose(self) -> ComposeResult:
@@ -160,6 +163,9 @@ class CasesScreen(Screen):
             return
         self.app.load_seconds = time.perf_counter() - started  # type: ignore[attr-defined]
         self.post_message(CaseSetLoaded(case_set))
+        # Then everything ``reviewtui check`` adds (the reference auditor's support warnings among them),
+        # so the list says what check says; the table does not wait for it.
+        self.post_message(CaseChecksDone(case_set, run_checks(case_set)))
 
     def _load_failed(self, reason: str) -> None:
         self.load_error = reason
@@ -169,7 +175,16 @@ class CasesScreen(Screen):
         self.app.case_set = message.case_set  # type: ignore[attr-defined]
         self.rows, self.general = case_rows(message.case_set)
         self.loaded = True
+        self.checked = False
         self.load_error = None
+        self._render_header()
+        self._fill_table()
+
+    def on_case_checks_done(self, message: CaseChecksDone) -> None:
+        if message.case_set is not getattr(self.app, "case_set", None):
+            return  # a reload has started since
+        self.rows, self.general = case_rows(message.case_set, message.problems)
+        self.checked = True
         self._render_header()
         self._fill_table()
 
@@ -182,7 +197,8 @@ class CasesScreen(Screen):
         except (CaseFileError, SnapshotError):
             self.app.call_from_thread(self.load)
             return
-        row = case_row(case, validate_case(case))
+        problems = run_checks(CaseSet(self.cases_root, [case], validate_case(case)))
+        row = case_row(case, [p for p in problems if problem_case_id(p, self.cases_root) == case_id])
         self.app.call_from_thread(self._replace_row, case, row)
 
     def _replace_row(self, case: Case, row: CaseRow) -> None:
@@ -200,9 +216,9 @@ class CasesScreen(Screen):
         if self.kind_filter != "all":
             rows = [r for r in rows if r.kind == self.kind_filter]
         if self.status_filter == "ok":
-            rows = [r for r in rows if r.ok]
-        elif self.status_filter == "problems":
-            rows = [r for r in rows if not r.ok]
+            rows = [r for r in rows if r.loaded and not r.problems]
+        elif self.status_filter == "problems":  # errors or warnings, as reviewtui check lists them
+            rows = [r for r in rows if r.problems or not r.loaded]
         return rows
 
     def _render_header(self) -> None:
@@ -218,9 +234,21 @@ class CasesScreen(Screen):
             header.append(f"{len(self.rows)} cases   ", style="bold")
             header.append_text(mix_text(self.rows))
             bad = sum(1 for r in self.rows if not r.ok)
-            header.append(f"  {bad} with errors" if bad else "  all valid", style="red" if bad else "green")
-            for problem in self.general[:2]:
+            warned = sum(1 for r in self.rows if r.ok and r.problems)
+            if bad:
+                header.append(f"  {bad} with errors", style="red")
+            if warned:
+                header.append(f"  {warned} with warnings", style="yellow")
+            if not bad and not warned:
+                header.append("  all valid" if self.checked else "  no errors", style="green")
+            if not self.checked:
+                header.append("  (checking support…)", style="dim italic")
+            for problem in [p for p in self.general if p.severity == "error"][:2]:
                 header.append(f"\n{problem.message}", style="red")
+            general_warnings = sum(1 for p in self.general if p.severity != "error")
+            if general_warnings:
+                header.append(f"\n{general_warnings} warning(s) about the set as a whole (reviewtui check lists them)",
+                              style="yellow")
         self.query_one("#cases-header", Static).update(safe(header))
         shown = len(self.visible_rows()) if self.loaded else 0
         filters = Text.assemble(

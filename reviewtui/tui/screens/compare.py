@@ -17,13 +17,15 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import DataTable, Footer, Static
 
 from ...compare import PairedComparison, interval_line, kinds_line, paired_comparison
+from ...report import ResultsError
 from ...runs import RunInfo, load_run
 from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .help import register_help
+from .run import open_rows, review_screen
 
 
 def _run_label(info: RunInfo) -> str:
@@ -58,7 +60,11 @@ def comparison_header(paired: PairedComparison) -> Text:
 
 
 class CompareScreen(Screen[None]):
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS = [
+        Binding("enter", "review('after')", "Review (after)"),
+        Binding("b", "review('before')", "Review (before)"),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
     DEFAULT_CSS = """
     CompareScreen #compare-header { height: auto; padding: 0 1; border-bottom: solid $secondary; }
     CompareScreen CaseDiffTable { height: 1fr; }
@@ -86,7 +92,33 @@ class CompareScreen(Screen[None]):
     def _update_hint(self, changed_only: bool) -> None:
         shown = len(self.query_one(CaseDiffTable).shown)
         which = "changed cases" if changed_only else "all cases"
-        self.query_one("#compare-hint", Static).update(f"{shown} {which} (a toggles all / changed)")
+        self.query_one("#compare-hint", Static).update(
+            f"{shown} {which} (a toggles all / changed) · enter reviews the case in the after run, b in the before run")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_review("after")
+
+    def action_review(self, which: str) -> None:
+        """Open the case review of the case under the cursor, in the before or the after run."""
+        table = self.query_one(CaseDiffTable)
+        if not table.row_count:
+            return
+        case_id = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        info = self.comparison.before if which == "before" else self.comparison.after
+        try:
+            run = load_run(info.run_dir)
+        except ResultsError as exc:
+            self.notify(str(exc), title=f"Cannot open the {which} run", severity="error", timeout=15)
+            return
+        if case_id not in run.records:
+            self.notify(f"{case_id} is not in the {which} run ({info.prompt_version})", severity="warning")
+            return
+        cases_dir = Path(self.app.cases_dir)  # type: ignore[attr-defined]
+        self.app.push_screen(review_screen(run, cases_dir, case_id,
+                                           open_rows=lambda case, pointers: open_rows(self.app, case, pointers),
+                                           edit_case=lambda case: self.app.open_case(case.case_id)))  # type: ignore[attr-defined]
+        self.notify(f"{case_id} as the {which} run ({info.prompt_version}) scored it")
 
 
 register_help("Compare view", CompareScreen)

@@ -14,9 +14,11 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
+from ...disputes import field_problems
 from ..plain import para, plain
 
 from .dialogs import ReviewModal
+from .help import KeysFooter
 from .tag import parse_rows
 
 
@@ -64,6 +66,7 @@ class DisputeModal(ReviewModal[DisputeDraft]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add to disputed.md (ctrl+s)", id="dispute-save", variant="primary")
                 yield Button("Cancel (esc)", id="dispute-cancel")
+        yield KeysFooter()  # the modal's own keys; without it the screen below shows the table's
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -86,7 +89,7 @@ class DisputeModal(ReviewModal[DisputeDraft]):
     def action_save(self) -> None:
         rows_show = " ".join(self.query_one("#dispute-rows-show", Input).value.split())
         why = " ".join(self.query_one("#dispute-why", Input).value.split())
-        missing = [name for name, value in (("what the rows show", rows_show), ("why it stays out", why)) if not value]
+        missing = field_problems(rows_show, why)
         if missing:
             self.query_one("#dispute-error", Static).update(f"Fill in {' and '.join(missing)}.")
             return

@@ -31,12 +31,14 @@ from ...cases import load_case_set
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
 from ...runner import Progress, redact_secrets
-from ...runs import Run
+from ...runs import Run, run_info
 from ..messages import RecordLanded, RunEnded, RunProgressed
+from ..commands import run_verdict
 from ..plain import para
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.run_header import verdict_text
 from ..widgets.review.run_progress import RunProgress
+from .dialogs import ConfirmModal
 from .help import register_help
 
 
@@ -83,6 +85,8 @@ class NewRunScreen(Screen[None]):
     NewRunScreen SelectCurrent { border: none; height: 1; padding: 0 1; background: $boost; }
     NewRunScreen Select:focus > SelectCurrent { background: $primary 30%; }
     NewRunScreen #new-run-options { height: auto; padding: 0 1; }
+    NewRunScreen #resume > .toggle--button { color: $panel; }
+    NewRunScreen #resume.-on > .toggle--button { color: $success; text-style: bold; }
     NewRunScreen #new-run-buttons { height: auto; padding: 1 1 0 1; }
     NewRunScreen #new-run-buttons Button { margin-right: 2; }
     NewRunScreen #new-run-error { height: auto; padding: 0 1; color: $error; }
@@ -127,7 +131,8 @@ class NewRunScreen(Screen[None]):
             yield Input("", id="replay-dir", placeholder="folder of <case_id>.json")
             yield Label("replay only", classes="note")
         with Vertical(id="new-run-options"):
-            yield Checkbox(self._resume_label(), value=self._previous_unfinished(), id="resume", compact=True)
+            resume = self._previous_unfinished()
+            yield Checkbox(self._resume_label(resume), value=resume, id="resume", compact=True)
         with Horizontal(id="new-run-buttons"):
             yield Button("Start", id="start", variant="primary", compact=True)
             yield Button("Open run view", id="open-run", disabled=True, compact=True)
@@ -158,9 +163,16 @@ class NewRunScreen(Screen[None]):
             return False
         return manifest.get("status") != "complete"
 
-    def _resume_label(self) -> str:
-        return (f"Resume: keep the cases the last run of {assistant.PROMPT_VERSION} finished "
-                "(same backend and model), run only the rest")
+    def _resume_label(self, on: bool) -> str:
+        # The words carry the state: the box's mark alone looks much the same ticked or not in many terminals.
+        if on:
+            return (f"Resume: ON · keep the cases the last run of {assistant.PROMPT_VERSION} finished "
+                    "(same backend and model), run only the rest")
+        return "Resume: OFF · ask every case again (space ticks it)"
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "resume":
+            event.checkbox.label = self._resume_label(event.value)
 
     def read_form(self) -> RunSettings | None:
         """The settings, or None after showing what to fix."""
@@ -207,6 +219,32 @@ class NewRunScreen(Screen[None]):
         settings = self.read_form()
         if settings is None:
             return
+        replaced = None if settings.resume else self._run_replaced()
+        if replaced is None:
+            self._start(settings)
+            return
+        self.app.push_screen(
+            ConfirmModal("Replace a run?", f"{replaced}\n\nStarting without Resume replaces that run: its result "
+                         "files are written over. Tick Resume to keep the cases it finished.",
+                         [("c", "Keep it (cancel)"), ("r", "Replace it")]),
+            lambda choice: self._start(settings) if choice == "r" else None,
+        )
+
+    def _run_replaced(self) -> str | None:
+        """The run of this prompt version a new run would write over, described; None when there is none."""
+        paths = self._run_paths
+        if not paths.manifest.exists():
+            return None
+        try:
+            info = run_info(paths.run_dir, read_manifest(paths.manifest))
+        except ResultsError as exc:
+            return f"{paths.run_dir} holds a run whose manifest cannot be read: {exc}"
+        verdict = run_verdict(info)
+        when = (info.date or "?")[:16].replace("T", " ")
+        return (f"{paths.run_dir} holds the run of {info.prompt_version}: backend {info.backend or '?'}, "
+                f"model {info.model or '–'}, {when}, {verdict}, {info.cases if info.cases is not None else '?'} cases.")
+
+    def _start(self, settings: RunSettings) -> None:
         self.records = {}
         self.progress = None
         self.run = None

@@ -25,17 +25,17 @@ from ...cases import Case, CaseFileError, load_case, load_case_set
 from ...report import ResultsError
 from ...runs import CaseDiff, Run, load_run, rescore_run
 from ...scoring import CaseScore
-
-if TYPE_CHECKING:
-    from ..app import ReviewApp
 from ...snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored
-from ..widgets.review.case_table import ReviewCaseTable
+from ..widgets.review.case_table import ReviewCaseTable, case_fails
 from ..widgets.review.diff_table import CaseDiffTable
 from ..widgets.review.missed_ids import MissedIdsPanel
 from ..widgets.review.run_header import RunHeader
 from .case_review import CaseResult, CaseReviewScreen
 from .help import register_help
+
+if TYPE_CHECKING:
+    from ..app import ReviewApp
 
 
 def _mean(value: Any) -> str:
@@ -50,6 +50,35 @@ def rescore_summary(diffs: list[CaseDiff], before: dict[str, Any], after: dict[s
             f"{_mean(after.get('mean_recall'))} · mean precision {_mean(before.get('mean_precision'))} → "
             f"{_mean(after.get('mean_precision'))} · fabrications {before.get('fabrications')} → "
             f"{after.get('fabrications')}")
+
+
+def case_result(run: Run, cases_dir: Path, case_id: str) -> CaseResult:
+    """The stored output and score of a case, with the case as it is on disk now."""
+    record = run.records[case_id]
+    try:
+        case: Case | None = load_case(cases_dir / case_id, with_snapshot=False)
+    except (CaseFileError, SnapshotError, OSError):
+        case = None
+    output = record.outputs[0].to_dict() if record.outputs else {}
+    score = record.scores[0] if record.scores else CaseScore(
+        case_id, "error", 0.0, 0.0, 0, error="the result file holds no score; re-run or re-score the run")
+    return CaseResult(case_id, score, output, case, repeats=record.runs)
+
+
+def open_rows(app: Any, case: Case, pointers: list[str]) -> None:
+    """Open the case in the author screen with these snapshot rows highlighted, the cursor on the first."""
+    from .author import AuthorScreen
+
+    app.open_case(case.case_id)
+    if isinstance(app.screen, AuthorScreen):
+        app.screen.show_rows(pointers)
+
+
+def review_screen(run: Run, cases_dir: Path, case_id: str, **actions: Any) -> CaseReviewScreen:
+    """The case review of one case of ``run``; ``n`` / ``p`` step through the run's failing cases."""
+    records = sorted(run.records.values(), key=lambda r: r.case_id)
+    return CaseReviewScreen([r.case_id for r in records if case_fails(r)], case_id,
+                            lambda cid: case_result(run, cases_dir, cid), **actions)
 
 
 class RunScreen(Screen[None]):
@@ -154,26 +183,13 @@ class RunScreen(Screen[None]):
                                               rescore=self.action_rescore))
 
     def case_result(self, case_id: str) -> CaseResult:
-        """The stored output and score of a case, with the case as it is on disk now."""
-        record = self.run.records[case_id]
-        try:
-            case: Case | None = load_case(self.cases_dir / case_id, with_snapshot=False)
-        except (CaseFileError, SnapshotError, OSError):
-            case = None
-        output = record.outputs[0].to_dict() if record.outputs else {}
-        score = record.scores[0] if record.scores else CaseScore(
-            case_id, "error", 0.0, 0.0, 0, error="the result file holds no score; re-run or re-score the run")
-        return CaseResult(case_id, score, output, case, repeats=record.runs)
+        return case_result(self.run, self.cases_dir, case_id)
 
     def edit_case(self, case: Case) -> None:
         cast("ReviewApp", self.app).open_case(case.case_id)
 
     def open_rows(self, case: Case, pointers: list[str]) -> None:
-        from .author import AuthorScreen
-
-        cast("ReviewApp", self.app).open_case(case.case_id)
-        if isinstance(self.app.screen, AuthorScreen):
-            self.app.screen.show_rows(pointers)
+        open_rows(self.app, case, pointers)
 
     # -- re-scoring -------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import yaml
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,6 +27,7 @@ from ...untrusted import printable
 from ..plain import para, plain
 from ..support import SupportVerdict
 from .dialogs import ReviewModal
+from .help import KeysFooter
 
 
 @dataclass
@@ -150,6 +152,7 @@ class TagModal(ReviewModal[TagDraft]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save entry (ctrl+s)", id="tag-save", variant="primary")
                 yield Button("Cancel (esc)", id="tag-cancel")
+        yield KeysFooter()  # the modal's own keys; without it the screen below shows the table's
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -167,6 +170,8 @@ class TagModal(ReviewModal[TagDraft]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "tag-scope":
             self._refresh_support()
+        elif event.select.id == "tag-list" and getattr(self, "_verdict", None) is not None:
+            self._show_support(*self._verdict)  # the same verdict reads differently per list
 
     def _describe_kind(self) -> None:
         kind = self.query_one("#tag-kind", Input).value.strip()
@@ -200,7 +205,10 @@ class TagModal(ReviewModal[TagDraft]):
 
     def _show_support(self, finding_id: str, verdict: SupportVerdict) -> None:
         if finding_id == self._current_id() and self.is_attached:
-            self.query_one("#tag-support", Static).update(para(f"{finding_id}: {verdict}"))
+            self._verdict = (finding_id, verdict)
+            text, tone = verdict.reading(str(self.query_one("#tag-list", Select).value))
+            style = {"good": "green", "bad": "yellow"}.get(tone, "")
+            self.query_one("#tag-support", Static).update(Text(f"{finding_id}: {text}", style=style))
 
     # -- saving ----------------------------------------------------------------------
 

@@ -49,10 +49,11 @@ class ExpectationList(OptionList):
     ]
 
     class EntryHighlighted(Message):
-        def __init__(self, list_name: str, index: int) -> None:
+        def __init__(self, list_name: str, index: int, automatic: bool = False) -> None:
             super().__init__()
             self.list_name = list_name
             self.index = index
+            self.automatic = automatic  # selected by coming to the list, not by the user moving
 
     class EditRequested(Message):
         def __init__(self, list_name: str, index: int) -> None:
@@ -76,8 +77,8 @@ class ExpectationList(OptionList):
             for entry in entries:
                 key = entry_key(list_name, entry.index)
                 self.add_option(Option(safe(entry_label(entry, problem_counts.get(key, 0))), id=key))
-        if keep is not None:
-            self.select_key(keep)
+        if keep is not None and self.select_key(keep):
+            self._restored: str | None = keep  # the same entry as before the rebuild: not a new selection to act on
 
     @property
     def current_key(self) -> str | None:
@@ -92,10 +93,18 @@ class ExpectationList(OptionList):
             return False
         return True
 
+    def on_focus(self) -> None:
+        """Coming to the list with nothing selected selects the first entry, so ``e`` and ``delete`` act on it."""
+        if self.highlighted is None:
+            self._automatic = True
+            self.action_first()
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option.id:
-            self.post_message(self.EntryHighlighted(*parse_entry_key(event.option.id)))
+        automatic, self._automatic = getattr(self, "_automatic", False), False
+        restored, self._restored = getattr(self, "_restored", None), None
+        if event.option.id and event.option.id != restored:
+            self.post_message(self.EntryHighlighted(*parse_entry_key(event.option.id), automatic=automatic))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

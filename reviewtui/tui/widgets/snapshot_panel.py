@@ -141,10 +141,7 @@ class SnapshotPanel(Vertical):
             self.jump_to(pointers[0])
 
     def clear_marks(self) -> None:
-        self.marks.clear()
-        for table in self.table_widgets():
-            table.refresh()
-        self._update_status()
+        self.set_marks([])
 
     def set_marks(self, pointers: list[str]) -> None:
         self.marks.clear()
@@ -152,6 +149,7 @@ class SnapshotPanel(Vertical):
         for table in self.table_widgets():
             table.refresh()
         self._update_status()
+        self.post_message(self.MarksChanged(len(self.marks)))  # the screen's title counts the marks
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter-campaign", Select).focus()

@@ -44,7 +44,7 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("end", "edge(1)", "Last row", show=False),
         Binding("left", "column(-1)", "Column left", show=False),
         Binding("right", "column(1)", "Column right", show=False),
-        Binding("space", "toggle_mark", "Mark row"),
+        Binding("space", "toggle_mark", "Mark + down"),
         Binding("s", "sort", "Sort column"),
         Binding("u", "clear_marks", "Unmark all"),
     ]
@@ -174,6 +174,10 @@ class VirtualTable(ScrollView, can_focus=True):
     def move_cursor(self, row: int, *, center: bool = False) -> None:
         row = max(0, min(row, len(self.order) - 1)) if self.order else 0
         self.cursor_row = row
+        if center and not self.scrollable_content_region.height:
+            # Not laid out yet (a screen opened on a row): there is nothing to scroll until it is.
+            self.call_after_refresh(self._center_on_cursor)
+            return
         visible = max(1, self.scrollable_content_region.height - 1)
         top = round(self.scroll_y)
         if center:
@@ -182,6 +186,12 @@ class VirtualTable(ScrollView, can_focus=True):
             self.scroll_to(y=row, animate=False, immediate=True)
         elif row >= top + visible:
             self.scroll_to(y=row - visible + 1, animate=False, immediate=True)
+
+    def _center_on_cursor(self, tries: int = 10) -> None:
+        if self.scrollable_content_region.height:
+            self.move_cursor(self.cursor_row, center=True)
+        elif tries:
+            self.call_after_refresh(self._center_on_cursor, tries - 1)
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         self.refresh()

@@ -1,0 +1,157 @@
+"""The author screen's support check on a 100,000-row case: CPU it costs, and key latency meanwhile.
+
+Runs the real app headless (140x40) on a generated 100,000-row case whose expected.yaml has three
+must_find ids, with the reference auditor's real support check, and prints figures; nothing is asserted.
+
+    python benchmarks/bench_support.py [--repeat 3]
+
+- first open: CPU seconds of the whole process (every thread) from ``enter`` until the support check's
+  warnings are on screen and the process is idle again (under 0.08 s of CPU in a second; that second is
+  in the wall time);
+- reopen: the same for opening the same, unchanged case again;
+- four quick opens: open, ``escape`` at once, four times, then wait until the process is idle: the CPU
+  seconds spent on checks nobody sees any more;
+- key latency: ``down`` / ``up`` in the write-up while the first open's check runs (median, max).
+
+CPU time is ``time.process_time()``, which counts every thread of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_app import SIZE, build_repo, wait_until  # noqa: E402
+from reviewtui.tui.app import ReviewApp  # noqa: E402
+from reviewtui.tui.screens.author import AuthorScreen  # noqa: E402
+
+CASE = "c100k-large"
+EXPECTED = (
+    f"case: {CASE}\nkind: ordinary\nsource: writeups/wu01-shoes.md\nmust_find:\n"
+    "  - id: tracking.conversions_stopped@222\n    evidence: conversions 0 from 2025-03-09\n"
+    "  - id: pacing.overspend\n    evidence: spend ahead of plan\n"
+    "  - id: waste.zero_conv_campaign@333\n    evidence: no conversions\n"
+)
+
+
+def fresh_auditor_cache() -> None:
+    """Each measurement starts with nothing remembered in the process (as a newly started app)."""
+    from reviewtui.auditor import support
+
+    support._CACHE.clear()
+
+
+async def threads_done(pilot, baseline: int) -> None:
+    """Wait until the process is idle: no CPU used over a second (a check nobody waits for any more
+    still uses CPU in its thread; idle pool threads stay alive, so counting threads would not do)."""
+    deadline = time.perf_counter() + 600
+    while time.perf_counter() < deadline:
+        before = time.process_time()
+        await pilot.pause(1.0)
+        if time.process_time() - before < 0.08:
+            return
+    raise TimeoutError("the process never went idle")
+
+
+def checked(screen: AuthorScreen) -> bool:
+    return screen.is_mounted and bool(screen.support_problems)
+
+
+async def open_and_check(pilot, app) -> tuple[float, float, list[float]]:
+    """CPU seconds and wall seconds of one open until the check is shown; key latencies meanwhile."""
+    baseline = threading.active_count()
+    app.screen.select_case(CASE)
+    cpu, wall = time.process_time(), time.perf_counter()
+    await pilot.press("enter")
+    screen = app.screen
+    assert isinstance(screen, AuthorScreen)
+    view = screen.query_one("#writeup")
+    latencies: list[float] = []
+    i = 0
+    while not checked(screen):
+        if screen.panel is not None:
+            before = view.cursor
+            started = time.perf_counter()
+            app.simulate_key("up" if i % 2 else "down")
+            while view.cursor == before and not checked(screen):
+                await asyncio.sleep(0.0005)
+            latencies.append(time.perf_counter() - started)
+            i += 1
+        else:
+            await pilot.pause(0.01)
+        if time.perf_counter() - wall > 600:
+            raise TimeoutError("the support check never finished")
+    await threads_done(pilot, baseline)
+    return time.process_time() - cpu, time.perf_counter() - wall, latencies
+
+
+async def measure() -> dict[str, object]:
+    fresh_auditor_cache()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        repo = build_repo(Path(tmp_name))
+        (repo / "cases" / CASE / "expected.yaml").write_text(EXPECTED, encoding="utf-8")
+        app = ReviewApp(repo / "cases", cursor_blink=False)
+        async with app.run_test(size=SIZE) as pilot:
+            # the cases view's own check of the set (it audits every case, this one included) is done first,
+            # then the auditor's memory of it is dropped: the open below pays for its check as a first open does
+            await wait_until(pilot, lambda: getattr(app.screen, "loaded", False) and getattr(app.screen, "checked", True))
+            await threads_done(pilot, 0)
+            fresh_auditor_cache()
+            first_cpu, first_wall, latencies = await open_and_check(pilot, app)
+            await pilot.press("escape")
+            await pilot.pause()
+            again_cpu, again_wall, _ = await open_and_check(pilot, app)
+            await pilot.press("escape")
+            await pilot.pause()
+            # four quick opens of a case whose content nobody has checked yet in this process
+            fresh_auditor_cache()
+            if hasattr(app, "support_checks"):  # the app's own verdicts per content (from this change on)
+                app.support_checks = type(app.support_checks)(app.support_check)
+            baseline = threading.active_count()
+            cpu, wall = time.process_time(), time.perf_counter()
+            for _ in range(4):
+                app.screen.select_case(CASE)
+                await pilot.press("enter")
+                screen = app.screen
+                await wait_until(pilot, lambda screen=screen: screen.panel is not None)
+                await pilot.pause(0.05)
+                await pilot.press("escape")
+                await pilot.pause()
+            await threads_done(pilot, baseline)
+            quick_cpu, quick_wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"first": (first_cpu, first_wall), "again": (again_cpu, again_wall), "quick": (quick_cpu, quick_wall),
+            "latencies": latencies}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    runs = [asyncio.run(measure()) for _ in range(args.repeat)]
+
+    def line(key: str, label: str) -> None:
+        cpus = [r[key][0] for r in runs]
+        walls = [r[key][1] for r in runs]
+        print(f"{label}: CPU median {statistics.median(cpus):.2f} s (runs: {', '.join(f'{c:.2f}' for c in cpus)});"
+              f" wall median {statistics.median(walls):.2f} s")
+
+    line("first", "first open, until the check is shown and the process is idle")
+    line("again", "reopen of the unchanged case")
+    line("quick", "four quick opens (escape at once), until the process is idle")
+    latencies = [x for r in runs for x in r["latencies"]]
+    if latencies:
+        print(f"key latency during the first open's check: {len(latencies)} keys, median "
+              f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

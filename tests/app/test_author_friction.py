@@ -1,0 +1,203 @@
+"""The author screen's friction from the walkthrough: marks in the title, modal footers, the first entry
+selected, dispute form rules, undoable disputes, the missing write-up named."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from reviewtui import disputes
+from reviewtui.tui.screens.dispute import DisputeModal
+from reviewtui.tui.screens.tag import TagModal
+from reviewtui.tui.widgets.writeup_view import WriteupView
+from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
+from tests.app.test_app_authoring import BRAND_SENTENCE, CASE, go_to_sentence, type_text
+
+
+def title(screen) -> str:
+    return str(screen.query_one("#author-title", Static).render())
+
+
+def footer_line(app) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+async def dispute_brand_sentence(pilot, screen, rows_show="brand spent 249.00 on 2025-03-01",
+                                 why="no plan in the snapshot") -> None:
+    await go_to_sentence(pilot, screen, BRAND_SENTENCE)
+    await pilot.press("t", "space", "space", "d")  # mark /daily/0 and /daily/1, dispute the sentence
+    await pilot.pause()
+    await type_text(pilot, rows_show)
+    await pilot.press("tab", "tab")
+    await type_text(pilot, why)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_after_a_dispute_uses_the_marked_rows_the_title_no_longer_counts_them(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
+        await pilot.press("t", "space", "space")
+        await pilot.pause()
+        assert "2 rows marked" in title(screen)
+        await dispute_brand_sentence(pilot, screen)
+        assert screen.panel.marks == set()
+        assert "marked" not in title(screen)
+
+
+async def test_the_tag_and_dispute_modals_show_their_own_keys_in_the_footer(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
+        await pilot.press("t", "1")
+        await settle(pilot)
+        assert isinstance(app.screen, TagModal)
+        line = footer_line(app)
+        assert "^s Save entry" in line and "esc Cancel" in line and "Sort column" not in line, line
+        await pilot.press("escape")
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, DisputeModal)
+        line = footer_line(app)
+        assert "^s Add to disputed.md" in line and "Sort column" not in line, line
+
+
+async def test_space_says_it_moves_down(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_case(pilot, CASE)
+        await pilot.press("t")
+        await settle(pilot)
+        assert "space Mark + down" in footer_line(app)
+
+
+async def test_a_case_without_a_write_up_has_its_first_entry_selected_so_e_edits_it(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, "c02-garden-clean")
+        assert screen.writeup is None and app.focused is screen.query_one("#expectations")
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, TagModal) and app.screen.draft.id == "summary.no_material_issues"
+
+
+async def test_a_missing_write_up_file_is_named_not_called_absent(repo):
+    (repo / "writeups" / "wu01-shoes.md").unlink()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        text = " ".join(screen_text(app).replace("│", " ").split())
+        assert "This case has no write-up." not in text
+        assert "The write-up writeups/wu01-shoes.md named" in text and "is not found" in text
+        assert "writeups/wu01-shoes.md" in title(screen)
+
+
+async def test_the_dispute_form_refuses_a_one_letter_reason(repo):
+    disputed = repo / "disputed.md"
+    before = disputed.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await dispute_brand_sentence(pilot, screen, why="x")
+        assert isinstance(app.screen, DisputeModal)
+        assert "why it stays out (at least 3 words)" in str(app.screen.query_one("#dispute-error", Static).render())
+    assert disputed.read_text() == before
+
+
+def test_a_sign_off_or_a_name_alone_is_not_a_claim():
+    assert disputes.not_a_claim("Kind regards,  Tomás") is not None
+    assert disputes.not_a_claim("Best wishes, Daniel") is not None
+    assert disputes.not_a_claim("Priya Raman") is not None
+    assert disputes.not_a_claim("Best campaign by far was Brand, at 8.1 ROAS.") is None
+    assert disputes.not_a_claim("The account overspends by 40%.") is None
+
+
+async def test_d_on_the_sign_off_line_opens_no_dispute(repo):
+    path = repo / "writeups" / "wu01-shoes.md"
+    path.write_text(path.read_text() + "\nKind regards,  \nMargit\n")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        view = screen.query_one(WriteupView)
+        view.focus()
+        await pilot.press("end")
+        assert "regards" in view.sentence.text
+        said: list[str] = []
+        screen.notify = lambda message, **_: said.append(str(message))  # type: ignore[method-assign]
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.screen is screen
+        assert said and "sign-off" in said[0]
+
+
+async def test_a_dispute_and_a_reopen_are_undone_and_redone_with_ctrl_z_and_ctrl_y(repo):
+    disputed = repo / "disputed.md"
+    original = disputed.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await dispute_brand_sentence(pilot, screen)
+        with_dispute = disputed.read_text()
+        assert "### D-wu01-2" in with_dispute
+        view = screen.query_one(WriteupView)
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert disputed.read_text() == original  # byte for byte
+        assert view.sentence.index not in view.disputed
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert disputed.read_text() == with_dispute
+        assert view.sentence.index in view.disputed
+        # a reopen is undone the same way
+        await go_to_sentence(pilot, screen, "The account overspends by 40%.")
+        await pilot.press("d", "o")
+        await pilot.pause()
+        assert "### D-wu01-1" not in disputed.read_text()
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert disputed.read_text() == with_dispute
+        # undo refuses to overwrite a change made since by someone else
+        await pilot.press("ctrl+z")  # back to the original
+        disputed.write_text(original + "\n<!-- a colleague's note -->\n")
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert disputed.read_text() == original + "\n<!-- a colleague's note -->\n"
+
+
+async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, "The account overspends by 40%.")
+        await pilot.press("3")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, TagModal)
+        await type_text(pilot, "pacing.overspend")
+        await settle(pilot)
+        said = str(modal.query_one("#tag-support", Static).render())
+        assert "not supported by the rows, as a must_not_say entry should be" in said
+        assert "NOT supported" not in said
+
+
+async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, capsys):
+    from reviewtui import check
+
+    assert check.main(["--cases", str(repo / "cases")]) == 2
+    said = capsys.readouterr().out
+    assert "c02-garden-clean/expected.yaml:5: warning: must_find summary.no_material_issues" in said
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        rows = {r.case_id: r for r in screen.rows}
+        status = rows["c02-garden-clean"].status().plain
+        assert status.startswith("⚠ 1  expected.yaml:5: must_find summary.no_material_issues"), status
+        header = str(screen.query_one("#cases-header", Static).render())
+        assert "1 with errors" in header and "1 with warnings" in header and "all valid" not in header
+        await pilot.press("s")  # problems
+        assert "c02-garden-clean" in [r.case_id for r in screen.visible_rows()]
+        await pilot.press("s")  # ok
+        assert [r.case_id for r in screen.visible_rows()] == ["c01-shoes-tracking"]
