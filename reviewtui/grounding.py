@@ -661,6 +661,8 @@ class _Collector:
             if kind is float or kind is int:
                 magnitude = float(value if value >= 0 else -value) if -1e300 < value < 1e300 else _INF
                 if magnitude == _INF:  # (nan fails the range test above)
+                    if is_dict and kind is float and value == value and _is_id_key(key):
+                        self.ids.add(str(value))  # an id of 1e308 is quoted as "1e+308": an identifier, not the figure 308
                     continue
                 values = other
                 if is_dict:
