@@ -1,4 +1,4 @@
-"""The derived index (DESIGN.md 7.5): figures an auditor computes from the rows.
+"""The derived index (docs/scoring.md): figures an auditor computes from the rows.
 
 ``derived_index(snapshot_data)`` returns ``{name: value}`` with names a person
 can read, e.g. ``"campaign 333: cost, last 7 complete days"`` or
@@ -236,7 +236,7 @@ class _Recent:
     The rules backend and the scoring of the same case ask for the same
     snapshot's index one after the other, and it costs milliseconds. Entries
     hold the snapshot dict itself, so its id cannot be reused while cached;
-    snapshots are never modified after loading (DESIGN.md section 3), so an
+    snapshots are never modified after loading (docs/cases.md), so an
     entry never goes stale.
     """
 

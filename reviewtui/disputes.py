@@ -1,6 +1,6 @@
 """``disputed.md``: write-up claims the snapshot rows do not support.
 
-Format (docs/internals.md): a ``# Disputed claims`` title and an intro, one
+Format (docs/formats.md): a ``# Disputed claims`` title and an intro, one
 ``## <write-up path>`` section per write-up holding ``### D-<wu-prefix>-<n>``
 entries, and a closing section ``## What the disputes say about how we audit``
 that always stays last.

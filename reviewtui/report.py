@@ -1,6 +1,6 @@
 """Result files, the gate and the summary of an eval run.
 
-Layout (docs/internals.md), for a results folder R and prompt version V:
+Layout (docs/formats.md), for a results folder R and prompt version V:
 
 - ``R/V.csv``: one row per case, first columns exactly
   ``case_id,recall,precision,fabrication,missed_ids`` (``missed_ids`` joined

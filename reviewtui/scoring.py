@@ -1,4 +1,4 @@
-"""Scoring one case: recall, precision and fabrication (DESIGN.md section 7).
+"""Scoring one case: recall, precision and fabrication (docs/scoring.md).
 
 ``score_case(case, output)`` parses the assistant's raw output, matches the
 returned findings against the case's must_find / may_find / must_not_say

@@ -2,7 +2,7 @@
 
 Everything is written into a temporary folder by the tests: five cases (all
 four kinds), and two runs of them (``audit-t1`` and ``audit-t2``) whose
-result files follow docs/internals.md ("Result files") with hand-written
+result files follow docs/formats.md ("Result files") with hand-written
 scores, so the snapshot tests do not move when the scorer's wording does.
 Dates are fixed.
 """

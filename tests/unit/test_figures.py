@@ -24,7 +24,7 @@ G, F, N = "grounded", "fabricated", "not a figure"
 
 # (text, verdict of its one figure (N: the text holds no figure), a fragment of the reason)
 FIGURE_CASES = [
-    # DESIGN.md section 7's table
+    # docs/scoring.md's table of what is and is not a figure
     ("$1,234", G, "campaign 333: cost"),
     ("12.5%", G, "campaign 333: CTR"),
     ("1.2k clicks", G, ""),

@@ -1,4 +1,4 @@
-"""Draw a snapshot (DESIGN.md section 4) from an account plan and its scenarios.
+"""Draw a snapshot (docs/cases.md, "The snapshot.json format") from an account plan and its scenarios.
 
 Rows are drawn day by day and campaign by campaign with a weekday rhythm,
 multiplicative noise and Poisson conversions; conversions of the last days

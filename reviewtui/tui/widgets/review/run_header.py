@@ -1,6 +1,6 @@
 """The run view's header: the means against the gate, fabrications, the verdict and its reasons.
 
-Reads the run manifest (docs/internals.md, "Result files"): ``summary``,
+Reads the run manifest (docs/formats.md, "Result files"): ``summary``,
 ``thresholds``, ``gate`` and ``status``. Nothing here recomputes the gate;
 the verdict and its reasons are the core's.
 """
