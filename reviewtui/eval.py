@@ -21,6 +21,7 @@ import asyncio
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
@@ -37,6 +38,7 @@ from .report import (
     format_summary,
     now_iso,
 )
+from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .runner import Progress, run_cases
 from .runs import Run
 
@@ -55,7 +57,7 @@ class UsageError(Exception):
 
 
 def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency: int, repeats: int,
-               max_unparseable: int = 0) -> dict[str, Any]:
+               max_unparseable: int = 0, batch: bool = False) -> dict[str, Any]:
     """What the manifest records about the run before it starts."""
     details = backend.describe()
     return {
@@ -71,13 +73,15 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         "thresholds": {**THRESHOLDS, "max_unparseable": max_unparseable},
         "concurrency": concurrency,
         "repeats": repeats,
+        "batch": batch,
         "started_at": now_iso(),
     }
 
 
 def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
                 concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1, resume: bool = False,
-                on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0) -> RunRecorder:
+                on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0,
+                batch: bool = False) -> RunRecorder:
     """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
 
     ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
@@ -85,7 +89,7 @@ def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path,
     if figures not in FIGURE_MODES:
         raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
     header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats,
-                        max_unparseable=max_unparseable)
+                        max_unparseable=max_unparseable, batch=batch)
     recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
                            figures=figures, repeats=repeats)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
@@ -96,18 +100,36 @@ def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path,
     return recorder
 
 
+@dataclass(frozen=True)
+class BatchSettings:
+    """``--batch``: send the run as one Message Batch and wait for it (``reviewtui.batch``)."""
+
+    poll_seconds: float = DEFAULT_POLL_SECONDS
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    on_note: Callable[[str], None] | None = None
+
+
 async def record_run(recorder: RunRecorder, backend: Backend, *, concurrency: int, repeats: int,
                      on_progress: Callable[[Progress], None] | None = None,
-                     cancel: asyncio.Event | None = None) -> str:
-    """Run the backend over the recorder's cases; returns the run status. Does not close the backend."""
+                     cancel: asyncio.Event | None = None, batch: BatchSettings | None = None) -> str:
+    """Run the backend over the recorder's cases; returns the run status. Does not close the backend.
+
+    With ``batch``, through a Message Batch whose id is kept in the run folder's batch.json.
+    """
 
     def progress(p: Progress) -> None:
         recorder.set_progress(p)
         if on_progress is not None:
             on_progress(p)
 
-    outcome = await run_cases(recorder.pending_cases(), backend, concurrency=concurrency, repeats=repeats,
-                              on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
+    if batch is not None:
+        outcome = await run_batch(recorder.pending_cases(), backend, state_path=recorder.paths.run_dir / STATE_FILE,
+                                  repeats=repeats, poll_seconds=batch.poll_seconds,
+                                  timeout_seconds=batch.timeout_seconds, on_note=batch.on_note,
+                                  on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
+    else:
+        outcome = await run_cases(recorder.pending_cases(), backend, concurrency=concurrency, repeats=repeats,
+                                  on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     return outcome.status
 
 
@@ -177,6 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="claude: seconds per request attempt before it counts as timed out (default 600)")
     parser.add_argument("--max-retries", type=_non_negative_int, metavar="N",
                         help="claude: retries per case on 429, 5xx, 529, timeouts and dropped connections (default 2)")
+    parser.add_argument("--batch", action="store_true",
+                        help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
+                        "the batch id is kept in the run folder, so rerunning the same command resumes it")
+    parser.add_argument("--batch-poll", type=_positive_float, default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
+                        help=f"with --batch: seconds between status checks (default {DEFAULT_POLL_SECONDS:g})")
+    parser.add_argument("--batch-timeout", type=_positive_float, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+                        help="with --batch: stop waiting after this long and print the batch id for a later "
+                        f"resume (default {DEFAULT_TIMEOUT_SECONDS:g}: the API ends a batch within 24 hours)")
     return parser
 
 
@@ -300,9 +330,16 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
             print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
         if backend is None:
             backend = make_backend(name, args)
+        if args.batch:
+            if not backend.supports_batch:
+                raise UsageError(f"--batch needs the claude backend (Message Batches), not {backend.name}")
+            try:  # a damaged state file stops the run before the folder is touched
+                BatchState.load(RunPaths(Path(args.results_dir), assistant.PROMPT_VERSION).run_dir / STATE_FILE)
+            except BatchStateError as exc:
+                raise UsageError(str(exc)) from None
         recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
                                concurrency=args.concurrency, repeats=args.repeats,
-                               max_unparseable=args.max_unparseable)
+                               max_unparseable=args.max_unparseable, batch=args.batch)
     except (UsageError, ResultsError, OSError) as exc:
         if isinstance(exc, OSError):
             exc = f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
@@ -312,7 +349,8 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         return EXIT_USAGE
     _note_replaced_results(recorder)
 
-    print(f"running {len(case_set.cases)} case(s) x {args.repeats} with concurrency {args.concurrency}; "
+    how = "as a Message Batch" if args.batch else f"with concurrency {args.concurrency}"
+    print(f"running {len(case_set.cases)} case(s) x {args.repeats} {how}; "
           f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
     status = "cancelled"
     try:
@@ -338,6 +376,10 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
               f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})", file=sys.stderr)
 
 
+def _print_note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
@@ -349,8 +391,10 @@ async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: 
     except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here: KeyboardInterrupt instead
         pass
     try:
+        batch = BatchSettings(args.batch_poll, args.batch_timeout, _print_note) if args.batch else None
         return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
-                                on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel)
+                                on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
+                                batch=batch)
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)

@@ -82,7 +82,7 @@ def redact_secrets(text: str) -> str:
     return text
 
 
-class _Tally:
+class Tally:
     """Running totals behind ``Progress``."""
 
     def __init__(self, total: int, estimate: CostEstimator, default_model: str | None) -> None:
@@ -163,8 +163,7 @@ async def run_cases(
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
     jobs = [(case, repeat) for case in cases for repeat in range(repeats)]
-    tally = _Tally(len(jobs), cost_estimator or default_cost_estimator(), backend.model)
-    outcome = RunOutcome(status="complete")
+    tally = Tally(len(jobs), cost_estimator or default_cost_estimator(), backend.model)
     finished: dict[str, dict[int, CaseOutput]] = {}
     stop = cancel or asyncio.Event()
     workers = min(concurrency, len(jobs))
@@ -221,19 +220,20 @@ async def run_cases(
             task.cancel()
         await asyncio.gather(*tasks, stop_waiter, return_exceptions=True)
 
-    for case, repeat in jobs:
-        got = finished.get(case.case_id, {})
-        if repeat in got:
-            continue
-        if case.case_id not in outcome.not_run:
-            outcome.not_run.append(case.case_id)
+    return build_outcome(cases, repeats, finished, tally, "cancelled" if cancelled else "complete")
+
+
+def build_outcome(cases: Sequence[Case], repeats: int, finished: dict[str, dict[int, CaseOutput]], tally: Tally,
+                  status: str) -> RunOutcome:
+    """The outcome of a run (direct or batched) from the outputs that finished."""
+    outcome = RunOutcome(status=status)
     for case in cases:
-        got = finished.get(case.case_id)
+        got = finished.get(case.case_id, {})
+        if len(got) < repeats:
+            outcome.not_run.append(case.case_id)
         if got:
             outcome.outputs[case.case_id] = [got[r] for r in sorted(got)]
     outcome.progress = tally.snapshot()
-    if cancelled:
-        outcome.status = "cancelled"
-    elif outcome.errors:
+    if outcome.status == "complete" and outcome.errors:
         outcome.status = "incomplete"
     return outcome
