@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -39,6 +40,7 @@ from .report import (
     now_iso,
 )
 from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
+from .ci import colour_summary, summary_json, use_colour, write_junit
 from .runner import Progress, run_cases
 from .runs import Run
 
@@ -199,6 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="claude: seconds per request attempt before it counts as timed out (default 600)")
     parser.add_argument("--max-retries", type=_non_negative_int, metavar="N",
                         help="claude: retries per case on 429, 5xx, 529, timeouts and dropped connections (default 2)")
+    parser.add_argument("--estimate", action="store_true",
+                        help="print the run's input tokens and cost (direct and batched, with and without prompt "
+                        f"caching) and exit without a model call; counted by the API when {API_KEY_ENV} is set, "
+                        "approximated offline otherwise")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="the summary (or the estimate) on stdout as text (default) or as one JSON object")
+    parser.add_argument("--junit", metavar="FILE",
+                        help="also write a JUnit XML report: one testcase per case, a failure naming the missed ids "
+                        "and fabrications")
     parser.add_argument("--batch", action="store_true",
                         help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
                         "the batch id is kept in the run folder, so rerunning the same command resumes it")
@@ -312,12 +323,15 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
     except SystemExit as exc:  # argparse already printed the usage line
         return EXIT_USAGE if exc.code not in (0, None) else 0
 
+    info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
     try:
-        if backend is None:
+        if args.estimate:
+            pass  # no run: the backend is chosen for counting tokens only
+        elif backend is None:
             name, why = choose_backend(args.backend)
-            print(why, flush=True)
+            print(why, file=info, flush=True)
         else:
-            print(f"backend {backend.name}: supplied by the caller", flush=True)
+            print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
         case_set = load_case_set(args.cases)
         if case_set.errors:
             for problem in case_set.problems:
@@ -328,6 +342,10 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         warnings = len(case_set.problems) - len(case_set.errors)
         if warnings:
             print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
+        if args.junit and not Path(args.junit).resolve().parent.is_dir():
+            raise UsageError(f"--junit {args.junit}: the folder {Path(args.junit).resolve().parent} does not exist")
+        if args.estimate:
+            return _print_estimate(case_set, args, backend)
         if backend is None:
             backend = make_backend(name, args)
         if args.batch:
@@ -361,8 +379,17 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         result = finish_run(recorder, backend, status)
     if result.manifest["status"] == "cancelled":
         print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
-    sys.stdout.write(format_summary(result.manifest))
-    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", flush=True)
+    if args.junit:
+        try:
+            write_junit(args.junit, result.manifest, result.records.values())
+        except OSError as exc:
+            print(f"reviewtui eval: cannot write --junit {args.junit}: {exc.strerror or exc}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(summary_json(result.manifest), indent=2))
+    else:
+        summary = format_summary(result.manifest)
+        sys.stdout.write(colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary)
+    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", file=info, flush=True)
     return result.exit_code
 
 
@@ -374,6 +401,56 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
     if (old.get("backend"), old.get("model")) != (recorder.header["backend"], recorder.header["model"]):
         print(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
               f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})", file=sys.stderr)
+
+
+def _print_estimate(case_set: CaseSet, args: argparse.Namespace, backend: Backend | None) -> int:
+    """``--estimate``: count (or approximate) every request's input tokens and print the four prices."""
+    from .cache import ResponseCache, cache_key, default_cache_dir
+    from .estimate import approximate_tokens, estimate_run, format_estimate
+
+    if (backend is not None and backend.name != "claude") or args.backend not in (None, "claude"):
+        raise UsageError("--estimate prices claude calls; leave out --backend or use --backend claude")
+    model = args.model or assistant.DEFAULT_MODEL
+    max_tokens = args.max_tokens or assistant.DEFAULT_MAX_TOKENS
+    cache = None if args.no_cache else ResponseCache(default_cache_dir(args.results_dir))
+    requests, needed, cached = [], [], 0
+    for case in case_set.cases:
+        request = assistant.build_request(case.snapshot.text, model=model, max_tokens=max_tokens)
+        hits = sum(1 for r in range(args.repeats) if cache is not None and cache.get(cache_key(request, r)))
+        requests.append(request)
+        needed.append(args.repeats - hits)
+        cached += hits
+    first = requests[0] if requests else assistant.build_request("{}", model=model, max_tokens=max_tokens)
+    shared = {"model": model, "system": first["system"], "messages": [{"role": "user", "content": "."}]}
+    if os.environ.get(API_KEY_ENV, "").strip():
+        counter = backend if backend is not None else make_backend("claude", args)
+        counts = asyncio.run(_count_all(counter, [shared, *requests], args.concurrency))
+        method = "counted by the API's token-counting endpoint"
+    else:
+        counts = [approximate_tokens(r) for r in [shared, *requests]]
+        method = "approximated offline at 4 characters a token (set ANTHROPIC_API_KEY to count them)"
+    estimate = estimate_run(list(zip(counts[1:], needed)), shared_tokens=counts[0], model=model, method=method,
+                            cached=cached, repeats=args.repeats)
+    if args.format == "json":
+        print(json.dumps(estimate.to_dict(), indent=2))
+    else:
+        sys.stdout.write(format_estimate(estimate))
+    return 0
+
+
+async def _count_all(backend: Backend, requests: list[dict[str, Any]], concurrency: int) -> list[int]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(request: dict[str, Any]) -> int:
+        async with gate:
+            return await backend.count_tokens(request)  # type: ignore[attr-defined]
+
+    try:
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+    except BackendUsageError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        await backend.aclose()
 
 
 def _print_note(text: str) -> None:

@@ -144,6 +144,15 @@ class ClaudeBackend(Backend):
         self.remember(prepared.key, output)
         return output
 
+    async def count_tokens(self, request: dict[str, Any]) -> int:
+        """Input tokens of a request, from the API's token-counting endpoint (no message is made)."""
+        params = {k: v for k, v in request.items() if k != "max_tokens"}
+        try:
+            counted = await self._client.messages.count_tokens(**params)
+        except self._sdk.AnthropicError as exc:
+            raise BackendUsageError(self._redact(f"token counting failed: {self._describe_error(exc)}")) from None
+        return counted.input_tokens
+
     # -- Message Batches ------------------------------------------------------------
 
     async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
