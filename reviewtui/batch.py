@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,16 @@ from typing import Any, Callable, Sequence
 from .atomic import atomic_write_text
 from .backends.base import BATCH_COUNTS, Backend, BatchError, CaseOutput
 from .cases import Case
-from .runner import CostEstimator, OnCaseDone, Progress, RunOutcome, Tally, build_outcome, default_cost_estimator
+from .runner import (
+    CostEstimator,
+    Finisher,
+    OnCaseDone,
+    Progress,
+    RunOutcome,
+    Tally,
+    build_outcome,
+    default_cost_estimator,
+)
 
 STATE_FILE = "batch.json"
 STATE_FORMAT = 1
@@ -148,16 +158,12 @@ async def run_batch(
     finished: dict[str, dict[int, CaseOutput]] = {}
     stop = cancel or asyncio.Event()
 
+    finisher = Finisher(on_case_done, tally, on_progress)
+
     async def deliver(case: Case, repeat: int, output: CaseOutput) -> None:
         output.case_id = case.case_id
         finished.setdefault(case.case_id, {})[repeat] = output
-        if on_case_done is not None:
-            result = on_case_done(case, output, repeat)
-            if asyncio.iscoroutine(result):
-                await result
-        progress = tally.add(output, repeat)
-        if on_progress is not None:
-            on_progress(progress)
+        finisher.submit(case, output, repeat)
 
     pending: dict[str, tuple[Case, int, dict[str, Any]]] = {}  # cache key -> case, repeat, request
     for case in cases:
@@ -184,6 +190,11 @@ async def run_batch(
         hint = f"; delete {state.path} to send its requests in a new batch" if exc.unknown else ""
         note(f"{exc}{hint}")
         status = "incomplete"
+    finally:
+        if sys.exc_info()[0] is None:
+            await finisher.drain()
+        if not finisher.drained:
+            finisher.flush_now()
     return build_outcome(cases, repeats, finished, tally, status)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 TABLE_KEYS = ("columns", "rows")
@@ -37,10 +38,16 @@ def _load(text: str) -> Any:
                       parse_constant=_Number)  # fmt: skip
 
 
+_encode_string = json.encoder.encode_basestring  # the C encoder json.dumps(..., ensure_ascii=False) uses
+_CONSTANTS = {True: "true", False: "false", None: "null"}
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, _Number):
         return str(value)
-    return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):
+        return _encode_string(value)
+    return _CONSTANTS[value]
 
 
 def _dump(value: Any) -> str:
@@ -67,8 +74,12 @@ def _table(items: list[Any]) -> str | None:
     return '{"columns":[' + ",".join(_scalar(c) for c in columns) + '],"rows":[\n' + ",\n".join(rows) + "\n]}"
 
 
+@lru_cache(maxsize=256)
 def compact_text(snapshot_text: str) -> str:
-    """The snapshot's JSON text in the compact form. Raises ValueError for text that is not JSON."""
+    """The snapshot's JSON text in the compact form. Raises ValueError for text that is not JSON.
+
+    Kept for the last few hundred snapshots: a case's repeats and its batch entry reuse it.
+    """
     return _dump(_load(snapshot_text))
 
 

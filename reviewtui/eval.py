@@ -22,9 +22,10 @@ import json
 import os
 import signal
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
 
 from . import assistant
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
@@ -315,8 +316,24 @@ class _ProgressPrinter:
         print(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", file=self.stream, flush=True)
 
 
+EXIT_INCOMPLETE = 3
+
+
 def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> int:
-    """``reviewtui eval``; returns the exit code. ``backend``: a ready backend instead of ``--backend``."""
+    """``reviewtui eval``; returns the exit code. ``backend``: a ready backend instead of ``--backend``.
+
+    Ctrl-C at any moment exits 3 without a traceback: before the run starts
+    nothing was run; during it, what finished is kept (``_run``); while the
+    results are written, a second Ctrl-C waits for them.
+    """
+    try:
+        return _run(argv, backend)
+    except KeyboardInterrupt:
+        print("cancelled before the run started: nothing was run or written", file=sys.stderr)
+        return EXIT_INCOMPLETE
+
+
+def _run(argv: list[str] | None, backend: Backend | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -376,7 +393,8 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
     except KeyboardInterrupt:
         status = "cancelled"
     finally:
-        result = finish_run(recorder, backend, status)
+        with _sigint_held():
+            result = finish_run(recorder, backend, status)
     if result.manifest["status"] == "cancelled":
         print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
     if args.junit:
@@ -451,6 +469,20 @@ async def _count_all(backend: Backend, requests: list[dict[str, Any]], concurren
         raise UsageError(str(exc)) from None
     finally:
         await backend.aclose()
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Ctrl-C waits while the results are written (they are small and written atomically)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to hold
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _print_note(text: str) -> None:

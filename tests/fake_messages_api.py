@@ -46,6 +46,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -300,6 +301,8 @@ class RecordedRequest:
     label: str
     usage: dict[str, Any] | None = None  # the usage of a 200 answer (prompt-cache counts included)
     cache_prefixes: list[str] = field(default_factory=list)  # written to the prompt cache once answered
+    received_at: float = field(default_factory=time.monotonic)
+    answered_at: float | None = None  # when the answer was sent (after any delay)
 
 
 class FakeMessagesAPI:
@@ -606,6 +609,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
+            record.answered_at = time.monotonic()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout), as a real client would
 

@@ -83,6 +83,9 @@ class Backend(abc.ABC):
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
         """The output for ``case`` (``repeat`` numbers repeated runs of the same case)."""
 
+    def use_limit(self, limit: Any) -> None:
+        """The run's ``throttle.AdaptiveLimit``, for a backend that makes requests it can rate-limit."""
+
     async def aclose(self) -> None:
         """Release connections; called once at the end of a run."""
 

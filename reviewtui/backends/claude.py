@@ -22,6 +22,7 @@ Concurrency is the runner's business; the SDK's connection pool is shared.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -30,6 +31,7 @@ from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
 from ..cache import CachedResponse, ResponseCache, cache_key
 from ..cases import Case
 from ..snapshot import Snapshot
+from ..throttle import AdaptiveLimit
 from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -102,7 +104,14 @@ class ClaudeBackend(Backend):
         self._sdk = anthropic
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout, max_retries=self.max_retries)
+        self.limit: AdaptiveLimit | None = None
+        http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
+        self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout, max_retries=self.max_retries,
+                                                http_client=http_client)
+
+    def use_limit(self, limit: AdaptiveLimit) -> None:
+        """Gate every message attempt (the SDK's retries too) on the run's adaptive limit."""
+        self.limit = limit
 
     def __repr__(self) -> str:  # never show the key
         return f"ClaudeBackend(model={self.model!r}, max_tokens={self.max_tokens})"
@@ -280,9 +289,48 @@ class ClaudeBackend(Backend):
             "cache_reads": bool(self.cache and self.cache.read),
             "api_calls": self.api_calls,  # messages.create calls; the SDK's retries are not counted
             "cache_hits": self.cache_hits,
+            **({"concurrency": self.limit.describe()} if self.limit is not None else {}),
             **({"batches_created": self.batches_created, "batch_requests": self.batch_requests}
                if self.batches_created else {}),
         }
+
+
+def _load_transport() -> type:
+    """The throttled transport class, built on first use: httpx2 comes with the anthropic SDK."""
+    global _Throttled
+    if _Throttled is not None:
+        return _Throttled
+    import httpx2
+
+    class Throttled(httpx2.AsyncBaseTransport):
+        """The SDK's transport, with each POST /v1/messages attempt waiting for a slot of the backend's limit."""
+
+        def __init__(self, backend: ClaudeBackend) -> None:
+            self.backend = backend
+            self.inner = httpx2.AsyncHTTPTransport(
+                limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=100))
+
+        async def handle_async_request(self, request: Any) -> Any:
+            limit = self.backend.limit
+            if limit is None or request.url.path.rstrip("/") != "/v1/messages":
+                return await self.inner.handle_async_request(request)
+            await limit.acquire()
+            try:
+                response = await self.inner.handle_async_request(request)
+            except BaseException:
+                await asyncio.shield(limit.release(None))
+                raise
+            await limit.release(response.status_code, response.headers)
+            return response
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    _Throttled = Throttled
+    return Throttled
+
+
+_Throttled: Any = None
 
 
 def _refusal_detail(details: Any) -> str:
