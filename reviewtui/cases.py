@@ -19,7 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from . import taxonomy
+from . import parse_cache, taxonomy
 from .atomic import atomic_write_text
 from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
 
@@ -109,6 +109,9 @@ class ExpectedDoc:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise CaseFileError(Problem(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")) from None
+        data = parse_cache.load(raw)
+        if data is not None:
+            return cls(path, data, raw)
         try:
             data = _yaml().load(text)
         except MarkedYAMLError as exc:
@@ -122,6 +125,7 @@ class ExpectedDoc:
             data = CommentedMap()
         if not isinstance(data, CommentedMap):
             raise CaseFileError(Problem(path, 1, "expected.yaml must be a mapping with keys case, kind, must_find, ..."))
+        parse_cache.store(raw, data)
         return cls(path, data, raw)
 
     # -- editing ------------------------------------------------------------
