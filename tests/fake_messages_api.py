@@ -374,7 +374,7 @@ class FakeMessagesAPI:
 
     def start(self) -> "FakeMessagesAPI":
         handler = type("Handler", (_Handler,), {"api": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-messages-api", daemon=True
@@ -569,6 +569,12 @@ def _cache_usage(usage: dict[str, Any], prefixes: list[str], cache: set[str]) ->
     usage["cache_read_input_tokens"] = read
     usage["cache_creation_input_tokens"] = written
     usage["input_tokens"] = max(0, total - read - written)
+
+
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 makes the 6th simultaneous connection wait for a
+    # SYN retry (a second): a client at concurrency 16 would look slow for the fake's sake.
+    request_queue_size = 128
 
 
 class _Handler(BaseHTTPRequestHandler):
