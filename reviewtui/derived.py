@@ -29,10 +29,14 @@ listed, so a 100,000-row window costs little).
 from __future__ import annotations
 
 import bisect
+import functools
 import math
+import re
 import threading
 from datetime import date, timedelta
 from typing import Any, Iterable, NamedTuple
+
+from .snapshot import MAX_PERIOD_DAYS
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
@@ -41,8 +45,16 @@ SHARES = ("search_impression_share", "search_budget_lost_impression_share", "sea
 _SHARE_SUM = len(METRICS)
 _SHARE_COUNT = _SHARE_SUM + len(SHARES)
 _WIDTH = _SHARE_COUNT + len(SHARES)
-# The most a platform lets one day spend, as a multiple of the daily budget.
-DAILY_CAP_MULTIPLE = {"google_ads": 2.0, "meta_ads": 1.25, "meta": 1.25, "facebook_ads": 1.25}
+META_PLATFORMS = ("meta", "facebook", "instagram")
+
+
+def daily_cap_multiple(platform: str, day: date | None) -> float:
+    """The most a platform lets one day spend, as a multiple of the daily budget, on ``day``
+    (taxonomy.yaml, pacing.daily_cap_exceeded: Meta's allowance changed on a date)."""
+    from .auditor.thresholds import DAILY_CAP, Thresholds, cap_multiple  # the auditor package imports this module
+
+    is_meta = any(word in platform.lower() for word in META_PLATFORMS)
+    return cap_multiple(Thresholds().of(DAILY_CAP), is_meta, day or date.today())
 
 
 # Words in a derived name that make its value a ratio: a percentage (times 100) or a multiplier may match it.
@@ -53,6 +65,37 @@ def is_ratio_name(name: str) -> bool:
     """Is the derived value of this name a ratio (CTR, a share, CPA over target...)?"""
     # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it.
     return " minus " not in name and any(word in name for word in RATIO_WORDS)
+
+
+VALUE_UNITS = ("money", "count", "ratio", "other")
+_MONEY_NAME = re.compile(r"\b(?:cost|CPC|CPA|spend|budget|maximum|value)\b|conversions_value|planned spend")
+_COUNT_NAME = re.compile(r"\b(?:impressions|clicks|conversions|all_conversions|count|days|rows)\b|^count: ")
+
+
+@functools.lru_cache(maxsize=8192)
+def _unit_of_metric(metric: str) -> str:
+    if is_ratio_name(metric):
+        return "ratio"
+    if "ROAS" in metric or "multiple" in metric:
+        # "ROAS minus target" is a difference of ratios; the platform's daily multiple is a
+        # constant grounded only where a finding names the platform rule (grounding.py)
+        return "other"
+    if _MONEY_NAME.search(metric):
+        return "money"
+    if _COUNT_NAME.search(metric):
+        return "count"
+    return "other"
+
+
+def value_unit(name: str) -> str:
+    """What a derived value (or a range's metric) measures, by its name: ``money`` (cost, CPA, CPC,
+    conversion value, budgets, spend), ``count`` (impressions, clicks, conversions, days, counts),
+    ``ratio`` (shares, rates, ROAS, anything "over" something) or ``other``."""
+    # The scope before ": " does not change the unit; leaving it out keeps the memo small.
+    scope, sep, metric = name.partition(": ")
+    if not sep or scope == "count":
+        metric = name
+    return _unit_of_metric(metric)
 
 
 def number(value: Any) -> float | None:
@@ -162,10 +205,15 @@ class _Period:
         seen = sorted(dates_with_rows)
         self.start = parse_day(period.get("start")) or (seen[0] if seen else None)
         self.end = parse_day(period.get("end")) or (seen[-1] if seen else None)
+        if self.start and self.end and not 0 < _span_days(self.start, self.end) <= MAX_PERIOD_DAYS:
+            # `check` refuses such a period; here it must not build a table per day of it.
+            self.start = self.end = None
         self.as_of = parse_day(period.get("as_of"))
         last = parse_day(period.get("last_complete_date"))
-        if last is None and self.as_of is not None:
+        if last is None and self.as_of is not None and self.as_of > date.min:
             last = self.as_of - timedelta(days=1)
+            if self.end is not None and last > self.end:  # a closed period ends at its last day
+                last = self.end
         if last is None and seen:
             last = seen[-1]
         self.last_complete = last
@@ -526,7 +574,9 @@ def window_numbers(
     if account is not None:
         out += [("share of account cost", _ratio(sums[_COST], account[_COST])),
                 ("share of account conversions", _ratio(sums[_CONV], account[_CONV])),
-                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE]))]
+                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE])),
+                # with no target, the account's own CPA is the reference a campaign is read against
+                ("CPA over account CPA", _ratio(cpa, _ratio(account[_COST], account[_CONV])))]
     return out
 
 
@@ -869,7 +919,7 @@ def _pacing_figures(
     index.family("campaign ", ": planned spend, whole month", *own_schedule)
     index.family("campaign ", ": spend to date over its schedule", own_spend, *own_schedule)
     index.family("campaign ", ": spend to date minus its schedule", own_spend, *own_schedule)
-    cap = DAILY_CAP_MULTIPLE.get(str(data.get("platform", "")).lower(), 2.0)
+    cap = daily_cap_multiple(str(data.get("platform", "")), lc)
     if _list(data.get("budgets")):
         index.put("platform: most a day may spend, as a multiple of the daily budget", cap)
         index.exact("platform: most a day may spend, as a multiple of the daily budget", Rows("", fields=("platform",)))

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
-from . import assistant
+from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
-from .cases import CaseSet, load_case_set
+from .cases import CaseSet
 from .grounding import FIGURE_MODES
 from .report import (
     THRESHOLDS,
@@ -44,6 +44,7 @@ from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, Ba
 from .ci import colour_summary, summary_json, use_colour, write_junit
 from .runner import Progress, run_cases
 from .runs import Run
+from .untrusted import printable
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_CONCURRENCY = 4
@@ -313,7 +314,9 @@ class _ProgressPrinter:
         tokens = f"; {p.input_tokens:,} in / {p.output_tokens:,} out so far" if p.input_tokens or p.output_tokens else ""
         cost = f", ${p.cost_usd:,.2f}" if p.cost_usd else ""
         repeat = f" (repeat {p.repeat + 1})" if p.repeat else ""
-        print(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", file=self.stream, flush=True)
+        # Error text can quote an API error body or a model's output: escape what a terminal would act on.
+        print(printable(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", one_line=True),
+              file=self.stream, flush=True)
 
 
 EXIT_INCOMPLETE = 3
@@ -349,14 +352,15 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
             print(why, file=info, flush=True)
         else:
             print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
-        case_set = load_case_set(args.cases)
-        if case_set.errors:
-            for problem in case_set.problems:
+        case_set, problems = check.validate(args.cases)
+        if check.has_errors(problems):
+            for problem in problems:
                 print(problem, file=sys.stderr)
-            print(f"invalid case set {args.cases}: {len(case_set.errors)} error(s); fix them "
-                  "(see `reviewtui check`); nothing was scored", file=sys.stderr)
+            print(check.count_line(problems, len(case_set.cases)), file=sys.stderr)
+            print(f"invalid case set {args.cases}: the errors above (the same as `reviewtui check` gives); "
+                  "nothing was scored", file=sys.stderr)
             return EXIT_USAGE
-        warnings = len(case_set.problems) - len(case_set.errors)
+        warnings = len(problems)
         if warnings:
             print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
         if args.junit and not Path(args.junit).resolve().parent.is_dir():
@@ -378,7 +382,7 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     except (UsageError, ResultsError, OSError) as exc:
         if isinstance(exc, OSError):
             exc = f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
-        print(f"reviewtui eval: {exc}", file=sys.stderr)
+        print(printable(f"reviewtui eval: {exc}"), file=sys.stderr)
         if backend is not None:
             asyncio.run(backend.aclose())
         return EXIT_USAGE
@@ -405,7 +409,7 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     if args.format == "json":
         print(json.dumps(summary_json(result.manifest), indent=2))
     else:
-        summary = format_summary(result.manifest)
+        summary = printable(format_summary(result.manifest))
         sys.stdout.write(colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary)
     print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", file=info, flush=True)
     return result.exit_code
@@ -417,8 +421,9 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
     if not old:
         return
     if (old.get("backend"), old.get("model")) != (recorder.header["backend"], recorder.header["model"]):
-        print(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
-              f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})", file=sys.stderr)
+        print(printable(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
+                        f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})"),
+              file=sys.stderr)
 
 
 def _print_estimate(case_set: CaseSet, args: argparse.Namespace, backend: Backend | None) -> int:

@@ -37,21 +37,22 @@ def cache_dir() -> Path:
     return Path(xdg or Path.home() / ".cache") / "reviewtui" / "expected"
 
 
-def _path(raw: bytes) -> Path:
-    salt = f"{FORMAT}|{ruamel.yaml.__version__}|{sys.version_info[:2]}|".encode()
-    return cache_dir() / f"{hashlib.sha256(salt + raw).hexdigest()}.pickle"
+def _path(raw: bytes, salt: str) -> Path:
+    """Named by the bytes, the parser and the caller's ``salt`` (the limits the bytes were checked against)."""
+    prefix = f"{FORMAT}|{ruamel.yaml.__version__}|{sys.version_info[:2]}|{salt}|".encode()
+    return cache_dir() / f"{hashlib.sha256(prefix + raw).hexdigest()}.pickle"
 
 
-def load(raw: bytes) -> Any | None:
+def load(raw: bytes, salt: str = "") -> Any | None:
     try:
-        with _path(raw).open("rb") as fh:
+        with _path(raw, salt).open("rb") as fh:
             return pickle.load(fh)
     except Exception:  # a miss, or an entry that cannot be read back: parse instead
         return None
 
 
-def store(raw: bytes, tree: Any) -> None:
-    path = _path(raw)
+def store(raw: bytes, tree: Any, salt: str = "") -> None:
+    path = _path(raw, salt)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

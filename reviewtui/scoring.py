@@ -27,7 +27,6 @@ Matching rules:
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -35,9 +34,11 @@ from . import taxonomy
 from .assistant import Finding, OutputError, parse_output
 from .backends.base import CaseOutput
 from .cases import Case, Expectation
+from .claims import affirmed_match
 from .derived import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from .snapshot import Snapshot
+from .untrusted import UnsafePattern, says_regex
 
 STATUSES = ("ok", "unparseable", "error")
 FINDING_VERDICTS = ("matched", "may_find", "extra", "duplicate", "must_not_say")
@@ -148,15 +149,17 @@ def _match_expected(case: Case, returned: list[Finding], rows: list[dict[str, An
     return matched_must
 
 
-def _says_pattern(pattern: str) -> re.Pattern[str]:
+def _says_pattern(pattern: str) -> Any:
+    """Compiled on RE2 (linear-time matching: no pattern can hang a run)."""
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:  # `reviewtui check` reports it; scoring falls back to the literal text
-        return re.compile(re.escape(pattern), re.IGNORECASE)
+        return says_regex(pattern)
+    except UnsafePattern:  # `reviewtui check` refuses it; scoring falls back to the literal text
+        return says_regex(str(pattern), literal=True)
 
 
 def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One hit per (finding, entry): by id when the id matches, else by the first ``says`` pattern found."""
+    """One hit per (finding, entry): by id when the id matches, else by the first ``says`` pattern
+    found where the finding affirms it (a denied mention, "not an underspend", is no hit: claims.py)."""
     hits: list[dict[str, Any]] = []
     for i, (finding, row) in enumerate(zip(returned, rows)):
         text = "\n".join(finding.texts().values())
@@ -165,10 +168,9 @@ def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows
             if _covers(entry, finding):
                 hit = {"finding_index": i, "entry_id": entry.id, "by": "id", "pattern": None}
             else:
-                for pattern in entry.says:
-                    if _says_pattern(pattern).search(text):
-                        hit = {"finding_index": i, "entry_id": entry.id, "by": "says", "pattern": pattern}
-                        break
+                said = affirmed_match([_says_pattern(pattern) for pattern in entry.says], text)
+                if said is not None:
+                    hit = {"finding_index": i, "entry_id": entry.id, "by": "says", "pattern": entry.says[said[0]]}
             if hit is not None:
                 hits.append(hit)
                 row["verdict"] = "must_not_say"

@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
 # One reading of "a number" and "a date" for the auditor and the scoring's derived index
-from ..derived import number, parse_day
+from ..derived import META_PLATFORMS, number, parse_day
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
@@ -222,7 +222,7 @@ class Series:
 
     @property
     def is_meta(self) -> bool:
-        return any(word in self.platform for word in ("meta", "facebook", "instagram"))
+        return any(word in self.platform for word in META_PLATFORMS)
 
     def indexed(self, key: str) -> list[tuple[int, dict[str, Any]]]:
         """An optional list section (``budgets``, ``search_terms``...): its objects with their positions."""
@@ -329,10 +329,15 @@ def _metric(value: Any) -> float | None:
 
 
 def _last_complete(series: Series, period: dict[str, Any]) -> date | None:
-    """The last complete day: ``period.last_complete_date``, else the day before as_of."""
+    """The last complete day: ``period.last_complete_date``, else the day before as_of.
+
+    A closed period (as_of after its end) ends at its last day: nothing after it
+    is due, so nothing after it is missing.
+    """
     explicit = parse_day(period.get("last_complete_date"))
     if explicit is not None:
         return explicit
     if series.as_of is not None:
-        return series.as_of - timedelta(days=1)
+        day = series.as_of - timedelta(days=1)
+        return min(day, series.period_end) if series.period_end is not None else day
     return series.last_date

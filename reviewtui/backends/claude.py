@@ -32,6 +32,7 @@ from ..cache import CachedResponse, ResponseCache, cache_key
 from ..cases import Case
 from ..snapshot import Snapshot
 from ..throttle import AdaptiveLimit
+from ..untrusted import printable
 from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -105,9 +106,15 @@ class ClaudeBackend(Backend):
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
         self.limit: AdaptiveLimit | None = None
-        http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout, max_retries=self.max_retries,
-                                                http_client=http_client)
+        try:
+            http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
+            self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout,
+                                                    max_retries=self.max_retries, http_client=http_client)
+        except Exception as exc:  # the SDK's HTTP layer rejects a malformed ANTHROPIC_BASE_URL here
+            raise BackendUsageError(self._redact(
+                f"cannot set up the Messages API client ({type(exc).__name__}: {exc}); "
+                f"check ANTHROPIC_BASE_URL ({printable(os.environ.get('ANTHROPIC_BASE_URL', 'not set'), one_line=True)})"
+            )) from None
 
     def use_limit(self, limit: AdaptiveLimit) -> None:
         """Gate every message attempt (the SDK's retries too) on the run's adaptive limit."""
