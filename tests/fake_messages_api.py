@@ -656,6 +656,13 @@ def write_case(cases_dir: Path, case_id: str, marker: str, *, must_find: str = "
     return case_dir
 
 
+def write_cases(cases_dir: Path, markers: dict[str, str]) -> Path:
+    """``write_case`` for each case id -> marker; returns the case folder."""
+    for case_id, marker in markers.items():
+        write_case(cases_dir, case_id, marker)
+    return Path(cases_dir)
+
+
 def findings_json(*finding_ids: str) -> str:
     """An answer's JSON text holding one plain finding per id."""
     findings = [

@@ -26,7 +26,7 @@ from tests.fake_messages_api import (
     batch_expired,
     findings_json,
     serving_in_env,
-    write_case,
+    write_cases,
 )
 
 KEY = "fake-anthropic-key-batch-test-7d2e"
@@ -42,10 +42,7 @@ def api(monkeypatch):
 
 @pytest.fixture
 def cases_dir(tmp_path):
-    root = tmp_path / "cases"
-    for case_id, marker in MARKERS.items():
-        write_case(root, case_id, marker)
-    return root
+    return write_cases(tmp_path / "cases", MARKERS)
 
 
 def args(cases_dir: Path, results: Path, *extra: str) -> list[str]:
