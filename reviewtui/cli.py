@@ -12,8 +12,11 @@ import sys
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "eval":
-        from .eval import main as eval_main
-
+        try:  # Ctrl-C while the eval's modules load: no traceback, the eval's exit code for it
+            from .eval import main as eval_main
+        except KeyboardInterrupt:
+            print("cancelled before the run started: nothing was run or written", file=sys.stderr)
+            return 3
         return eval_main(args[1:])
     if args and args[0] == "compare":
         from .compare import main as compare_main

@@ -34,6 +34,7 @@ from .cases import CASE_ID_RE, Case
 from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
+from .throttle import backoff_sentence
 from .untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
@@ -590,6 +591,9 @@ def format_summary(manifest: dict[str, Any]) -> str:
     if s.get("not_run"):
         lines.append(f"not run         {s['not_run']}: {', '.join(s.get('not_run_cases') or [])}")
     lines.append(_usage_line(usage))
+    backoff = backoff_sentence((manifest.get("backend_details") or {}).get("concurrency"))
+    if backoff:
+        lines.append(f"rate limits     {backoff}")
 
     if gate.get("passed") is None:
         lines.append("gate            NO VERDICT (run incomplete)")
