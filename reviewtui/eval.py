@@ -28,6 +28,7 @@ from . import assistant
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .cases import CaseSet, load_case_set
 from .grounding import FIGURE_MODES
+from .identity import results_home, results_role
 from .report import (
     THRESHOLDS,
     CaseRecord,
@@ -62,6 +63,7 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         "prompt_version": assistant.PROMPT_VERSION,
         "prompt_sha256": assistant.prompt_sha256(),
         "backend": backend.name,
+        "results_role": results_role(backend.name),
         "model": details.get("model", backend.model),
         "backend_details": details,
         "cases_dir": str(case_set.root),
@@ -79,13 +81,16 @@ def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path,
                 on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0) -> RunRecorder:
     """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
 
+    The folder is the backend's own (``identity.results_home``): only Claude writes the assistant's.
+
     ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
     """
     if figures not in FIGURE_MODES:
         raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
     header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats,
                         max_unparseable=max_unparseable)
-    recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
+    paths = RunPaths(results_home(results_dir, backend), assistant.PROMPT_VERSION)
+    recorder = RunRecorder(paths, header, case_set.cases,
                            figures=figures, repeats=repeats)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
     if resume:
