@@ -1,4 +1,4 @@
-"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``reviewtui check``, ``reviewtui compare``.
+"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``check``, ``compare`` and ``weekly``.
 
 The subcommands import only the headless core; the app's Textual import
 happens only when no subcommand is given.
@@ -19,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
         from .compare import main as compare_main
 
         return compare_main(args[1:])
+    if args and args[0] == "weekly":
+        from .weekly.cli import main as weekly_main
+
+        return weekly_main(args[1:])
     if args and args[0] == "check":
         from .check import main as check_main
 
@@ -28,7 +32,8 @@ def main(argv: list[str] | None = None) -> int:
             "usage: reviewtui [--cases DIR] [--results-dir DIR]   open the app\n"
             "       reviewtui eval [options]                      run and gate the evaluation (see reviewtui eval --help)\n"
             "       reviewtui check [--cases DIR]                 validate the case set\n"
-            "       reviewtui compare A B [options]               is run B better than run A? (see reviewtui compare --help)"
+            "       reviewtui compare A B [options]               is run B better than run A? (see reviewtui compare --help)\n"
+            "       reviewtui weekly ACCOUNTS [options]           the weekly run, behind the gate (see reviewtui weekly --help)"
         )
         return 0
     from .tui.app import main as app_main
