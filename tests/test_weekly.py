@@ -266,3 +266,32 @@ def test_every_account_ready_exits_0(api, repo, capsys):
     api.plan("900-000-0001", answer(findings_json("summary.no_material_issues")))
     assert weekly(accounts_folder(repo)) == 0
     assert "outdoor                  ready to send" in capsys.readouterr().out
+
+
+def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(tmp_path):
+    """Ctrl-C sets the run's cancel event (as in eval): the finished account is written, the other is "not run"."""
+    import asyncio
+
+    from reviewtui.weekly.accounts import load_accounts
+    from reviewtui.weekly.run import WeeklyPaths, run_weekly
+    from tests.stub_backends import GatedBackend
+
+    folder = tmp_path / "accounts"
+    account(folder, "first", "c01-tracking-stopped", "900-000-0001")
+    account(folder, "second", "c02-brand-lost-is", "900-000-0002")
+    backend = GatedBackend()
+    paths = WeeklyPaths(tmp_path / "weekly")
+
+    async def scenario():
+        cancel = asyncio.Event()
+        backend.release("first")
+        return await run_weekly(load_accounts(folder), backend, None, paths=paths, stamp={}, concurrency=2,
+                                cancel=cancel, on_account=lambda result: cancel.set())
+
+    run = asyncio.run(scenario())
+    assert run.manifest["status"] == "cancelled" and run.exit_code == 3
+    assert {name: r["status"] for name, r in run.results.items()} == {"first": "ready to send", "second": "not run"}
+    assert (paths.run_dir / "accounts" / "first" / "report.md").is_file()
+    with paths.index_csv.open(newline="", encoding="utf-8") as fh:
+        index = {row["account"]: row for row in csv.DictReader(fh)}
+    assert index["second"]["status"] == "not run" and index["second"]["reason"].endswith("; rerun")
