@@ -26,6 +26,7 @@ from .screens.dialogs import ConfirmModal
 from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
+from .screens.weekly import WeeklyScreen
 from .support import SupportVerdict, check_support
 
 
@@ -39,6 +40,7 @@ class ReviewApp(App[None]):
     MODES = {
         "cases": CasesScreen,
         "runs": RunsScreen,
+        "weekly": WeeklyScreen,
     }
     DEFAULT_MODE = "cases"
     # The runs view's new-run form builds its backend with this ``(RunSettings, results_dir) -> Backend``;
@@ -50,6 +52,7 @@ class ReviewApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("f2", "switch_mode('cases')", "Cases"),
         Binding("f3", "switch_mode('runs')", "Runs"),
+        Binding("f4", "switch_mode('weekly')", "Weekly", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
