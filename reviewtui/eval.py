@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
@@ -38,7 +37,7 @@ from .report import (
     format_summary,
     now_iso,
 )
-from .runner import Progress, run_cases
+from .runner import Progress, cancel_on_sigint, run_cases
 from .runs import Run
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -345,19 +344,11 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    handled = False
     try:
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here: KeyboardInterrupt instead
-        pass
-    try:
-        return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
-                                on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel)
+        with cancel_on_sigint(cancel):
+            return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
+                                    on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel)
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGINT)
         await backend.aclose()
 
 

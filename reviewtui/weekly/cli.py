@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
 from ..eval import DEFAULT_CONCURRENCY, UsageError, build_parser as eval_parser, make_backend
-from ..runner import Progress
+from ..runner import Progress, cancel_on_sigint
 from .accounts import load_accounts
 from .run import READY, WeeklyPaths, run_weekly, today
 from .stamp import check_stamp
@@ -86,8 +86,6 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_USAGE if exc.code not in (0, None) else 0
-    from pathlib import Path
-
     accounts_dir = Path(args.accounts)
     if not accounts_dir.is_dir():
         print(f"reviewtui weekly: {accounts_dir} is not a folder of account snapshots", file=sys.stderr)
@@ -142,19 +140,11 @@ def main(argv: list[str] | None = None) -> int:
 async def _run(accounts, backend, reference, paths, stamp, args):
     """Ctrl-C stops new accounts and keeps those that finished, as in ``reviewtui eval``."""
     cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    handled = False
     try:
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):
-        pass
-    try:
-        return await run_weekly(accounts, backend, reference, paths=paths, stamp=stamp,
-                                figures=stamp.get("figures") or "derived", concurrency=args.concurrency,
-                                on_progress=_progress, cancel=cancel)
+        with cancel_on_sigint(cancel):
+            return await run_weekly(accounts, backend, reference, paths=paths, stamp=stamp,
+                                    figures=stamp.get("figures") or "derived", concurrency=args.concurrency,
+                                    on_progress=_progress, cancel=cancel)
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGINT)
         await backend.aclose()
         await reference.aclose()
