@@ -1,24 +1,40 @@
 """The audit assistant: prompt version, system prompt, output schema, request builder.
 
-Every results file is stamped with ``PROMPT_VERSION`` and ``prompt_sha256()``;
-a run refuses to overwrite results of the same version made with a different
-prompt text, so changing anything here means bumping ``PROMPT_VERSION``.
+Every results file is stamped with ``PROMPT_VERSION`` and ``prompt_sha256()``.
+The stamp hashes the whole request except the model and the snapshot (system
+text, schema, thinking, ``max_tokens``, the user-message template, cache
+markers), so a run refuses to overwrite results of the same version made
+with any other setting: changing anything here means bumping ``PROMPT_VERSION``.
+The design and the reason for each part are in docs/claude.md.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import math
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
 from . import taxonomy
 
-PROMPT_VERSION = "audit-v1"
+PROMPT_VERSION = "audit-v2"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 CHEAP_MODEL = "claude-haiku-5-5"
-DEFAULT_MAX_TOKENS = 8000
+# Thinking and the answer share max_tokens. 20,000 leaves room for a long think
+# plus a 1,500-token answer, and stays under the SDK's limit for non-streaming
+# requests (about 21,000 tokens: it expects 128,000 tokens an hour and refuses
+# a request that may take over ten minutes).
+DEFAULT_MAX_TOKENS = 20000
+# Adaptive thinking: the model decides how long to think (the 5 family refuses
+# the older fixed ``budget_tokens`` form). The schema constrains only the text
+# block that follows the thinking.
+THINKING: dict[str, Any] = {"type": "adaptive"}
+# Marks the end of a prefix the API may cache: the system prompt (shared by all
+# cases) and the user message (shared by the repeats of one case).
+CACHE_CONTROL: dict[str, Any] = {"type": "ephemeral"}
 SEVERITIES = ("high", "medium", "low")
 
 _PROMPT_HEAD = """\
@@ -27,22 +43,37 @@ snapshot for one month as JSON (account, period, targets, budgets with their \
 change history, flight plans, campaigns, change events, conversion actions, \
 daily rows per campaign, search terms, ads). Audit it the way a careful senior \
 would before writing to the account's owner, and return your findings as JSON \
-in the required schema.
+in the required schema. Work the figures out in your thinking first (sums per \
+campaign and date range, pacing against the schedule, expected conversions); \
+the answer carries only the findings.
 
 # What to report
 
-Report only what the rows show. Each finding has:
+Only problems are findings. Each finding has:
 - id: one id from the taxonomy below;
-- scope: the campaign id (as a string, exactly as in the snapshot) when the \
-finding is about one campaign, or null when it is about the whole account;
+- scope: following the scope rule of its kind in the taxonomy. "campaign": the \
+campaign id (a string, exactly as in the snapshot), one finding per campaign, \
+so two campaigns with the same problem are two findings. "campaign or null": \
+the campaign id when one campaign shows the problem, null when the whole \
+account shows it (then one finding, not one per campaign). "null": the whole \
+account;
 - claim: one or two sentences saying what is wrong and why it matters;
 - evidence: the dates and figures from the snapshot that prove it;
 - severity: high, medium or low (money at stake, and how sure you are).
 
-Report a problem once: do not repeat an id with the same scope. When the \
-account is healthy and nothing material is wrong, return exactly one finding \
-with id summary.no_material_issues (scope null) instead of an empty list, so \
-that "looked and found nothing" differs from "returned nothing".
+Report a problem once: never repeat an id with the same scope. Never write \
+about an issue you checked and ruled out, or a rule the account stays within \
+("this is not an underspend", "no day is missing", "within the platform's \
+daily allowance"): such sentences are not findings, and they read as claims \
+of the very problem they deny. Name a platform rule in words ("above the \
+multiple Google allows"), not as a figure of the account.
+
+When nothing material is wrong, return exactly one finding, \
+summary.no_material_issues with scope null, and nothing else, so that "looked \
+and found nothing" differs from "returned nothing". Its evidence is made of \
+healthy figures of the account, each with its date range: spend to date \
+against the expected spend on the budget schedule, CPA or ROAS against target \
+over the settled days, and the largest campaign's share of spend.
 
 # Figures
 
@@ -50,41 +81,74 @@ Every number you write must be traceable to the snapshot: a value in the rows, \
 or a simple aggregate of them (a sum, an average, a share, CTR, CPC, \
 conversion rate, CPA, ROAS, month-to-date pacing against the budget), or the \
 difference, ratio or percent change of two figures you cite in the same \
-finding. Quote amounts in the account's currency at the precision of the data \
-or rounded (1,234.38 may be written 1,234 or 1.2k). Never estimate, \
-extrapolate beyond the month-end projection, invent benchmarks, or quote a \
-figure you did not compute from the rows. Dates are written as YYYY-MM-DD. \
-If you cannot compute a figure, describe the finding without it.
+finding.
+- Every aggregate names its campaign (or "the account") and its date range: \
+"campaign 1841040842, 2025-05-01 to 2025-05-14: cost 4,210.55, 38 conversions". \
+A reviewer checks an aggregate over the range you name, and only that range.
+- A value from a row is copied exactly as the row has it, with its date.
+- A computed figure is given at the data's precision, rounded (1,234.38 may be \
+written 1,234 or 1.2k), or hedged with "about" ("CPA about 110").
+- Quote amounts in the account's currency. Dates are written as YYYY-MM-DD.
+- Never estimate beyond the month-end projection, invent benchmarks, or quote \
+a figure you did not compute from the rows. If you cannot compute a figure, \
+describe the finding without it.
 
 # Taxonomy
+
+Each kind: what it means, how to tell, its scope rule, and the thresholds that \
+make it material (a share is a fraction: 0.05 is 5%).
 
 """
 
 _PROMPT_TAIL = """
+# How the thresholds are measured
+
+- Pacing baseline: the expected spend to date is the monthly budget \
+(targets.monthly_budget; without it, the budget schedule's own total) spread \
+over the month in proportion to the daily-budget schedule in force. Each day \
+of the schedule counts the daily budget in force that day (budget history \
+applied from the change date on) on the days its campaigns serve (start and \
+end dates, flight plans); a flighted campaign without a budget counts its \
+planned spend spread evenly over its flight. Compare spend through the last \
+complete day with the expected spend through that day. It is overspend when \
+spend to date exceeds the expected spend by more than the tolerance \
+(targets.pacing_tolerance, else {tolerance}) and the month-end projection \
+(spend to date plus the rest of the month's schedule, at the share of its \
+schedule the account spent over the last 7 complete days) exceeds the monthly \
+budget by at least {projection_share} of the tolerance times the budget \
+({projection_example} of the budget with a {tolerance} tolerance); underspend \
+is the mirror image.
+- Settled days: conversions are credited to the click date, so the last days \
+before as_of fill in later, more slowly with a longer click-through lookback \
+window (the longest among the primary conversion actions; 30 days when none \
+is given). {lag_days} Read conversions, conversion rate, CPA and ROAS only on \
+settled days; the days after them are the lag window.
+
 # Platform facts behind tempting wrong findings
 
-- Conversion lag: conversions are credited to the click date, so the last \
-days before as_of (more with long click-through lookback windows) fill in \
-later. A gradual taper over the last few days is lag, not a tracking \
-failure. A stop is conversions falling to exactly zero from a date while \
-clicks hold, for longer or at higher volume than lag can explain. Compare \
-CPA and conversion rate on windows that end before the lag window.
-- Mid-month budget changes: pace spend against the budget schedule in force \
-(use budget history), not a flat monthly line. A budget raised on the 10th \
-makes the first nine days look slow; that is not underspend.
+- Conversion lag: a gradual taper over the unsettled days is lag, not a \
+tracking failure. A stop is conversions falling to exactly zero from a date \
+while clicks hold, for longer or at higher volume than lag can explain.
+- Mid-month budget changes: pace spend against the budget schedule in force, \
+not a flat monthly line. A budget raised on the 10th makes the first nine days \
+look slow on a flat line; on the schedule they are on pace.
 - Flighting: a campaign with a flight plan spends only between its flight \
 dates; no spend before the flight starts or after it ends is not a delivery \
-problem, and the account budget should be paced against the flight plan.
-- Daily caps: Google may spend up to 2x a campaign's daily budget on a single \
-day (Meta 1.25x) while averaging the budget over the month. Only a day above \
-that multiple exceeds the cap.
+problem.
+- Daily caps: Google may spend up to twice a campaign's daily budget on one \
+day and keeps the month within the daily budget times the days in the month. \
+Meta may spend more than an ad set's daily budget on one day and keeps each \
+calendar week (Sunday to Saturday) within seven times the daily budget. The \
+allowed multiples, and the dates from which they apply, are the thresholds of \
+pacing.daily_cap_exceeded; only a day above the multiple of the budget in \
+force that day exceeds the cap.
 - Learning periods: after a bid strategy or target change (see \
 change_events), one to two weeks of volatile CPA are expected. Report \
 bidding.learning_period rather than calling the volatility a performance \
 problem.
 - Small samples: a CPA computed from two or three conversions, or a search \
-term with a handful of clicks and no conversion, is noise. Require enough \
-volume before calling efficiency off target or a term wasted.
+term with a handful of clicks and no conversion, is noise; the thresholds \
+above say how much volume is enough.
 - Brand campaigns (names containing "Brand", cheap clicks, high conversion \
 rate) normally carry a large share of conversions; that is not risky \
 concentration by itself. Concentration is about one non-brand campaign \
@@ -100,28 +164,189 @@ not a broken tag.
 - Broken data: check the data before trusting it (duplicate rows, costs \
 still in micros, another currency, shifted dates, a partial last day, \
 invalid values, totals that do not add up). When the data is broken, report \
-the breakage and do not report the pacing or efficiency figures it would \
-corrupt.
+the breakage under its data.* id, then audit the account on corrected \
+figures (duplicates removed, micros divided by 1,000,000, the partial day \
+left out, ...) and say in the evidence how you corrected them ("after \
+removing the 12 duplicate rows"). Leave out only a figure that cannot be \
+corrected.
 
 Return only the JSON object.
 """
 
+_CHECKLIST = """\
+Before you answer, go through this checklist in your thinking:
+1. Data integrity: duplicate rows, micros, currencies, shifted dates, a \
+partial last day, invalid values, missing days, totals, attribution changes. \
+Report what is broken and audit on corrected figures.
+2. The settled window: the longest click-through lookback of the primary \
+conversion actions, and the last settled day before as_of.
+3. Each group of the taxonomy in turn ({groups}): for each kind, do the rows \
+meet its thresholds? One finding per campaign where the kind is per campaign.
+4. Then the summary: if no finding is left, summary.no_material_issues alone, \
+with healthy figures. Check that every aggregate names its campaign and date \
+range, and that no sentence is about an issue you ruled out."""
+
+# Which kinds are about one campaign (see the prompt's "What to report").
+# Every taxonomy kind has an entry; a test keeps it so.
+SCOPE_CAMPAIGN = "campaign"
+SCOPE_EITHER = "campaign or null"
+SCOPE_ACCOUNT = "null"
+SCOPE_RULES: dict[str, str] = {
+    "pacing.overspend": SCOPE_ACCOUNT,
+    "pacing.underspend": SCOPE_ACCOUNT,
+    "pacing.daily_cap_exceeded": SCOPE_CAMPAIGN,
+    "budget.lost_is_budget": SCOPE_CAMPAIGN,
+    "budget.misallocated": SCOPE_ACCOUNT,
+    "tracking.conversions_stopped": SCOPE_EITHER,
+    "tracking.conversion_rate_step_drop": SCOPE_EITHER,
+    "tracking.double_counting": SCOPE_ACCOUNT,
+    "tracking.missing_conversion_value": SCOPE_CAMPAIGN,
+    "tracking.primary_action_changed": SCOPE_ACCOUNT,
+    "waste.zero_conv_search_terms": SCOPE_CAMPAIGN,
+    "waste.zero_conv_campaign": SCOPE_CAMPAIGN,
+    "efficiency.off_target": SCOPE_CAMPAIGN,
+    "efficiency.cpa_drift": SCOPE_EITHER,
+    "concentration.spend_single_campaign": SCOPE_CAMPAIGN,
+    "concentration.conversions_single_campaign": SCOPE_CAMPAIGN,
+    "delivery.serving_stopped": SCOPE_CAMPAIGN,
+    "status.disapproved_ads": SCOPE_CAMPAIGN,
+    "bidding.learning_period": SCOPE_CAMPAIGN,
+    "bidding.learning_limited": SCOPE_CAMPAIGN,
+}
+# Data problems and the summary are about the account.
+_ACCOUNT_GROUPS = ("data", "summary")
+# Lookback windows the prompt spells the settled days out for.
+LOOKBACK_WINDOWS = (7, 30, 60, 90)
+_REFERENCE_LOOKBACK_DAYS = 30
+
+
+def scope_rule(kind_id: str) -> str:
+    if kind_id in SCOPE_RULES:
+        return SCOPE_RULES[kind_id]
+    if kind_id.split(".", 1)[0] in _ACCOUNT_GROUPS:
+        return SCOPE_ACCOUNT
+    raise KeyError(f"{kind_id}: no scope rule; add it to SCOPE_RULES in reviewtui/assistant.py")
+
+
+# --------------------------------------------------------------------------
+# Thresholds in words, from taxonomy.yaml (values and their comments)
+# --------------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _words(value: Any) -> str:
+    """A threshold value in words: numbers plainly, dates as YYYY-MM-DD, nested values spelt out."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()[:10]
+    if isinstance(value, dict):
+        return ", ".join(f"{_key_words(k)} {_words(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(_words(item) for item in value)
+    return str(value)
+
+
+def _key_words(key: Any) -> str:
+    return str(key).replace("_", " ")
+
+
+def _comment(mapping: Any, key: Any) -> str:
+    """The end-of-line comment of ``key`` in a ruamel mapping ("" when none)."""
+    tokens = getattr(getattr(mapping, "ca", None), "items", {}).get(key) or []
+    texts = [t.value for t in tokens if t is not None and hasattr(t, "value")]
+    value = mapping[key]
+    inner = getattr(getattr(value, "ca", None), "comment", None)  # "key:  # note" before a nested block
+    if not texts and inner:
+        texts = [t.value for t in inner if t is not None and hasattr(t, "value")]
+    for text in texts:
+        line = text.strip().splitlines()[0].strip() if text.strip() else ""
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return ""
+
+
+def threshold_words(thresholds: Any) -> str:
+    """One kind's thresholds as prose: "tolerance 0.1 (used when ...); margin 0.01 (...)"."""
+    parts = []
+    for key in thresholds:
+        note = _comment(thresholds, key)
+        parts.append(f"{_key_words(key)} {_words(thresholds[key])}" + (f" ({note})" if note else ""))
+    return "; ".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _commented_thresholds() -> dict[str, Any]:
+    """Each kind's thresholds as read by ruamel, so that the comments (their meaning) come along."""
+    from ruamel.yaml import YAML
+
+    with taxonomy.TAXONOMY_PATH.open(encoding="utf-8") as fh:
+        doc = YAML(typ="rt").load(fh)
+    return {entry["id"]: entry.get("thresholds") or {} for entry in doc["kinds"]}
+
 
 def _taxonomy_section() -> str:
+    commented = _commented_thresholds()
     lines = []
     for kind in taxonomy.kinds().values():
-        lines.append(f"- {kind.id}: {kind.meaning} How to tell: {kind.detection}")
+        line = f"- {kind.id}: {kind.meaning} How to tell: {kind.detection} Scope: {scope_rule(kind.id)}."
+        thresholds = commented.get(kind.id)
+        if thresholds:
+            line += f" Thresholds: {threshold_words(thresholds)}."
+        lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def settled_after_days(lookback_days: float, tau_30d: float, complete_share: float) -> int:
+    """Whole days after which a day's conversions count as settled (the reference auditor's lag model).
+
+    A day clicked k days before as_of has 1 - exp(-k / tau) of its conversions in,
+    tau scaled from the 30-day value by the lookback window; settled at ``complete_share``.
+    """
+    tau = tau_30d * lookback_days / _REFERENCE_LOOKBACK_DAYS
+    return max(1, math.ceil(tau * math.log(1 / (1 - complete_share)) - 1e-9))
+
+
+def _lag_sentence() -> str:
+    t = taxonomy.kinds()["tracking.conversions_stopped"].thresholds
+    tau, share = t["lag_tau_days"], t["lag_complete_share"]
+    windows = []
+    for lookback in LOOKBACK_WINDOWS:
+        k = settled_after_days(lookback, tau, share)
+        windows.append(f"{lookback}-day lookback: the last settled day is as_of minus {k}")
+    return (f"A day counts as settled once {share:.0%} of its conversions are in: with a "
+            + "; ".join(windows) + ".")
+
+
+def _tail() -> str:
+    pacing = taxonomy.kinds()["pacing.overspend"].thresholds
+    tolerance, share = pacing["tolerance"], pacing["projection_share_of_tolerance"]
+    return _PROMPT_TAIL.format(
+        tolerance=f"{tolerance:.0%}",
+        projection_share=_number(share),
+        projection_example=f"{tolerance * share:.0%}",
+        lag_days=_lag_sentence(),
+    )
 
 
 @lru_cache(maxsize=1)
 def system_prompt() -> str:
-    return _PROMPT_HEAD + _taxonomy_section() + _PROMPT_TAIL
+    return _PROMPT_HEAD + _taxonomy_section() + _tail()
 
 
 @lru_cache(maxsize=1)
 def output_schema() -> dict[str, Any]:
-    """JSON schema of the output; ``additionalProperties: false`` on every object."""
+    """JSON schema of the output; ``additionalProperties: false`` on every object.
+
+    ``scope`` is ``anyOf`` string / null, the form the structured-outputs docs
+    list as supported (a ``type`` list is not listed); ``minItems`` 0 or 1 is
+    the only array constraint they accept.
+    """
     return {
         "type": "object",
         "additionalProperties": False,
@@ -129,15 +354,25 @@ def output_schema() -> dict[str, Any]:
         "properties": {
             "findings": {
                 "type": "array",
+                "minItems": 1,
                 "items": {
                     "type": "object",
                     "additionalProperties": False,
                     "required": ["id", "scope", "claim", "evidence", "severity"],
                     "properties": {
                         "id": {"type": "string", "enum": taxonomy.kind_ids()},
-                        "scope": {"type": ["string", "null"]},
-                        "claim": {"type": "string"},
-                        "evidence": {"type": "string"},
+                        "scope": {
+                            "anyOf": [{"type": "string"}, {"type": "null"}],
+                            "description": "The campaign id exactly as in the snapshot, for a kind whose "
+                            "scope rule says campaign; null for the whole account.",
+                        },
+                        "claim": {"type": "string", "description": "What is wrong and why it matters."},
+                        "evidence": {
+                            "type": "string",
+                            "description": "The figures that prove it: each aggregate with its campaign and "
+                            "date range (YYYY-MM-DD to YYYY-MM-DD), row values copied exactly, computed "
+                            "figures rounded or with 'about'.",
+                        },
                         "severity": {"type": "string", "enum": list(SEVERITIES)},
                     },
                 },
@@ -146,20 +381,18 @@ def output_schema() -> dict[str, Any]:
     }
 
 
-@lru_cache(maxsize=1)
-def prompt_sha256() -> str:
-    """SHA-256 of everything that defines the prompt: system text and output schema."""
-    h = hashlib.sha256()
-    h.update(system_prompt().encode("utf-8"))
-    h.update(b"\0")
-    h.update(json.dumps(output_schema(), sort_keys=True).encode("utf-8"))
-    return h.hexdigest()
+def _checklist() -> str:
+    groups = []
+    for kind in taxonomy.kinds().values():
+        if kind.group not in groups and kind.group not in _ACCOUNT_GROUPS:
+            groups.append(kind.group)
+    return _CHECKLIST.format(groups=", ".join(groups))
 
 
 def user_message(snapshot_text: str) -> str:
     return (
         "Audit this account snapshot and return your findings as JSON.\n\n"
-        "<snapshot>\n" + snapshot_text.strip() + "\n</snapshot>"
+        "<snapshot>\n" + snapshot_text.strip() + "\n</snapshot>\n\n" + _checklist()
     )
 
 
@@ -168,10 +401,31 @@ def build_request(snapshot_text: str, *, model: str = DEFAULT_MODEL, max_tokens:
     return {
         "model": model,
         "max_tokens": max_tokens,
-        "system": [{"type": "text", "text": system_prompt()}],
-        "messages": [{"role": "user", "content": user_message(snapshot_text)}],
+        "thinking": dict(THINKING),
+        "system": [{"type": "text", "text": system_prompt(), "cache_control": dict(CACHE_CONTROL)}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": user_message(snapshot_text), "cache_control": dict(CACHE_CONTROL)}],
+            }
+        ],
         "output_config": {"format": {"type": "json_schema", "schema": output_schema()}},
     }
+
+
+_SNAPSHOT_SLOT = "{snapshot}"
+
+
+def prompt_sha256(max_tokens: int = DEFAULT_MAX_TOKENS) -> str:
+    """SHA-256 of the request as the model sees it, less the model and the snapshot.
+
+    Built from ``build_request`` itself, so every setting that reaches the model
+    (system text, schema, thinking, max_tokens, the user-message template,
+    cache markers, any setting added later) is covered without a list to keep.
+    """
+    request = build_request(_SNAPSHOT_SLOT, max_tokens=max_tokens)
+    del request["model"]  # the run stamps the model on its own
+    return hashlib.sha256(json.dumps(request, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 # --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 from typing import Callable
 
 from .cases import CaseSet, Problem, load_case_set
@@ -63,6 +64,17 @@ def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Pro
     return sorted(problems, key=lambda p: (str(p.path), p.line, p.severity != "error", p.message))
 
 
+def validate(root: str | Path) -> tuple[CaseSet, list[Problem]]:
+    """Load the case set at ``root`` and run every check on it: the one validation
+    behind both ``reviewtui check`` and ``reviewtui eval``, so they never disagree."""
+    case_set = load_case_set(root)
+    return case_set, run_checks(case_set)
+
+
+def has_errors(problems: list[Problem]) -> bool:
+    return any(p.severity == "error" for p in problems)
+
+
 def count_line(problems: list[Problem], cases: int) -> str:
     errors = sum(1 for p in problems if p.severity == "error")
     warnings = len(problems) - errors
@@ -78,15 +90,14 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return EXIT_ERRORS if exc.code not in (0, None) else EXIT_OK
-    case_set = load_case_set(args.cases)
-    problems = run_checks(case_set)
+    case_set, problems = validate(args.cases)
     for problem in problems:
         print(problem)
     if case_set.cases:
         for report in available_reports():
             print(report(case_set))
     print(count_line(problems, len(case_set.cases)))
-    return EXIT_ERRORS if any(p.severity == "error" for p in problems) else EXIT_OK
+    return EXIT_ERRORS if has_errors(problems) else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -41,8 +41,16 @@ SHARES = ("search_impression_share", "search_budget_lost_impression_share", "sea
 _SHARE_SUM = len(METRICS)
 _SHARE_COUNT = _SHARE_SUM + len(SHARES)
 _WIDTH = _SHARE_COUNT + len(SHARES)
-# The most a platform lets one day spend, as a multiple of the daily budget.
-DAILY_CAP_MULTIPLE = {"google_ads": 2.0, "meta_ads": 1.25, "meta": 1.25, "facebook_ads": 1.25}
+META_PLATFORMS = ("meta", "facebook", "instagram")
+
+
+def daily_cap_multiple(platform: str, day: date | None) -> float:
+    """The most a platform lets one day spend, as a multiple of the daily budget, on ``day``
+    (taxonomy.yaml, pacing.daily_cap_exceeded: Meta's allowance changed on a date)."""
+    from .auditor.thresholds import DAILY_CAP, Thresholds, cap_multiple  # the auditor package imports this module
+
+    is_meta = any(word in platform.lower() for word in META_PLATFORMS)
+    return cap_multiple(Thresholds().of(DAILY_CAP), is_meta, day or date.today())
 
 
 # Words in a derived name that make its value a ratio: a percentage (times 100) or a multiplier may match it.
@@ -869,7 +877,7 @@ def _pacing_figures(
     index.family("campaign ", ": planned spend, whole month", *own_schedule)
     index.family("campaign ", ": spend to date over its schedule", own_spend, *own_schedule)
     index.family("campaign ", ": spend to date minus its schedule", own_spend, *own_schedule)
-    cap = DAILY_CAP_MULTIPLE.get(str(data.get("platform", "")).lower(), 2.0)
+    cap = daily_cap_multiple(str(data.get("platform", "")), lc)
     if _list(data.get("budgets")):
         index.put("platform: most a day may spend, as a multiple of the daily budget", cap)
         index.exact("platform: most a day may spend, as a multiple of the daily budget", Rows("", fields=("platform",)))

@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
-from . import assistant
+from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
-from .cases import CaseSet, load_case_set
+from .cases import CaseSet
 from .grounding import FIGURE_MODES
 from .identity import results_home, results_role
 from .report import (
@@ -60,7 +60,8 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
     details = backend.describe()
     return {
         "prompt_version": assistant.PROMPT_VERSION,
-        "prompt_sha256": assistant.prompt_sha256(),
+        # The stamp covers max_tokens too: the backend's when it has one, else the default.
+        "prompt_sha256": assistant.prompt_sha256(details.get("max_tokens") or assistant.DEFAULT_MAX_TOKENS),
         "backend": backend.name,
         "results_role": results_role(backend.name),
         "model": details.get("model", backend.model),
@@ -291,14 +292,15 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
             print(why, flush=True)
         else:
             print(f"backend {backend.name}: supplied by the caller", flush=True)
-        case_set = load_case_set(args.cases)
-        if case_set.errors:
-            for problem in case_set.problems:
+        case_set, problems = check.validate(args.cases)
+        if check.has_errors(problems):
+            for problem in problems:
                 print(problem, file=sys.stderr)
-            print(f"invalid case set {args.cases}: {len(case_set.errors)} error(s); fix them "
-                  "(see `reviewtui check`); nothing was scored", file=sys.stderr)
+            print(check.count_line(problems, len(case_set.cases)), file=sys.stderr)
+            print(f"invalid case set {args.cases}: the errors above (the same as `reviewtui check` gives); "
+                  "nothing was scored", file=sys.stderr)
             return EXIT_USAGE
-        warnings = len(case_set.problems) - len(case_set.errors)
+        warnings = len(problems)
         if warnings:
             print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
         if backend is None:

@@ -562,10 +562,12 @@ def _usage_line(usage: dict[str, Any]) -> str:
         return "tokens          none (no model calls)"
     cost = usage.get("cost_usd")
     cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:,.2f}"
+    write, read = usage.get("cache_write_tokens", 0), usage.get("cache_read_tokens", 0)
+    prompt_cache = f" (prompt cache: {write:,} written, {read:,} read)" if write or read else ""
     cache_text = f", {cached} answer(s) from the cache cost nothing" if cached else ""
     kept = usage.get("kept", 0)
     kept_text = f", {kept} answer(s) kept from the interrupted run" if kept else ""
-    return f"tokens          {tokens_in:,} in / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
+    return f"tokens          {tokens_in:,} in{prompt_cache} / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
 
 
 # --------------------------------------------------------------------------
@@ -598,6 +600,8 @@ def usage_of(progress: Progress | None) -> dict[str, Any]:
     return {
         "input_tokens": progress.input_tokens,
         "output_tokens": progress.output_tokens,
+        "cache_write_tokens": progress.cache_write_tokens,
+        "cache_read_tokens": progress.cache_read_tokens,
         "cost_usd": progress.cost_usd,
         "cached": progress.cached,
     }
@@ -621,7 +625,10 @@ def add_kept_usage(usage: dict[str, Any], kept: list[CaseOutput]) -> dict[str, A
     for output in kept:
         if output.cached or not (output.input_tokens or output.output_tokens):
             continue
-        price = estimate(output.model, output.input_tokens, output.output_tokens)
+        for key, tokens in (("cache_write_tokens", output.cache_creation_input_tokens),
+                            ("cache_read_tokens", output.cache_read_input_tokens)):
+            total[key] = total.get(key, 0) + tokens
+        price = estimate(output.model, output)
         cost = None if cost is None or price is None else cost + price
     total["cost_usd"] = cost
     total["kept"] = len(kept)

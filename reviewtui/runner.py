@@ -29,6 +29,8 @@ from .backends.base import Backend, CaseOutput
 from .cases import Case
 
 RUN_STATUSES = ("complete", "incomplete", "cancelled")
+# Queue priorities: repeats of a case that has its first answer, then first requests, then "stop".
+_REPEAT, _FIRST, _DONE = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Progress:
     output_tokens: int
     cost_usd: float | None  # estimated cost of the calls made (cache hits cost nothing); None: model not priced
     cached: int = 0  # case runs answered from the response cache
+    cache_write_tokens: int = 0  # of input_tokens: written to the API's prompt cache
+    cache_read_tokens: int = 0  # of input_tokens: read from the API's prompt cache
     case_id: str | None = None  # the case that just finished
     repeat: int = 0
     error: str | None = None  # its error, if any
@@ -61,19 +65,15 @@ class RunOutcome:
         return [o for outs in self.outputs.values() for o in outs if not o.obtained]
 
 
-CostEstimator = Callable[[str | None, int, int], "float | None"]
+CostEstimator = Callable[[str | None, CaseOutput], "float | None"]
 OnCaseDone = Callable[[Case, CaseOutput, int], "Awaitable[None] | None"]
 
 
 def default_cost_estimator() -> CostEstimator:
-    """``pricing.estimate_cost`` when that module is present; otherwise no cost."""
-    try:
-        from .pricing import estimate_cost
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__package__}.pricing":
-            raise
-        return lambda model, input_tokens, output_tokens: None
-    return estimate_cost
+    """``pricing.cost_of_output``: each kind of token at its own rate."""
+    from .pricing import cost_of_output
+
+    return cost_of_output
 
 
 @contextmanager
@@ -113,6 +113,7 @@ class _Tally:
         self.default_model = default_model
         self.done = self.errors = self.cached = 0
         self.input_tokens = self.output_tokens = 0
+        self.cache_write_tokens = self.cache_read_tokens = 0
         self.cost_usd = 0.0
         self.cost_known = True
 
@@ -124,7 +125,9 @@ class _Tally:
         if output.cached:
             self.cached += 1
         elif output.input_tokens or output.output_tokens:
-            cost = self.estimate(output.model or self.default_model, output.input_tokens, output.output_tokens)
+            self.cache_write_tokens += output.cache_creation_input_tokens
+            self.cache_read_tokens += output.cache_read_input_tokens
+            cost = self.estimate(output.model or self.default_model, output)
             if cost is None:
                 self.cost_known = False
             else:
@@ -140,6 +143,8 @@ class _Tally:
             output_tokens=self.output_tokens,
             cost_usd=round(self.cost_usd, 6) if self.cost_known else None,
             cached=self.cached,
+            cache_write_tokens=self.cache_write_tokens,
+            cache_read_tokens=self.cache_read_tokens,
             case_id=case_id,
             repeat=repeat,
             error=error,
@@ -183,13 +188,24 @@ async def run_cases(
     tally = _Tally(len(jobs), cost_estimator or default_cost_estimator(), backend.model)
     outcome = RunOutcome(status="complete")
     finished: dict[str, dict[int, CaseOutput]] = {}
-    semaphore = asyncio.Semaphore(concurrency)
     stop = cancel or asyncio.Event()
+    workers = min(concurrency, len(jobs))
+    # (priority, case index, repeat). A case's repeats wait for its first answer,
+    # then go ahead of the other cases' first requests: they read the prompt
+    # prefix the first request wrote to the API's prompt cache (which lives a few
+    # minutes) instead of all writing it at once.
+    queue: asyncio.PriorityQueue[tuple[int, int, int]] = asyncio.PriorityQueue()
+    for index in range(len(cases)):
+        queue.put_nowait((_FIRST, index, 0))
+    remaining = len(jobs)
 
-    async def one(case: Case, repeat: int) -> None:
-        async with semaphore:
-            if stop.is_set():
+    async def worker() -> None:
+        nonlocal remaining
+        while True:
+            _, index, repeat = await queue.get()
+            if index < 0 or stop.is_set():
                 return
+            case = cases[index]
             output = await _call_backend(backend, case, repeat)
             finished.setdefault(case.case_id, {})[repeat] = output
             if on_case_done is not None:
@@ -197,10 +213,17 @@ async def run_cases(
                 if asyncio.iscoroutine(result):
                     await result
             progress = tally.add(output, repeat)
-        if on_progress is not None:
-            on_progress(progress)
+            if repeat == 0:
+                for later in range(1, repeats):
+                    queue.put_nowait((_REPEAT, index, later))
+            remaining -= 1
+            if remaining == 0:  # every job done: release the idle workers
+                for _ in range(workers):
+                    queue.put_nowait((_DONE, -1, 0))
+            if on_progress is not None:
+                on_progress(progress)
 
-    tasks = [asyncio.ensure_future(one(case, repeat)) for case, repeat in jobs]
+    tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
     stop_waiter = asyncio.ensure_future(stop.wait())
     cancelled = False
     try:

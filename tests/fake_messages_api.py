@@ -12,7 +12,11 @@ implements ``POST /v1/messages``:
 - it answers each request with the next planned response of the case it
   is about, found by a marker (e.g. the snapshot's account id) in the user
   message; the last planned response repeats once the plan runs out;
-- it records every request, so a test can count calls per marker.
+- it records every request, so a test can count calls per marker;
+- it keeps a prompt cache as the API does: a prefix that ends at a block
+  marked ``cache_control`` is written by the first request that carries it
+  (``usage.cache_creation_input_tokens``) and read by later ones
+  (``usage.cache_read_input_tokens``), at about 4 characters a token.
 
 Use (``serving_in_env`` also sets ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL)::
 
@@ -21,7 +25,7 @@ Use (``serving_in_env`` also sets ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL)::
         ...  # run the claude backend or `reviewtui eval --backend claude`
         assert api.count("111-000-0001") == 2
 
-Planned responses: ``answer``, ``answer_with_thinking``, ``truncated``,
+Planned responses: ``answer``, ``slow_answer``, ``answer_with_thinking``, ``truncated``,
 ``refusal``, ``rate_limited``, ``overloaded``, ``server_error``, ``hang``,
 ``api_error`` (any status).
 ``write_case`` writes a valid case whose snapshot carries a marker.
@@ -119,6 +123,13 @@ def server_error() -> Planned:
     return api_error(500, "api_error", "Internal server error")
 
 
+def slow_answer(text: str, seconds: float) -> Planned:
+    """A good answer that takes ``seconds`` (as a model does), so requests overlap."""
+    planned = answer(text)
+    planned.delay, planned.label = seconds, f"answer after {seconds:g}s"
+    return planned
+
+
 def hang(seconds: float) -> Planned:
     """Answer only after ``seconds``: a read timeout for a client with a shorter timeout."""
     planned = answer('{"findings": []}')
@@ -131,19 +142,25 @@ def hang(seconds: float) -> Planned:
 # --------------------------------------------------------------------------
 
 
-def _objects_without_closed_properties(schema: Any, where: str = "schema") -> list[str]:
-    """Paths of object schemas that lack ``additionalProperties: false``."""
-    found: list[str] = []
+def _schema_nodes(schema: Any, where: str = "schema") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every object node of a JSON schema, with its path."""
     if isinstance(schema, dict):
-        kinds = schema.get("type")
-        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds) or "properties" in schema
-        if is_object and schema.get("additionalProperties") is not False:
-            found.append(where)
+        yield where, schema
         for key, value in schema.items():
-            found += _objects_without_closed_properties(value, f"{where}.{key}")
+            yield from _schema_nodes(value, f"{where}.{key}")
     elif isinstance(schema, list):
         for i, value in enumerate(schema):
-            found += _objects_without_closed_properties(value, f"{where}[{i}]")
+            yield from _schema_nodes(value, f"{where}[{i}]")
+
+
+def _objects_without_closed_properties(schema: Any) -> list[str]:
+    """Paths of object schemas that lack ``additionalProperties: false``."""
+    found = []
+    for where, node in _schema_nodes(schema):
+        kinds = node.get("type")
+        is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds) or "properties" in node
+        if is_object and node.get("additionalProperties") is not False:
+            found.append(where)
     return found
 
 
@@ -176,6 +193,9 @@ def request_problem(body: Any) -> str | None:
         return "messages.0.role: the first message must be from the user"
     if not user_text(body):
         return "messages.0.content: must not be empty"
+    problem = _thinking_problem(body.get("thinking"), max_tokens)
+    if problem:
+        return problem
     fmt = (body.get("output_config") or {}).get("format") if isinstance(body.get("output_config"), dict) else None
     if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
         return "output_config.format.type: expected 'json_schema'"
@@ -185,7 +205,47 @@ def request_problem(body: Any) -> str | None:
     open_objects = _objects_without_closed_properties(schema)
     if open_objects:
         return f"output_config.format.{open_objects[0]}: 'additionalProperties' must be explicitly set to false for object types"
+    for where, node in _schema_nodes(schema):
+        if node.get("minItems", 0) not in (0, 1):
+            return f"output_config.format.{where}: minItems values other than 0 or 1 are not supported"
     return None
+
+
+def _thinking_problem(thinking: Any, max_tokens: int) -> str | None:
+    """The documented rules of the ``thinking`` parameter."""
+    if thinking is None:
+        return None
+    kind = thinking.get("type") if isinstance(thinking, dict) else None
+    if kind in ("adaptive", "disabled"):
+        return None
+    if kind != "enabled":
+        return "thinking.type: expected 'adaptive', 'enabled' or 'disabled'"
+    budget = thinking.get("budget_tokens")
+    if not isinstance(budget, int) or budget < 1024:
+        return "thinking.budget_tokens: must be at least 1024"
+    if budget >= max_tokens:
+        return "thinking.budget_tokens: must be less than max_tokens"
+    return None
+
+
+def _blocks(content: Any) -> list[Any]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+
+
+def cache_prefixes(body: dict[str, Any]) -> list[str]:
+    """The request's cacheable prefixes: its text up to each block marked cache_control, shortest first."""
+    text, prefixes = "", []
+    system = body.get("system")
+    for block in _blocks(system):
+        text += json.dumps(block.get("text", "") if isinstance(block, dict) else block)
+        if isinstance(block, dict) and block.get("cache_control"):
+            prefixes.append(text)
+    for message in body.get("messages") or []:
+        for block in _blocks(message.get("content") if isinstance(message, dict) else None):
+            text += json.dumps(block.get("text", "") if isinstance(block, dict) else block)
+            if isinstance(block, dict) and block.get("cache_control"):
+                prefixes.append(text)
+    return prefixes
 
 
 def user_text(body: dict[str, Any]) -> str:
@@ -216,6 +276,8 @@ class RecordedRequest:
     marker: str | None
     status: int  # what the fake answered (before any delay)
     label: str
+    usage: dict[str, Any] | None = None  # the usage of a 200 answer (prompt-cache counts included)
+    cache_prefixes: list[str] = field(default_factory=list)  # written to the prompt cache once answered
 
 
 class FakeMessagesAPI:
@@ -225,6 +287,7 @@ class FakeMessagesAPI:
         self.api_key = api_key
         self.default = default  # served when no marker matches; None answers 400
         self.requests: list[RecordedRequest] = []
+        self.prompt_cache: set[str] = set()  # prefixes written to the prompt cache
         self._plans: dict[str, list[Planned]] = {}
         self._lock = threading.Lock()
         self._released = threading.Event()  # set on stop, so hanging handlers end at once
@@ -306,9 +369,14 @@ class FakeMessagesAPI:
         else:
             planned = self._check_and_plan(method, path, headers, body)
         marker = self._marker_in(user_text(body)) if isinstance(body, dict) else None
+        usage, prefixes = None, []
         if planned.status == 200 and planned.body is not None:
             planned = _fill_in(planned, body, len(self.requests) + 1)
-        record = RecordedRequest(method, path, headers, body, marker, planned.status, planned.label)
+            prefixes = cache_prefixes(body)
+            with self._lock:
+                _cache_usage(planned.body["usage"], prefixes, self.prompt_cache)
+            usage = planned.body["usage"]
+        record = RecordedRequest(method, path, headers, body, marker, planned.status, planned.label, usage, prefixes)
         with self._lock:
             self.requests.append(record)
         return planned, record
@@ -347,6 +415,20 @@ def _fill_in(planned: Planned, request: dict[str, Any], number: int) -> Planned:
     return Planned(planned.status, body, dict(planned.headers), planned.delay, planned.label)
 
 
+def _cache_usage(usage: dict[str, Any], prefixes: list[str], cache: set[str]) -> None:
+    """Split the input tokens into plain input, cache writes and cache reads.
+
+    Only prefixes of answers already sent are in ``cache``: as with the API, a
+    request sent beside the first one with the same prefix writes it again.
+    """
+    total = usage["input_tokens"]
+    read = max((len(p) for p in prefixes if p in cache), default=0) // 4
+    written = max(0, (len(prefixes[-1]) // 4 if prefixes else 0) - read)
+    usage["cache_read_input_tokens"] = read
+    usage["cache_creation_input_tokens"] = written
+    usage["input_tokens"] = max(0, total - read - written)
+
+
 class _Handler(BaseHTTPRequestHandler):
     api: FakeMessagesAPI
     protocol_version = "HTTP/1.1"
@@ -358,9 +440,11 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
-        planned, _ = self.api.respond(self.command, self.path, headers, raw)
+        planned, record = self.api.respond(self.command, self.path, headers, raw)
         if planned.delay and self.api._released.wait(planned.delay):
             return  # the server is stopping
+        with self.api._lock:  # the answer is on its way: its prefixes are cached from now on
+            self.api.prompt_cache.update(record.cache_prefixes)
         payload = json.dumps(planned.body or {}).encode("utf-8")
         try:
             self.send_response(planned.status)

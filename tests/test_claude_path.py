@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewtui.assistant import DEFAULT_MAX_TOKENS
 from reviewtui.eval import main
 from tests.fake_messages_api import (
     answer,
@@ -31,6 +32,7 @@ from tests.fake_messages_api import (
     refusal,
     server_error,
     serving_in_env,
+    slow_answer,
     truncated,
     write_case,
 )
@@ -52,7 +54,7 @@ PLANS = {
 FAILED = {
     "c04-overloaded": "API overloaded (HTTP 529 overloaded_error): Overloaded (still failing after 1 retry)",
     "c06-timeout": "request timed out after 1s (still failing after 1 retry)",
-    "c07-truncated": "output truncated at max_tokens (8000); raise --max-tokens",
+    "c07-truncated": f"output truncated at max_tokens ({DEFAULT_MAX_TOKENS}); raise --max-tokens",
     "c08-refusal": "the model refused",
 }
 
@@ -187,3 +189,45 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert [r.marker for r in api.requests] == ["ACCT-0003"]
     assert_key_written_nowhere(results, out, err, rerun.stdout, rerun.stderr)
+
+
+def test_repeats_read_the_prompt_cache_their_first_answer_wrote_and_are_priced_so(api, tmp_path, capsys):
+    # Issue 15, cost: a case's repeats are sent after its first answer, so they read the
+    # prefix it wrote instead of all writing it at once; each kind of token at its rate.
+    from reviewtui.pricing import estimate_cost
+
+    markers = {"c01-a": "ACCT-0101", "c02-b": "ACCT-0102", "c03-c": "ACCT-0103"}
+    root = tmp_path / "cases"
+    for case_id, marker in markers.items():
+        write_case(root, case_id, marker)
+        api.plan(marker, slow_answer(GOOD, 0.3))  # answers take a while, so requests overlap
+    results = tmp_path / "results"
+    args = ["--backend", "claude", "--cases", str(root), "--results-dir", str(results),
+            "--concurrency", "4", "--repeats", "3", "--timeout", "10"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+
+    for marker in markers.values():
+        usages = [r.usage for r in api.requests if r.marker == marker]
+        assert len(usages) == 3
+        first, *repeats = usages
+        assert first["cache_read_input_tokens"] == 0 and first["cache_creation_input_tokens"] > 0
+        for usage in repeats:  # the whole prefix, the snapshot included, comes from the cache
+            assert usage["cache_creation_input_tokens"] == 0
+            assert usage["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
+
+    usages = [r.usage for r in api.requests]
+    written = sum(u["cache_creation_input_tokens"] for u in usages)
+    read = sum(u["cache_read_input_tokens"] for u in usages)
+    expected = sum(
+        estimate_cost("claude-sonnet-5-5", u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"],
+                      u["output_tokens"], cache_write_tokens=u["cache_creation_input_tokens"],
+                      cache_read_tokens=u["cache_read_input_tokens"])
+        for u in usages
+    )
+    [manifest_path] = results.glob("*/manifest.json")
+    usage = json.loads(manifest_path.read_text(encoding="utf-8"))["usage"]
+    assert (usage["cache_write_tokens"], usage["cache_read_tokens"]) == (written, read)
+    assert usage["cost_usd"] == pytest.approx(expected, abs=1e-6)
+    assert f"(prompt cache: {written:,} written, {read:,} read)" in out
+    assert f"estimated cost ${expected:,.2f}" in out

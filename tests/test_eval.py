@@ -71,6 +71,11 @@ def read_manifest(tmp_path: Path, home: Path | None = None) -> dict:
     return json.loads(((home or replay_home(tmp_path)) / VERSION / "manifest.json").read_text(encoding="utf-8"))
 
 
+def without_warning_note(err: str) -> str:
+    """stderr without the note on the case set's warnings (the fixture set is not the planned mix)."""
+    return "\n".join(l for l in err.splitlines() if not re.match(r"note: \d+ warning\(s\) in the case set", l))
+
+
 def mean_of(rows: dict[str, dict[str, str]], column: str) -> float:
     return fmean(float(row[column]) for row in rows.values())
 
@@ -337,9 +342,9 @@ def test_prompt_hash_guard_refuses_results_of_other_prompt_text(fixture_set, tmp
     manifest_before = (replay_home(tmp_path) / VERSION / "manifest.json").read_bytes()
     capsys.readouterr()
 
-    monkeypatch.setattr(assistant, "prompt_sha256", lambda: "f" * 64)  # the prompt text was edited
+    monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "f" * 64)  # the prompt text was edited
     assert run_replay(EmptyAssistant(), fixture_set, tmp_path) == 2
-    err = capsys.readouterr().err
+    err = without_warning_note(capsys.readouterr().err)
     assert "bump PROMPT_VERSION in reviewtui/assistant.py" in err
     assert len(err.strip().splitlines()) == 1
     assert (replay_home(tmp_path) / f"{VERSION}.csv").read_bytes() == csv_before
@@ -386,7 +391,7 @@ def test_results_dir_that_cannot_be_written_exits_2(fixture_set, tmp_path, capsy
     code = main(["--backend", "replay", "--cases", str(fixture_set.root), "--replay-dir", str(replay),
                  "--results-dir", str(blocker)])
     assert code == 2
-    err = capsys.readouterr().err.strip()
+    err = without_warning_note(capsys.readouterr().err).strip()
     assert err.startswith(f"reviewtui eval: cannot write the results under --results-dir {blocker}:")
     assert "\n" not in err
 
@@ -488,3 +493,54 @@ async def test_run_eval_cancelled_before_it_starts_gives_no_verdict(fixture_set,
     run = await run_eval(fixture_set, EmptyAssistant(), results_dir=tmp_path / "results", cancel=cancel)
     assert run.exit_code == 3 and run.manifest["status"] == "cancelled" and run.records == {}
     assert read_manifest(tmp_path, tmp_path / "results")["summary"]["not_run"] == len(fixture_set.cases)
+
+
+# --------------------------------------------------------------------------
+# One validation: eval stops on whatever check fails
+# --------------------------------------------------------------------------
+
+
+def _copy_shipped(tmp_path: Path, *, writeup_snapshots: bool) -> Path:
+    """The shipped cases and write-ups copied to ``tmp_path``, optionally without the write-ups' snapshots."""
+    import shutil
+    shutil.copytree(REPO / "cases", tmp_path / "cases")
+    shutil.copytree(REPO / "writeups", tmp_path / "writeups",
+                    ignore=None if writeup_snapshots else shutil.ignore_patterns("*.snapshot.json"))
+    return tmp_path / "cases"
+
+
+def _problem_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if re.match(r"^\S+:\d+: ", line)]
+
+
+def test_eval_stops_with_exit_2_and_checks_messages_when_check_fails(tmp_path, capsys):
+    cases = _copy_shipped(tmp_path, writeup_snapshots=False)
+    assert cli_main(["check", "--cases", str(cases)]) == 2
+    checked = capsys.readouterr().out
+    check_problems = _problem_lines(checked)
+    assert any("has no snapshot beside it" in line for line in check_problems), checked
+
+    code = cli_main(["eval", "--backend", "rules", "--cases", str(cases), "--results-dir", str(tmp_path / "results")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert _problem_lines(err) == check_problems  # the same messages, in the same order
+    assert checked.splitlines()[-1] in err.splitlines()  # and the same count line
+    assert "nothing was scored" in err
+    assert not (tmp_path / "results").exists()
+
+
+def test_eval_notes_the_same_warnings_check_lists_and_runs(tmp_path, capsys):
+    import shutil
+    (tmp_path / "cases").mkdir()
+    shutil.copytree(REPO / "cases" / "c04-furniture-store", tmp_path / "cases" / "c04-furniture-store")
+    shutil.copytree(REPO / "writeups", tmp_path / "writeups")
+    cases = tmp_path / "cases"
+    assert cli_main(["check", "--cases", str(cases)]) == 0
+    warnings = _problem_lines(capsys.readouterr().out)
+    assert warnings and any("case mix" in line for line in warnings)  # a scratch set: the mix is a warning
+
+    code = cli_main(["eval", "--backend", "rules", "--cases", str(cases), "--results-dir", str(tmp_path / "results")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"note: {len(warnings)} warning(s) in the case set; `reviewtui check` lists them" in err
+    assert (tmp_path / "results" / "reference" / f"{VERSION}.csv").is_file()

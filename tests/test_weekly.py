@@ -123,7 +123,7 @@ def test_refused_after_an_incomplete_claude_run(api, repo, capsys):
 def test_refused_after_a_passing_run_of_other_prompt_text(api, repo, capsys, monkeypatch):
     assert claude_eval() == 0
     capsys.readouterr()
-    monkeypatch.setattr(assistant, "prompt_sha256", lambda: "e" * 64)  # the prompt was edited since
+    monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "e" * 64)  # the prompt was edited since
     [reason] = assert_refused(api, accounts_folder(repo), capsys)
     assert reason.startswith(f"the run of {VERSION} was made with other prompt text")
     assert "now eeeeeeeeeeee" in reason and "bump PROMPT_VERSION" in reason
@@ -163,7 +163,7 @@ def test_refused_with_every_reason_at_once(api, repo, capsys, monkeypatch):
         api.plan(marker, answer(findings_json()))
     assert claude_eval("--model", OTHER_MODEL) == 1
     capsys.readouterr()
-    monkeypatch.setattr(assistant, "prompt_sha256", lambda: "e" * 64)
+    monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "e" * 64)
     reasons = assert_refused(api, accounts_folder(repo), capsys)
     assert [r.split(" ")[:5] for r in reasons] == [
         ["the", "run", "of", VERSION, "failed"],

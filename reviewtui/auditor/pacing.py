@@ -4,8 +4,8 @@ Overspend or underspend needs both the spend to date off the schedule by
 more than the tolerance and the month-end projection off the budget the same
 way: a slow first week under a budget raised on the 10th, or a flight that
 has not started, is on schedule. A daily cap is exceeded only above the
-platform's allowed multiple of the budget in force that day (Google twice,
-Meta a quarter above).
+platform's allowed multiple of the budget in force that day (Google twice;
+Meta a quarter above before 2025-05-29 and three quarters above from then).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..derived import derived_index
 from . import derived_names as names
 from .schedule import changed_days, read_budgets
 from .series import Series, number
+from .thresholds import cap_multiple
 
 OVER = "pacing.overspend"
 UNDER = "pacing.underspend"
@@ -123,6 +124,14 @@ def _month_to_date(ctx: Context) -> None:
         ctx.rejected(UNDER, None, figures + ": within tolerance on the schedule or the projection")
 
 
+def _allowed_words(t, is_meta: bool, day: date) -> str:
+    if not is_meta:
+        return "twice the daily budget on Google"
+    if day >= t.date("meta_flexible_from"):
+        return f"three quarters above the daily budget on Meta from {t.date('meta_flexible_from').isoformat()}"
+    return "a quarter above the daily budget on Meta"
+
+
 def _daily_caps(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(CAP)
@@ -130,15 +139,13 @@ def _daily_caps(ctx: Context) -> None:
     if not budgets:
         ctx.unassessable(CAP, None, "daily caps (the snapshot has no daily budgets)")
         return
-    multiple = t.number("meta_multiple") if s.is_meta else t.number("google_multiple")
-    allowed_words = "a quarter above the daily budget on Meta" if s.is_meta else "twice the daily budget on Google"
     flagged = False
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
         for day in sorted({r.day for r in s.rows if r.campaign_id in budget.campaign_ids}):
             amount = budget.highest_on(day)
             cost = sum(s.cell(day, cid).cost for cid in budget.campaign_ids)
-            if amount and cost > amount * multiple * (1 + t.number("margin")):
+            if amount and cost > amount * cap_multiple(t, s.is_meta, day) * (1 + t.number("margin")):
                 over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
         if any(ctx.withheld(CAP, cid, CORRUPTS_MONEY) for cid in budget.campaign_ids):
@@ -149,6 +156,7 @@ def _daily_caps(ctx: Context) -> None:
         flagged = True
         day, cost, amount = max(over, key=lambda item: item[1] / item[2])
         days = [d for d, _, _ in over]
+        allowed_words = _allowed_words(t, s.is_meta, day)
         who = s.label(scope) if scope else f"the campaigns sharing budget {budget.budget_id}"
         ctx.found(
             CAP,

@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
 # One reading of "a number" and "a date" for the auditor and the scoring's derived index
-from ..derived import number, parse_day
+from ..derived import META_PLATFORMS, number, parse_day
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
@@ -222,7 +222,7 @@ class Series:
 
     @property
     def is_meta(self) -> bool:
-        return any(word in self.platform for word in ("meta", "facebook", "instagram"))
+        return any(word in self.platform for word in META_PLATFORMS)
 
     def indexed(self, key: str) -> list[tuple[int, dict[str, Any]]]:
         """An optional list section (``budgets``, ``search_terms``...): its objects with their positions."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -98,3 +99,31 @@ class KindThresholds:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ThresholdError(f"{taxonomy.TAXONOMY_PATH}: {self.kind_id} threshold {name!r} must be a number, not {value!r}")
         return float(value)
+
+    def date(self, name: str) -> date:
+        """A threshold that is a day (``"2025-05-29"``, quoted or not in YAML)."""
+        value = self[name]
+        if isinstance(value, date) and not isinstance(value, datetime):
+            return value
+        try:
+            return date.fromisoformat(value)
+        except (TypeError, ValueError):
+            raise ThresholdError(f"{taxonomy.TAXONOMY_PATH}: {self.kind_id} threshold {name!r} must be a date "
+                                 f"written YYYY-MM-DD, not {value!r}") from None
+
+
+DAILY_CAP = "pacing.daily_cap_exceeded"
+
+
+def cap_multiple(t: KindThresholds, is_meta: bool, day: date) -> float:
+    """The platform's allowed multiple of the daily budget on ``day`` (``t``: the daily-cap thresholds).
+
+    Meta's allowance is a quarter above the budget before ``meta_flexible_from``
+    and three quarters above it from that day (docs/auditor.md gives the source);
+    Google's is twice the budget throughout.
+    """
+    if not is_meta:
+        return t.number("google_multiple")
+    if day >= t.date("meta_flexible_from"):
+        return t.number("meta_flexible_multiple")
+    return t.number("meta_multiple")

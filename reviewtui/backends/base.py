@@ -19,11 +19,13 @@ class CaseOutput:
     case_id: str
     raw_text: str | None  # the assistant's raw JSON text; None when nothing usable came back
     error: str | None = None  # why the output could not be obtained (API error, timeout, refusal...)
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int = 0  # every input token, cache writes and reads included
+    output_tokens: int = 0  # thinking included
     stop_reason: str | None = None
     cached: bool = False
     model: str | None = None
+    cache_creation_input_tokens: int = 0  # of input_tokens: written to the prompt cache (dearer)
+    cache_read_input_tokens: int = 0  # of input_tokens: read from the prompt cache (cheaper)
 
     @property
     def obtained(self) -> bool:

@@ -13,7 +13,7 @@
   pay for it.
 
 Options (``create_backend("claude", ...)``; ``None`` means the default):
-``model`` (``claude-sonnet-5-5``), ``max_tokens`` (8000), ``cache_dir``
+``model`` (``claude-sonnet-5-5``), ``max_tokens`` (20000, thinking included), ``cache_dir``
 (no cache when None; the eval passes ``<results-dir>/.cache/responses``),
 ``use_cache`` (False: skip cache reads but still store), ``timeout``
 (seconds per attempt, 600), ``max_retries`` (SDK retries per case, 2).
@@ -147,9 +147,11 @@ class ClaudeBackend(Backend):
     def _case_output(self, case_id: str, message: Any) -> CaseOutput:
         """Turn a Message into the case's output: the text block's JSON, or why there is none."""
         usage = message.usage
-        input_tokens = (
-            usage.input_tokens + (usage.cache_creation_input_tokens or 0) + (usage.cache_read_input_tokens or 0)
-        )
+        # The API counts plain input apart from prompt-cache writes and reads; input_tokens
+        # is their sum, and the two cache counts are kept so each is priced at its rate.
+        cache_write = usage.cache_creation_input_tokens or 0
+        cache_read = usage.cache_read_input_tokens or 0
+        input_tokens = usage.input_tokens + cache_write + cache_read
         # Pick blocks by type: a thinking block may come before the text.
         text_blocks = [block.text for block in message.content if block.type == "text"]
         text = "".join(text_blocks) if text_blocks else None
@@ -174,6 +176,8 @@ class ClaudeBackend(Backend):
             output_tokens=usage.output_tokens,
             stop_reason=stop,
             model=message.model,
+            cache_creation_input_tokens=cache_write,
+            cache_read_input_tokens=cache_read,
         )
 
     def _describe_error(self, exc: Exception) -> str:

@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         print("reviewtui weekly: --concurrency must be at least 1", file=sys.stderr)
         return EXIT_USAGE
 
-    check = check_stamp(args.results_dir, args.cases, model=args.model, max_age_days=args.max_age)
+    check = check_stamp(args.results_dir, args.cases, model=args.model, max_tokens=args.max_tokens,
+                        max_age_days=args.max_age)
     if not check.allowed:
         print(f"reviewtui weekly: refused: prompt version {assistant.PROMPT_VERSION} has not cleared the gate "
               f"for the weekly run ({len(check.reasons)} reason(s)); no request was made", file=sys.stderr)

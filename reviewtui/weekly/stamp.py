@@ -72,9 +72,12 @@ def _looser_thresholds(thresholds: dict[str, Any]) -> list[str]:
     return looser
 
 
-def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, max_age_days: float | None = None,
-                now: datetime | None = None) -> StampCheck:
-    """Check the stamp of the current prompt version; ``reasons`` is empty when the weekly run may go."""
+def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, max_tokens: int | None = None,
+                max_age_days: float | None = None, now: datetime | None = None) -> StampCheck:
+    """Check the stamp of the current prompt version; ``reasons`` is empty when the weekly run may go.
+
+    ``max_tokens`` is the weekly run's (the prompt's SHA covers it, as the eval stamps it).
+    """
     version = assistant.PROMPT_VERSION
     results_dir = Path(results_dir)
     paths = RunPaths(results_dir, version)
@@ -110,11 +113,12 @@ def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, m
         reasons.append(f"the run of {version} was gated with looser thresholds than the gate's ({', '.join(looser)}); "
                        f"{EVAL_HINT} without loosening them")
 
-    current_sha = assistant.prompt_sha256()
+    current_sha = assistant.prompt_sha256(max_tokens or assistant.DEFAULT_MAX_TOKENS)
     if manifest.get("prompt_sha256") != current_sha:
         reasons.append(f"the run of {version} was made with other prompt text (sha256 "
-                       f"{str(manifest.get('prompt_sha256'))[:12]}, now {current_sha[:12]}); bump PROMPT_VERSION in "
-                       f"reviewtui/assistant.py and {EVAL_HINT}")
+                       f"{str(manifest.get('prompt_sha256'))[:12]}, now {current_sha[:12]}; the hash covers the whole "
+                       f"request but the model and the snapshot, --max-tokens included); bump PROMPT_VERSION in "
+                       f"reviewtui/assistant.py and {EVAL_HINT}, or give the weekly run the eval's --max-tokens")
 
     case_set = load_case_set(cases_dir)
     if case_set.errors:

@@ -47,6 +47,13 @@ async def test_the_built_request_is_accepted(api):
         (lambda r: r["output_config"]["format"].update(type="json_object"), "expected 'json_schema'"),
         (lambda r: r.pop("output_config"), "output_config.format.type"),
         (lambda r: r.update(messages=[{"role": "assistant", "content": SNAPSHOT}]), "first message must be from the user"),
+        (lambda r: r.update(thinking={"type": "enabled", "budget_tokens": 500}), "budget_tokens: must be at least 1024"),
+        (lambda r: r.update(thinking={"type": "enabled", "budget_tokens": r["max_tokens"]}), "less than max_tokens"),
+        (lambda r: r.update(thinking={"type": "sometimes"}), "thinking.type"),
+        (
+            lambda r: r["output_config"]["format"]["schema"]["properties"]["findings"].update(minItems=2),
+            "minItems values other than 0 or 1 are not supported",
+        ),
     ],
 )
 async def test_a_wrong_request_gets_400_saying_what_is_wrong(api, change, message):

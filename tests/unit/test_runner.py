@@ -51,7 +51,7 @@ async def test_progress_is_immutable_and_counts_tokens_and_errors(cases):
     }
     seen: list[Progress] = []
     outcome = await run_cases(cases[:3], ScriptedBackend(script), concurrency=1, on_progress=seen.append,
-                              cost_estimator=lambda model, i, o: (i + o) / 1000)
+                              cost_estimator=lambda model, o: (o.input_tokens + o.output_tokens) / 1000)
     assert [p.done for p in seen] == [1, 2, 3]
     assert all(p.total == 3 for p in seen)
     last = seen[-1]
@@ -101,6 +101,37 @@ async def test_repeats_run_each_case_with_its_repeat_index(cases):
     assert sorted(done) == sorted(backend.calls)
     assert [len(v) for v in outcome.outputs.values()] == [3, 3]
     assert outcome.progress.done == outcome.progress.total == 6
+
+
+async def test_repeats_of_a_case_wait_for_its_first_answer_then_go_first(cases):
+    # The repeats read the prompt prefix the first request wrote to the API's cache:
+    # they are not sent beside it, and once it is back they go before other cases' first requests.
+    backend = GatedBackend()
+    ids = [c.case_id for c in cases[:3]]
+    task = asyncio.ensure_future(run_cases(cases[:3], backend, concurrency=2, repeats=2))
+    await _until(lambda: len(backend.started) == 2, backend)
+    assert backend.started == ids[:2]  # two first requests, not a case and its own repeat
+    backend.release(ids[0])
+    await _until(lambda: len(backend.started) == 4, backend)
+    assert backend.started == [ids[0], ids[1], ids[0], ids[2]]  # c0's repeat before c2's first request
+    for case_id in ids:
+        backend.release(case_id)
+    outcome = await task
+    assert outcome.status == "complete" and [len(v) for v in outcome.outputs.values()] == [2, 2, 2]
+
+
+async def test_progress_counts_prompt_cache_tokens_of_fresh_calls(cases):
+    script = {
+        cases[0].case_id: CaseOutput(cases[0].case_id, "{}", input_tokens=5000, output_tokens=100, model="m",
+                                     cache_creation_input_tokens=4000, cache_read_input_tokens=0),
+        cases[1].case_id: CaseOutput(cases[1].case_id, "{}", input_tokens=5000, output_tokens=100, model="m",
+                                     cache_creation_input_tokens=0, cache_read_input_tokens=4000),
+    }
+    outcome = await run_cases(cases[:2], ScriptedBackend(script), concurrency=1,
+                              cost_estimator=lambda model, o: float(o.cache_read_input_tokens))
+    p = outcome.progress
+    assert (p.input_tokens, p.cache_write_tokens, p.cache_read_tokens) == (10000, 4000, 4000)
+    assert p.cost_usd == 4000.0  # the estimator is handed each output with its cache tokens
 
 
 async def test_async_on_case_done_is_awaited_before_progress(cases):

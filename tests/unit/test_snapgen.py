@@ -121,3 +121,33 @@ def test_unknown_case_is_a_clear_error():
     run = snapgen("generate", "c99-nope")
     assert run.returncode != 0
     assert "unknown case 'c99-nope'" in run.stderr + run.stdout
+
+
+def test_a_budget_change_draft_cites_the_history_entries_of_that_change(tmp_path):
+    # c47's budgets carry older changes (2024-11) before the planted doubling of 2025-01-12
+    assert snapgen("generate", "c47-furniture-trap", "--root", str(tmp_path)).returncode == 0
+    case_dir = tmp_path / "cases" / "c47-furniture-trap"
+    snap = json.loads((case_dir / "snapshot.json").read_text(encoding="utf-8"))
+    expected = yaml.safe_load((case_dir / "expected.yaml").read_text(encoding="utf-8"))
+    trap = next(e for e in expected["must_not_say"] if e["id"] == "pacing.underspend")
+    cited = [p for p in trap["rows"] if "/history/" in p]
+    assert cited == ["/budgets/1/history/0", "/budgets/3/history/1", "/budgets/4/history/0"]
+    for pointer in cited:
+        _, _, n, _, k = pointer.split("/")
+        assert snap["budgets"][int(n)]["history"][int(k)]["changed_at"].startswith("2025-01-12")
+
+
+def test_a_meta_day_at_1_7x_is_drafted_by_the_allowance_of_its_date(tmp_path):
+    # c25's day is 2025-10-09: Meta allows 1.75x from 2025-05-29, so 1.70x is the tempting wrong reading
+    assert snapgen("generate", "c25-yoga-app", "--root", str(tmp_path)).returncode == 0
+    expected = yaml.safe_load((tmp_path / "cases" / "c25-yoga-app" / "expected.yaml").read_text(encoding="utf-8"))
+    assert not any(e["id"].startswith("pacing.daily_cap_exceeded") for e in expected["must_find"])
+    trap = next(e for e in expected["must_not_say"] if e["id"] == "pacing.daily_cap_exceeded")
+    assert "(1.70x); Meta allows up to 1.75x on one day since 2025-05-29, so the day is within the limit" in trap["evidence"]
+
+
+def test_a_side_effect_says_a_cpa_is_inflated_and_a_roas_depressed(tmp_path):
+    assert snapgen("generate", "c14-university", "--root", str(tmp_path)).returncode == 0
+    expected = yaml.safe_load((tmp_path / "cases" / "c14-university" / "expected.yaml").read_text(encoding="utf-8"))
+    side = next(e for e in expected["may_find"] if e["id"].startswith("efficiency.off_target@"))
+    assert "measured CPA" in side["evidence"] and side["evidence"].endswith("inflated by the stopped tracking")

@@ -13,6 +13,20 @@ from typing import Any, Iterable
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 
 
+# The platforms' daily allowance over the daily budget, as reviewtui/taxonomy.yaml states it
+# (pacing.daily_cap_exceeded): Google twice; Meta a quarter above, three quarters from META_FLEXIBLE_FROM.
+GOOGLE_CAP = 2.0
+META_CAP = 1.25
+META_FLEXIBLE_CAP = 1.75
+META_FLEXIBLE_FROM = date(2025, 5, 29)
+
+
+def cap_multiple(platform: str, day: date) -> float:
+    if platform == "google_ads":
+        return GOOGLE_CAP
+    return META_FLEXIBLE_CAP if day >= META_FLEXIBLE_FROM else META_CAP
+
+
 def d(text: str) -> date:
     return date.fromisoformat(text)
 

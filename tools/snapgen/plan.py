@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from . import measure
 from .profiles import Profile
 
 GOOGLE_CHANNEL = {
@@ -121,9 +122,8 @@ class AccountPlan:
     def days_in_month(self) -> int:
         return (self.end - self.start).days + 1
 
-    @property
-    def cap_multiple(self) -> float:
-        return 2.0 if self.platform == "google_ads" else 1.25
+    def cap_multiple(self, day: date) -> float:
+        return measure.cap_multiple(self.platform, day)
 
     @property
     def is_ecom(self) -> bool:

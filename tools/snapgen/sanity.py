@@ -34,13 +34,13 @@ def conditions(snap: dict[str, Any]) -> dict[str, str]:
     straight = pace.spend_to_date / pace.straight_line
     if abs(straight - 1) > tol and "pacing.overspend" not in out and "pacing.underspend" not in out:
         out["pacing.underspend" if straight < 1 else "pacing.overspend"] = f"(tempting) straight-line pace {straight:.2f}"
-    cap = 2.0 if snap["platform"] == "google_ads" else 1.25
     budgets = {b["budget_id"]: b for b in snap["budgets"]}
     camps = {c["id"]: c for c in snap["campaigns"]}
     for r in snap["daily"]:
         c = camps.get(r["campaign_id"])
         if c and c.get("budget_id") in budgets and isinstance(r["cost"], (int, float)):
             b = m.budget_on(budgets[c["budget_id"]], m.d(r["date"]))
+            cap = m.cap_multiple(snap["platform"], m.d(r["date"]))
             if r["cost"] > cap * b:
                 out[f"pacing.daily_cap_exceeded@{c['id']}"] = f"{r['date']} cost {r['cost']} > {cap}x {b}"
     per = m.campaign_stats(snap)

@@ -71,14 +71,18 @@ def measured_gap(plan: AccountPlan, s: m.Stats) -> float:
 
 
 def off_target_side_effects(scenario: "Scenario", plan: AccountPlan, snap: dict[str, Any], cids: list[str], why: str) -> list[Entry]:
-    """may_find off_target for the campaigns a planted problem pushes far off target as measured."""
+    """may_find off_target for the campaigns a planted problem pushes far off target as measured.
+
+    ``why`` names the cause ("the stopped tracking"): a CPA is inflated by it, a ROAS depressed.
+    """
     out = []
+    moved = "inflated" if plan.target_cpa else "depressed"
     acct = m.total(snap, m.select(snap), "cost")
     for cid in cids:
         s = m.stats(snap, m.select(snap, cid))
         if s.cost > 0.04 * acct and measured_gap(plan, s) >= 1.4:
             out.append(scenario.entry("may_find", "efficiency.off_target", cid,
-                                      f"campaign {_label(snap, cid)} measured {_target_text(plan, s)}, {why}", m.pointers(m.select(snap, cid), 2)))
+                                      f"campaign {_label(snap, cid)} measured {_target_text(plan, s)}, {moved} by {why}", m.pointers(m.select(snap, cid), 2)))
     return out
 
 
@@ -109,6 +113,13 @@ class Pacing(Scenario):
         return f"{'overspend' if self.factor > 1 else 'underspend'}: spend to date at {self.factor:.2f}x the schedule"
 
 
+def _cap_since(plan, day) -> str:
+    """Names the date Meta's larger allowance starts, when it is the one in force."""
+    if plan.platform != "google_ads" and day >= m.META_FLEXIBLE_FROM:
+        return f" since {m.META_FLEXIBLE_FROM.isoformat()}"
+    return ""
+
+
 @dataclass
 class DailyCap(Scenario):
     """One day's cost at ``multiple`` x the daily budget: above the platform limit, or (trap) just under it."""
@@ -131,9 +142,9 @@ class DailyCap(Scenario):
         b = next(n for n, x in enumerate(snap["budgets"]) if camp.id in x["campaign_ids"])
         platform = "Google" if plan.platform == "google_ads" else "Meta"
         text = (f"on {day} campaign {_label(snap, camp.id)} cost {m.money(cost)} against a daily budget of "
-                f"{m.money(budget)} ({cost / budget:.2f}x); {platform} allows up to {plan.cap_multiple:g}x on one day")
+                f"{m.money(budget)} ({cost / budget:.2f}x); {platform} allows up to {plan.cap_multiple(day):g}x on one day{_cap_since(plan, day)}")
         rows = [f"/daily/{i}", f"/budgets/{b}"]
-        if self.multiple > plan.cap_multiple:
+        if self.multiple > plan.cap_multiple(day):
             return [self.entry("must_find", "pacing.daily_cap_exceeded", camp.id, text, rows)]
         return [self.entry("must_not_say", "pacing.daily_cap_exceeded", None, text + ", so the day is within the limit", rows,
                            ["(exceed|above|over|breach)\\w* (the |its )?daily (budget )?(cap|limit)", "daily cap"])]
@@ -161,12 +172,15 @@ class BudgetChange(Scenario):
         pace = m.pacing(snap)
         straight = pace.spend_to_date / pace.straight_line
         kind, says = ("pacing.underspend", UNDERSPEND_SAYS) if self.factor > 1 else ("pacing.overspend", OVERSPEND_SAYS)
-        idx = [n for n, b in enumerate(snap["budgets"]) if b["history"]]
+        # The history entry of this change (a budget may carry older changes before it).
+        changed = str(plan.day(self.day))
+        rows = [f"/budgets/{n}/history/{k}" for n, b in enumerate(snap["budgets"])
+                for k, h in enumerate(b["history"]) if h["changed_at"][:10] == changed]
         text = (f"spend to date {m.money(pace.spend_to_date)} is {straight:.1%} of the straight line "
                 f"{m.money(pace.straight_line)} but {pace.ratio:.1%} of the {m.money(pace.expected_to_date)} expected "
                 f"on the budget schedule, because budgets changed by {self.factor:g}x on {plan.day(self.day)}; "
                 f"projected month end {m.money(pace.projection)} against {m.money(pace.monthly_budget)}")
-        return [self.entry("must_not_say", kind, None, text, [f"/budgets/{n}/history/0" for n in idx][:3] + ["/targets/monthly_budget"], says)]
+        return [self.entry("must_not_say", kind, None, text, rows[:3] + ["/targets/monthly_budget"], says)]
 
     def describe(self, plan):
         return f"budgets of {', '.join(self.roles)} changed {self.factor}x on day {self.day}"
@@ -337,7 +351,7 @@ class ConversionsStopped(Scenario):
         out = [self.entry("must_find", "tracking.conversions_stopped", scope, text, rows),
                self.entry("may_find", "tracking.conversion_rate_step_drop", scope, f"the conversion rate fell to 0 from {stop}", rows[:2]),
                self.entry("may_find", "efficiency.cpa_drift", scope, f"measured CPA rose after {stop} because conversions stopped recording", rows[:2])]
-        return out + off_target_side_effects(self, plan, snap, camps, "depressed by the stopped tracking")
+        return out + off_target_side_effects(self, plan, snap, camps, "the stopped tracking")
 
     def describe(self, plan):
         return f"conversions 0 from day {self.day} on {', '.join(self.roles) if self.roles else 'every campaign'}"
@@ -410,7 +424,7 @@ class MissingValue(Scenario):
         text = (f"campaign {_label(snap, camp.id)} ({camp.bidding}) recorded {m.num(a.conversions)} conversions with "
                 f"conversions_value 0 on every day from {start}, after {m.money(b.value / b.conversions)} per conversion before")
         return ([self.entry("must_find", "tracking.missing_conversion_value", camp.id, text, m.pointers(ai, 4))]
-                + off_target_side_effects(self, plan, snap, [camp.id], "depressed by the missing values"))
+                + off_target_side_effects(self, plan, snap, [camp.id], "the missing values"))
 
     def describe(self, plan):
         return f"{self.role}: conversions_value 0 from day {self.day}"

@@ -93,7 +93,7 @@ def _draw_row(plan: AccountPlan, camp: Campaign, day: date, p: RowParams, rng: r
         spend = budget * p.cost_multiple
     else:
         spend = budget * camp.utilisation * rhythm * p.spend * rng.lognormvariate(0, 0.07)
-        spend = min(spend, budget * min(plan.cap_multiple, 1.2) * rng.uniform(0.97, 1.0))
+        spend = min(spend, budget * min(plan.cap_multiple(day), 1.2) * rng.uniform(0.97, 1.0))
     clicks = round(spend / cpc)
     if clicks <= 0:
         return None
