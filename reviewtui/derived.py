@@ -29,7 +29,9 @@ listed, so a 100,000-row window costs little).
 from __future__ import annotations
 
 import bisect
+import functools
 import math
+import re
 import threading
 from datetime import date, timedelta
 from typing import Any, Iterable, NamedTuple
@@ -61,6 +63,37 @@ def is_ratio_name(name: str) -> bool:
     """Is the derived value of this name a ratio (CTR, a share, CPA over target...)?"""
     # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it.
     return " minus " not in name and any(word in name for word in RATIO_WORDS)
+
+
+VALUE_UNITS = ("money", "count", "ratio", "other")
+_MONEY_NAME = re.compile(r"\b(?:cost|CPC|CPA|spend|budget|maximum|value)\b|conversions_value|planned spend")
+_COUNT_NAME = re.compile(r"\b(?:impressions|clicks|conversions|all_conversions|count|days|rows)\b|^count: ")
+
+
+@functools.lru_cache(maxsize=8192)
+def _unit_of_metric(metric: str) -> str:
+    if is_ratio_name(metric):
+        return "ratio"
+    if "ROAS" in metric or "multiple" in metric:
+        # "ROAS minus target" is a difference of ratios; the platform's daily multiple is a
+        # constant grounded only where a finding names the platform rule (grounding.py)
+        return "other"
+    if _MONEY_NAME.search(metric):
+        return "money"
+    if _COUNT_NAME.search(metric):
+        return "count"
+    return "other"
+
+
+def value_unit(name: str) -> str:
+    """What a derived value (or a range's metric) measures, by its name: ``money`` (cost, CPA, CPC,
+    conversion value, budgets, spend), ``count`` (impressions, clicks, conversions, days, counts),
+    ``ratio`` (shares, rates, ROAS, anything "over" something) or ``other``."""
+    # The scope before ": " does not change the unit; leaving it out keeps the memo small.
+    scope, sep, metric = name.partition(": ")
+    if not sep or scope == "count":
+        metric = name
+    return _unit_of_metric(metric)
 
 
 def number(value: Any) -> float | None:

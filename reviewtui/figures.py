@@ -3,8 +3,11 @@
 A *figure* is a number a reader would take as a claim about the account:
 ``$1,234``, ``-12.5%``, ``1.2k clicks``, ``2.4x target``, ``EUR 48,213.77``.
 Each ``Figure`` keeps its span in the text (so the app can highlight it in
-place), its value, its unit kind and its printed precision (so grounding can
-accept exactly the values that round to what was printed).
+place), its value, its unit kind, what it measures (``measure``: money, a
+count, a ratio, a percentage, a multiplier, or unknown, from its unit or the
+words around it, so grounding matches it only against values of a compatible
+unit) and its printed precision (so grounding can accept exactly the values
+that round to what was printed).
 
 Not figures (returned by ``scan`` as ``Skipped`` spans, with the reason):
 dates and times in the common forms (2025-03-09, 09/03/2025, 9.3.2025,
@@ -18,11 +21,15 @@ names that appear verbatim in the snapshot (``Identifiers``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Iterable
 
 UNITS = ("money", "percent", "multiplier", "plain")
+# What a figure measures, read from its text: its written unit, or for a plain number the words
+# around it ("CPA 24.00" is money, "1,187 clicks" a count, "ROAS 2.35" a ratio); "unknown" when
+# nothing says.
+MEASURES = ("money", "count", "ratio", "percent", "multiplier", "unknown")
 
 CURRENCY_SYMBOLS = {"US$": "USD", "A$": "AUD", "C$": "CAD", "$": "$", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
 CURRENCY_CODES = (
@@ -87,6 +94,31 @@ _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\
 _DAYS_AFTER = re.compile(r"[\s-]?(?:(?:complete|full|consecutive|straight|calendar|more|further|remaining|elapsed|active)\s)?days?\b", re.IGNORECASE)
 _DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
 
+_MONEY_WORD = (r"spent|spend(?:ing)?|costs?|costing|budgets?|wasted?|CPA|CPC|revenue|sales"
+               r"|cost[- ]per[- ](?:acquisition|conversion|click|lead)|(?:conversions?[ _])?value")
+_RATIO_WORD = r"ROAS|CTR|CVR|(?:conversion|click-through)\s+rate|(?:impression\s+)?share|\w+_share"
+_COUNT_WORD = r"clicks?|impressions?|impr\.?|conversions?|conv\.?|rows?|days?|search\s+terms?|terms?|ads|campaigns|orders|leads"
+# Words that may stand between a measure word and its figure: "CPA of 24.00", "spend to date
+# 48,213.77", "clicks held near 410", "cost per day 243".
+_LINK = (r"of|was|were|is|are|at|to|by|from|reached|hit|totall?ing|totals?|came|fell|rose|dropped|grew|"
+         r"held|stayed|remained|averaged|averaging|average|only|just|still|now|near|nearly|about|around|roughly|"
+         r"approximately|some|over|under|above|below|date|so|far|daily|total|in|a|an|the|its|their|"
+         r"per\s+(?:day|week|month)|a\s+day")
+_MEASURE_BEFORE = re.compile(
+    rf"(?i:\b(?:(?P<money>{_MONEY_WORD})|(?P<count>{_COUNT_WORD})|(?P<ratio>{_RATIO_WORD}))(?:\s+per\s+(?P<per>[a-z]+))?"
+    rf"(?:\s+(?:{_LINK}))*\s*[:=]?\s*(?:~|\u2248|c\.)?\s*)$")
+_OF = re.compile(r"(?i)\bof\b")
+_NUMBER_BEFORE = re.compile(r"\d\s*(?:%|x|\u00d7)?\s*$")
+# "cost over daily budget 1.6", "CPA over target 2.4": the figure is the ratio, not money.
+_RATIO_BEFORE = re.compile(r"(?i:\b(?:over|vs\.?|versus|against|divided\s+by)\s+(?:the\s+|its\s+)?(?:daily\s+|monthly\s+)?[a-z_]{2,}\s*[:=]?\s*)$")
+_MEASURE_AFTER = re.compile(
+    rf"(?i:\s*(?:(?:in|of)\s+)?(?:(?:was|were|is|are|got|been|has\s+been|have\s+been)\s+)?"
+    rf"(?:(?:paid|wasted|more|fewer|extra|total|recorded|zero-conversion|non-brand|brand|"
+    rf"new|lost|missed|expected|ad|media|daily|monthly)\s+)?(?:(?P<money>spent|spend|cost|budget|wasted|revenue|conversion\s+value)"
+    rf"|(?P<count>{_COUNT_WORD})(?![\s_-]+value)|(?P<ratio>ROAS))\b)")
+# "from $411.46 to 300.00", "108.00 against a 45.00 target": the second figure measures what the first does.
+_SAME_MEASURE_BETWEEN = re.compile(r"(?i:\s*(?:to|and|->|\u2192|vs\.?|versus|against|compared\s+(?:with|to))\s+(?:a\s+|an\s+|the\s+)?)")
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -104,6 +136,7 @@ class Figure:
     day_count: bool = False  # "7 days", "day 14"
     rounded_to: int = 0  # "74,400": trailing zeros taken as rounding to hundreds (2)
     approximate: str = ""  # the hedge: "about", "around", "-odd"...
+    measure: str = "unknown"  # one of MEASURES
 
     @property
     def half_unit(self) -> float:
@@ -321,7 +354,7 @@ def _figures_and_skipped(text: str, identifiers: Identifiers | None) -> tuple[li
                     figures.append(figure)
         if span is not None:
             pos = max(pos, span.end)
-    return figures, skipped
+    return _same_measure_as_before(text, figures), skipped
 
 
 def is_date_or_time(text: str) -> bool:
@@ -389,14 +422,53 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
     if decimals == 0 and scale == 1.0:
         digits = num.replace(",", "").lstrip("0")
         zeros = len(digits) - len(digits.rstrip("0"))
-        if zeros >= 2 and len(digits) - zeros >= 3:
-            rounded_to = zeros  # 74,400 is 744 hundreds; 5,000 or 1,200 stay exact
+        if zeros and len(digits) - zeros >= 3:
+            # 74,400 is 744 hundreds and 2,720 is 272 tens; 5,000, 1,200 and 250 stay exact
+            rounded_to = zeros
     odd = _ODD_AFTER.match(text, end)
     hedge = _HEDGE_BEFORE.search(text, max(0, start - 20), start)
     approximate = "-odd" if odd else (hedge.group(1).lower() if hedge else "")
     if odd:
         rounded_to = max(rounded_to, len(num.replace(",", "")) - len(num.replace(",", "").rstrip("0")))
-    return Figure(text[start:end], start, end, value, unit, decimals, scale, currency, day_count, rounded_to, approximate)
+    measure = unit if unit != "plain" else ("count" if day_count else _measure_from_words(text, start, end))
+    return Figure(text[start:end], start, end, value, unit, decimals, scale, currency, day_count, rounded_to,
+                  approximate, measure)
+
+
+def _measure_from_words(text: str, start: int, end: int) -> str:
+    """What a plain number measures by the words around it: money, a count or a ratio, else unknown."""
+    after = _MEASURE_AFTER.match(text, end)
+    if after is not None:
+        return next(m for m in ("money", "count", "ratio") if after.group(m))
+    window = text[max(0, start - 60):start]
+    if _RATIO_BEFORE.search(window):
+        return "unknown"
+    before = _MEASURE_BEFORE.search(window)
+    if before is None or _NUMBER_BEFORE.search(window, 0, before.start()):
+        # in "2 conversions: 60.00" or "a 5.16% conversion rate, about 53" the word is the unit of
+        # the figure before it, not a label of the next one
+        return "unknown"
+    if before.group("money"):
+        return "money"  # "cost per click 1.27" is money too
+    if before.group("ratio"):
+        # "the share of the 21,700.00 budget": the figure is what the share is of, not the share
+        if "share" in before.group("ratio").lower() and _OF.search(before.group(), before.end("ratio") - before.start()):
+            return "unknown"
+        return "ratio"
+    per = before.group("per")
+    # "clicks per day 410" is a count; "clicks per conversion 12" a ratio of counts
+    return "count" if per is None or per.lower() in ("day", "week", "month") else "unknown"
+
+
+def _same_measure_as_before(text: str, figures: list[Figure]) -> list[Figure]:
+    """A plain figure of unknown measure right after "X to", "X and", "X vs", "X against (a)" measures what X does."""
+    out = list(figures)
+    for i in range(1, len(out)):
+        prev, cur = out[i - 1], out[i]
+        if cur.measure == "unknown" and cur.unit == "plain" and prev.measure in ("money", "count", "ratio") \
+                and _SAME_MEASURE_BETWEEN.fullmatch(text, prev.end, cur.start):
+            out[i] = replace(cur, measure=prev.measure)
+    return out
 
 
 def _glued_spans(text: str, figures: list[Figure], skipped: list[Skipped]) -> list[Skipped]:

@@ -36,15 +36,18 @@ asks about (the reference auditor never does).
 from __future__ import annotations
 
 import bisect
+import functools
+import math
 import re
 import threading
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from . import taxonomy
 from .derived import (
-    DUPLICATES_ONCE, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows, is_ratio_name,
-    number, parse_day, rows_of,
+    DUPLICATES_ONCE, VALUE_UNITS, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows,
+    number, parse_day, rows_of, value_unit,
 )
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
@@ -55,6 +58,16 @@ _WEEK = re.compile(r"(?i)\bweek")
 _WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b")
 _RATIO_KEY = re.compile(r"share|rate|ratio|tolerance|ctr|cvr|roas|pct|percent", re.IGNORECASE)
 _PERCENT_KEY = re.compile(r"pct|percent", re.IGNORECASE)
+_MONEY_KEY = re.compile(r"cost|budget|amount|value|cpa|cpc|micros|spend|revenue|price", re.IGNORECASE)
+_COUNT_KEY = re.compile(r"clicks|impressions|conversions|rows|count|days", re.IGNORECASE)
+# The units of grounding values a figure may match, by what the figure measures (figures.MEASURES):
+# money never grounds on a count or a ratio, a count never on money; "other" (numbers inside
+# strings, ids, fields of no known unit) stays open to both, and a figure of unknown measure
+# matches anything, as before units were read.
+ACCEPTS = {"money": ("money", "other"), "count": ("count", "other"), "ratio": ("ratio", "other"), "unknown": VALUE_UNITS,
+           "percent": ("ratio",), "multiplier": ("ratio",)}
+ORIGINS = ("snapshot", "derived")  # a field of a row first: it is what a reviewer can check
+_UNIT_WORDS = {"money": "money", "count": "a count", "ratio": "a ratio", "other": "a value"}
 _INF = float("inf")
 _NUMBER_IN_TEXT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
@@ -73,7 +86,8 @@ class FigureVerdict:
         f = self.figure
         return {
             "field": self.field, "text": f.text, "start": f.start, "end": f.end, "value": f.value,
-            "unit": f.unit, "decimals": f.decimals, "grounded": self.grounded, "reason": self.reason,
+            "unit": f.unit, "measure": f.measure, "decimals": f.decimals, "grounded": self.grounded,
+            "reason": self.reason,
         }
 
 
@@ -87,13 +101,31 @@ def _pointer(path: tuple, key: Any) -> str:
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in (*path, key))
 
 
+def show_number(value: float, *, computed: bool = False) -> str:
+    """A value for a reason: with thousands separators and never in exponent form
+    (``3,250,540.79``, ``204,823,716``, ``1.269999981``). A snapshot value is shown at its full
+    precision, as written; a ``computed`` one (derived, arithmetic) to six significant digits and
+    at least two decimals (``17,419.35``, ``0.124908``)."""
+    if not math.isfinite(value):
+        return str(value)
+    if computed and value:
+        digits = max(2, 5 - math.floor(math.log10(abs(value))))
+        value = round(value, digits)
+    if value == int(value) and abs(value) < 1e18:
+        return f"{int(value):,}"
+    shown = format(value, ",")
+    if "e" in shown:  # very small or very large: spell it out
+        shown = f"{value:,.12f}".rstrip("0").rstrip(".")
+    return shown
+
+
 def describe_source(source: Source, value: float) -> str:
     """``snapshot /daily/12/cost = 243.6``, ``derived: account: CTR, period = 0.0125``..."""
     if isinstance(source, str):
-        return f"derived: {source} = {value:g}"
+        return f"derived: {source} = {show_number(value, computed=True)}"
     if len(source) == 3:
         return f"snapshot {_pointer(source[0], source[1])} {source[2]!r}"
-    return f"snapshot {_pointer(source[0], source[1])} = {value:g}"
+    return f"snapshot {_pointer(source[0], source[1])} = {show_number(value)}"
 
 
 class _SortedValues:
@@ -128,21 +160,22 @@ class GroundingIndex:
         found = _Collector()
         if isinstance(data, (dict, list)):
             found.walk(data, ())
-        self.snapshot_values = len(found.values)
+        self.snapshot_values = sum(len(values) for values in found.by_unit.values())
         self.derived_values = 0
         # Where each derived value comes from (derived.NamedValues.sources), kept for rows().
         self._derived_sources: dict[str, list] = {}
+        derived_by_unit: dict[str, dict[float, Source]] = {unit: {} for unit in VALUE_UNITS}
         if mode == "derived":
             named = derived_named(data)
             derived = named.values
             self._derived_sources = named.sources
             self.derived_values = len(derived)
             for name, value in derived.items():
-                found.values.setdefault(abs(value), name)
-                if is_ratio_name(name):
-                    found.ratios.setdefault(abs(value), name)
-        self._values = _SortedValues(found.values)
-        self._ratios = _SortedValues(found.ratios)
+                derived_by_unit[value_unit(name)].setdefault(abs(value), name)
+        # One sorted table per origin and unit of the values: a figure looks only in the units it
+        # accepts (ACCEPTS), and in the snapshot's own fields before the derived index.
+        self._tables = {("snapshot", unit): _SortedValues(found.by_unit[unit]) for unit in VALUE_UNITS}
+        self._tables.update({("derived", unit): _SortedValues(derived_by_unit[unit]) for unit in VALUE_UNITS})
         self._in_percent = _SortedValues(found.in_percent)
         self.identifiers = Identifiers(found.names, found.ids)
         self.period_days = _period_days(data)
@@ -178,40 +211,60 @@ class GroundingIndex:
 
     # -- lookups ---------------------------------------------------------------------
 
-    def _match(self, figure: Figure, tolerance: float | None) -> tuple[float, str, Source] | None:
-        """The set value closest to the figure, in the figure's unit, with its description and source.
+    def _match(self, figure: Figure, tolerance: float | None,
+               units: tuple[str, ...] | None = None) -> tuple[float, str, Source, str] | None:
+        """(value in the figure's unit, description, source, unit of the value) of the set value
+        that grounds the figure, or with no ``tolerance`` the nearest one.
 
-        A percentage matches a ratio times 100 or a value already in percent;
-        a multiplier matches a ratio; other figures match any value.
+        A percentage matches a ratio times 100 or a value already in percent; a multiplier a
+        ratio; money and counts values of their own unit or of none; a figure of unknown
+        measure any value (``ACCEPTS``; ``units`` overrides it). A field of the snapshot that
+        rounds to the figure as printed is preferred to a nearer derived value, so a figure that
+        is a row's field (``1.27`` for a stored ``1.269999981``) names that field.
         """
         target = figure.center
+        scale = 100.0 if figure.measure == "percent" else 1.0
+        # a field within the printed precision (not just within a hedge) is preferred
+        exact = abs(figure.value) if figure.approximate != "-odd" else target
+        exact_tolerance = figure.half_unit + 1e-9 * max(1.0, exact)
         hits = []
-        if figure.unit == "percent":
-            hit = self._ratios.nearest(target / 100.0, None if tolerance is None else tolerance / 100.0)
+        for origin in ORIGINS:
+            for unit in units or ACCEPTS[figure.measure]:
+                hit = self._tables[origin, unit].nearest(target / scale, None if tolerance is None else tolerance / scale)
+                if hit is not None:
+                    value, source = hit
+                    shown = f" (as a percentage: {show_number(value * 100.0, computed=True)})" if scale != 1.0 else ""
+                    hits.append((origin == "snapshot" and abs(value * scale - exact) <= exact_tolerance,
+                                 value * scale, describe_source(source, value) + shown, source, unit))
+        if figure.measure == "percent":
+            hit = self._in_percent.nearest(target, tolerance)
             if hit is not None:
-                value, source = hit
-                hits.append((value * 100.0, f"{describe_source(source, value)} (as a percentage: {value * 100.0:g})",
-                             source))
-            table = self._in_percent
-        else:
-            table = self._ratios if figure.unit == "multiplier" else self._values
-        hit = table.nearest(target, tolerance)
-        if hit is not None:
-            hits.append((hit[0], describe_source(hit[1], hit[0]) + (" (in percent)" if table is self._in_percent else ""),
-                         hit[1]))
-        return min(hits, key=lambda h: abs(h[0] - target)) if hits else None
+                hits.append((abs(hit[0] - exact) <= exact_tolerance, hit[0],
+                             describe_source(hit[1], hit[0]) + " (in percent)", hit[1], "ratio"))
+        if not hits:
+            return None
+        best = min(hits, key=lambda h: (not h[0] if tolerance is not None else 0, abs(h[1] - target)))
+        return best[1:]
 
-    def _lookup(self, figure: Figure) -> tuple[float, str, tuple] | None:
-        """(matched value in the figure's unit, reason, sources) for a match at printed precision, else None."""
+    def _lookup(self, figure: Figure) -> tuple[float, str, tuple, str] | None:
+        """(matched value in the figure's unit, reason, sources, unit of the value) for a match at
+        printed precision, else None."""
         hit = self._match(figure, figure.tolerance)
         if hit is None:
             return None
-        value, reason, source = hit
-        return value, reason, (("derived", source) if isinstance(source, str) else ("snapshot", source),)
+        value, reason, source, unit = hit
+        return value, reason, (("derived", source) if isinstance(source, str) else ("snapshot", source),), unit
 
     def _nearest_reason(self, figure: Figure) -> str:
+        reason = ""
         hit = self._match(figure, None)
-        return f"; nearest: {hit[1]}" if hit else ""
+        if hit:
+            reason = f"; nearest: {hit[1]}"
+        if figure.measure in ("money", "count", "ratio"):
+            other = self._match(figure, figure.tolerance, tuple(u for u in VALUE_UNITS if u not in ACCEPTS[figure.measure]))
+            if other is not None:
+                reason += f"; {other[1]} is the same size but {_UNIT_WORDS[other[3]]}, not {_UNIT_WORDS[figure.measure]}"
+        return reason
 
     def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = ()) -> list[FigureVerdict]:
         """Verdicts for every figure in the text fields of one finding, in field order.
@@ -230,18 +283,20 @@ class GroundingIndex:
                 found.extend((field_name, f) for f in figures)
                 skipped.extend(spans)
         verdicts: list[FigureVerdict | None] = [None] * len(found)
-        operands: list[tuple[int, float, str]] = []  # (figure number, value, label)
+        operands: list[Operand] = []
 
-        def grounded(n: int, matched: float | None, reason: str, sources: tuple) -> None:
+        def grounded(n: int, matched: float | None, reason: str, sources: tuple, unit: str | None) -> None:
             field_name, figure = found[n]
             verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
             if matched:
-                operands.append((n, abs(figure.value), figure.text))
+                # what the operand measures: what the text says, else what it matched
+                unit = _MEASURE_UNIT.get(figure.measure) or unit or "other"
+                operands.append((n, abs(figure.value), figure.text, unit))
                 if matched != abs(figure.value):
-                    operands.append((n, matched, figure.text))
+                    operands.append((n, matched, figure.text, unit))
 
-        for n, (_, figure) in enumerate(found):
-            direct = self._direct(figure)
+        for n, (field_name, figure) in enumerate(found):
+            direct = self._direct(figure, texts[field_name])
             if direct is not None:
                 grounded(n, *direct)
         if self.mode == "derived" and any(v is None for v in verdicts):
@@ -251,9 +306,10 @@ class GroundingIndex:
                     if verdicts[n] is None:
                         hit = _in_ranges(ranges, figure)
                         if hit is not None:
-                            value, reason, where = hit
-                            grounded(n, value, reason, (("range", where),))
-        units = {n: figure.unit for n, (_, figure) in enumerate(found)}
+                            value, reason, where, unit = hit
+                            grounded(n, value, reason, (("range", where),), unit)
+        # A plain ratio ("ROAS 11.5") multiplies like a multiplier: 3,100.00 of spend at ROAS 11.5 is 35,650 of value.
+        units = {n: "multiplier" if figure.measure == "ratio" else figure.unit for n, (_, figure) in enumerate(found)}
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
@@ -265,9 +321,10 @@ class GroundingIndex:
             else:
                 where = "the snapshot" if self.mode == "strict" else (
                     "the snapshot, the derived index or the date ranges this finding names")
+                measured = {"money": " as money", "count": " as a count", "ratio": " as a ratio"}.get(figure.measure, "")
                 verdicts[n] = FigureVerdict(
                     field_name, figure, False,
-                    f"not grounded: nothing in {where} rounds to {figure.text!r} "
+                    f"not grounded: nothing in {where} rounds to {figure.text!r}{measured} "
                     f"({_describe_bounds(figure)}), nor any difference, ratio or percent change of "
                     f"two figures grounded in this finding{self._nearest_reason(figure)}",
                 )
@@ -309,13 +366,17 @@ class GroundingIndex:
             named += [self._name_parts[1][m.group()] for m in self._name_parts[0].finditer(text)]
         return named
 
-    def _direct(self, figure: Figure) -> tuple[float | None, str, tuple] | None:
-        """(value usable for arithmetic or None, reason, sources) when grounded by the set itself."""
+    def _direct(self, figure: Figure, text: str) -> tuple[float | None, str, tuple, str | None] | None:
+        """(value usable for arithmetic or None, reason, sources, unit of the value) when grounded
+        by the set itself, or by a platform constant the text names."""
         if figure.value == 0:
-            return None, "zero is always grounded", ()
+            return None, "zero is always grounded", (), None
         if figure.day_count and self.period_days and 1 <= abs(figure.value) <= self.period_days:
-            return (abs(figure.value), f"{figure.value:g} days fits the {self.period_days}-day period",
-                    (("rows", (Rows("period"),)),))
+            return (abs(figure.value), f"{show_number(abs(figure.value))} days fits the {self.period_days}-day period",
+                    (("rows", (Rows("period"),)),), "count")
+        constant = _platform_constant(figure, text)
+        if constant is not None:
+            return constant
         return self._lookup(figure)
 
     # -- the rows behind a verdict -------------------------------------------------------
@@ -388,32 +449,66 @@ def _unique_name_parts(data: dict[str, Any]) -> tuple[re.Pattern[str], dict[str,
 def _describe_bounds(figure: Figure) -> str:
     low, high = figure.bounds
     if figure.approximate:
-        return f"{figure.approximate}: {low:g} to {high:g}"
-    return f"±{figure.half_unit:g}"
+        return f"{figure.approximate}: {show_number(low, computed=True)} to {show_number(high, computed=True)}"
+    return f"±{show_number(figure.half_unit, computed=True)}"
 
 
-def _in_ranges(tables: list[RangeValues], figure: Figure) -> tuple[float, str, tuple[RangeValues, str]] | None:
-    """(matched value in the figure's unit, reason, (the range's table, metric)) from the ranges a finding names."""
+def _in_ranges(
+    tables: list[RangeValues], figure: Figure,
+) -> tuple[float, str, tuple[RangeValues, str], str] | None:
+    """(matched value in the figure's unit, reason, (the range's table, metric), unit of the
+    value) from the ranges a finding names, in the units the figure accepts."""
     target, tolerance = figure.center, figure.tolerance
-    scale = 100.0 if figure.unit == "percent" else 1.0
+    scale = 100.0 if figure.measure == "percent" else 1.0
+    accepts = ACCEPTS[figure.measure]
     low = ((target - tolerance) / scale,)
     best = None
     for table in tables:
-        values = table.ratios if figure.unit in ("percent", "multiplier") else table.amounts
+        values = table.ratios if figure.measure in ("percent", "multiplier") else table.amounts
         i = bisect.bisect_left(values, low)
         while i < len(values) and values[i][0] * scale <= target + tolerance:
-            if best is None or abs(values[i][0] * scale - target) < abs(best[0] * scale - target):
+            if (best is None or abs(values[i][0] * scale - target) < abs(best[0] * scale - target)) \
+                    and value_unit(values[i][1]) in accepts:
                 best = (values[i][0], values[i][1], table)
             i += 1
     if best is None:
         return None
     value, metric, table = best
-    shown = f" (as a percentage: {value * 100.0:g})" if scale == 100.0 else ""
-    return value * scale, f"derived over a range this finding names: {table.name(metric)} = {value:g}{shown}", (table, metric)
+    shown = f" (as a percentage: {show_number(value * 100.0, computed=True)})" if scale == 100.0 else ""
+    return (value * scale,
+            f"derived over a range this finding names: {table.name(metric)} = {show_number(value, computed=True)}{shown}",
+            (table, metric), value_unit(metric))
+
+
+# (figure number, value, label, unit of the value): a figure grounded directly, as an operand.
+Operand = tuple[int, float, str, str]
+# The unit of a value a figure of this measure stands for (an unknown figure takes its match's).
+_MEASURE_UNIT = {"money": "money", "count": "count", "ratio": "ratio", "percent": "ratio", "multiplier": "ratio"}
+
+
+def _sum_units(a: str, b: str) -> tuple[str, ...]:
+    """money - money is money; money - count is nothing; a value of no known unit takes the other's."""
+    if a == b or b == "other":
+        return (a,)
+    return (b,) if a == "other" else ()
+
+
+def _quotient_units(a: str, b: str) -> tuple[str, ...]:
+    """What a / b may be: money per count is money (CPA, CPC, cost a day); money per money a ratio,
+    or a count when the divisor is a price (cost / CPA is conversions); count per count a ratio
+    (CTR) or a count (clicks a day); a value divided by a ratio keeps its unit (value / ROAS is
+    cost)."""
+    if "other" in (a, b):
+        return ("other",)
+    if a == b:
+        return ("ratio",) if a == "ratio" else ("ratio", "count")
+    if b == "ratio":
+        return (a,)
+    return ("money",) if (a, b) == ("money", "count") else ("other",)
 
 
 def _arithmetic(
-    figure: Figure, operands: list[tuple[int, float, str]], own: int, units: dict[int, str],
+    figure: Figure, operands: list[Operand], own: int, units: dict[int, str],
 ) -> tuple[str, tuple[int, ...]] | None:
     """(the reason a figure follows from one or two figures grounded in the same finding, the
     numbers of those figures).
@@ -422,49 +517,120 @@ def _arithmetic(
     of them is a rate, a percentage or a multiplier, their product: "4,598
     clicks at 5.25% is 242 expected"). From one: the same figure printed
     less precisely, or the same money read out of micros (divided or
-    multiplied by a million).
+    multiplied by a million). Units are kept: a result grounds only a figure
+    whose measure accepts the result's unit (money - money is money, money /
+    count is money, count / count is a ratio, which only a percentage, a
+    multiplier or a figure of unknown measure may be).
     """
     target, tolerance = figure.center, figure.tolerance
+    accepts = ACCEPTS[figure.measure] + (("other",) if figure.measure in ("percent", "multiplier") else ())
 
     def near(value: float) -> bool:
         return abs(value - target) <= tolerance
 
-    for na, a, la in operands:
-        if na == own:
+    for na, a, la, ua in operands:
+        if na == own or ua not in accepts:
             continue
         if near(a):  # "ROAS 14.45" in the evidence, "14.5" in the claim
             return f"the same figure as {la} in this finding, rounded", (na,)
-        if figure.unit != "percent":
+        if figure.measure != "percent" and ua in ("money", "other"):
             for value, how in ((a / 1e6, f"{la} read as micros"), (a * 1e6, f"{la} in micros")):
                 if near(value):
-                    return f"arithmetic in this finding: {how} = {value:.6g}", (na,)
-    for i, (na, a, la) in enumerate(operands):
-        for nb, b, lb in operands[i + 1:]:
+                    return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na,)
+    for i, (na, a, la, ua) in enumerate(operands):
+        for nb, b, lb, ub in operands[i + 1:]:
             if na == nb or na == own or nb == own:
                 continue
-            results = [(abs(a - b), f"{la} - {lb}"), (a + b, f"{la} + {lb}")]
+            same = _sum_units(ua, ub)
+            results: list[tuple[float, str, tuple[str, ...]]] = [
+                (abs(a - b), f"{la} - {lb}", same), (a + b, f"{la} + {lb}", same)]
             if b:
-                results.append((a / b, f"{la} / {lb}"))
+                results.append((a / b, f"{la} / {lb}", _quotient_units(ua, ub)))
             if a:
-                results.append((b / a, f"{lb} / {la}"))
-            if figure.unit == "percent":
-                results = [(r * 100.0, f"{how} as a percentage") for r, how in results if "/" in how]
-                results.append((abs(a - b), f"{la} - {lb} (points)"))
+                results.append((b / a, f"{lb} / {la}", _quotient_units(ub, ua)))
+            if figure.measure == "percent":
+                results = [(r * 100.0, f"{how} as a percentage", unit) for r, how, unit in results if "/" in how]
+                results.append((abs(a - b), f"{la} - {lb} (points)", same))
+                change = ("ratio",) if same else ()
                 if b:
-                    results.append((abs(a - b) / b * 100.0, f"change from {lb} to {la}"))
+                    results.append((abs(a - b) / b * 100.0, f"change from {lb} to {la}", change))
                 if a:
-                    results.append((abs(a - b) / a * 100.0, f"change from {la} to {lb}"))
-            elif figure.unit == "multiplier":
-                results = [(r, how) for r, how in results if "/" in how]
+                    results.append((abs(a - b) / a * 100.0, f"change from {la} to {lb}", change))
+            elif figure.measure == "multiplier":
+                results = [(r, how, unit) for r, how, unit in results if "/" in how]
             else:
-                for rate_n, rate, count in ((na, a, b), (nb, b, a)):
+                for rate_n, rate, count, count_unit in ((na, a, b, ub), (nb, b, a, ua)):
                     if units.get(rate_n) == "percent":
-                        results.append((rate * count / 100.0, f"{la} x {lb}"))
+                        results.append((rate * count / 100.0, f"{la} x {lb}", (count_unit,)))
                     elif units.get(rate_n) == "multiplier":
-                        results.append((rate * count, f"{la} x {lb}"))
-            for value, how in results:
-                if near(value):
-                    return f"arithmetic in this finding: {how} = {value:.6g}", (na, nb)
+                        results.append((rate * count, f"{la} x {lb}", (count_unit,)))
+            for value, how, result_units in results:
+                if near(value) and any(unit in accepts for unit in result_units):
+                    return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)
+    return None
+
+
+_PLATFORMS = {"google": "google", "meta": "meta", "facebook": "meta", "instagram": "meta"}
+_PLATFORM_NAME = re.compile(r"(?i)\b(?P<platform>google|meta|facebook|instagram)(?:\s+ads)?(?P<possessive>['\u2019]s)?\b")
+_RULE_WORD = re.compile(
+    r"(?i)\b(?:allows?|allowed|allowance|lets?|permits?|may|can|up\s+to|caps?|capped|limits?|maximum|max|rule|"
+    r"overdeliver\w*|over-deliver\w*)\b")
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+
+
+@functools.lru_cache(maxsize=1)
+def platform_constants() -> dict[str, tuple[float, ...]]:
+    """Each platform's most a day may spend, as multiples of the daily budget, from the taxonomy
+    (``pacing.daily_cap_exceeded`` thresholds): every number under a key that names the platform
+    (``google_multiple: 2.0``, ``meta_multiple: 1.25``), so a multiple that changed on a date and
+    is listed with its dates grounds in either form."""
+    kind = taxonomy.kinds().get("pacing.daily_cap_exceeded")
+    found: dict[str, set[float]] = {}
+
+    def walk(node: Any, platform: str | None) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                named = next((p for word, p in _PLATFORMS.items() if word in str(key).lower()), platform)
+                walk(value, named)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, platform)
+        elif platform and isinstance(node, (int, float)) and not isinstance(node, bool) and node > 1:
+            found.setdefault(platform, set()).add(float(node))
+
+    walk(kind.thresholds if kind else {}, None)
+    return {platform: tuple(sorted(values)) for platform, values in found.items()}
+
+
+def _platform_constant(figure: Figure, text: str) -> tuple[float, str, tuple, str] | None:
+    """A multiplier or percentage that is a platform's daily multiple ("Google allows up to 2x the
+    daily budget", "Meta's 1.25x", "up to 25% above it"), grounded only where its sentence
+    names the platform's rule."""
+    if figure.measure not in ("multiplier", "percent") or _PLATFORM_NAME.search(text) is None:
+        return None
+    begin = 0
+    for end in _SENTENCE_END.finditer(text):
+        if end.start() >= figure.start:
+            sentence = text[begin:end.start()]
+            break
+        begin = end.end()
+    else:
+        sentence = text[begin:]
+    constants = platform_constants()
+    names_rule = _RULE_WORD.search(sentence) is not None
+    for rule in _PLATFORM_NAME.finditer(sentence):
+        if not (names_rule or rule.group("possessive")):
+            continue
+        platform = _PLATFORMS[rule.group("platform").lower()]
+        for multiple in constants.get(platform, ()):
+            forms = [(multiple, f"{multiple:g}x")] if figure.measure == "multiplier" else [
+                (multiple * 100.0, f"{multiple * 100.0:g}% of the daily budget"),
+                ((multiple - 1.0) * 100.0, f"{(multiple - 1.0) * 100.0:g}% above the daily budget")]
+            for value, form in forms:
+                if abs(value - figure.center) <= figure.tolerance:
+                    name = "Google" if platform == "google" else "Meta"
+                    return (value, f"platform constant: {name} lets a day spend up to {form} "
+                                   f"(taxonomy: pacing.daily_cap_exceeded thresholds)", (), "ratio")
     return None
 
 
@@ -475,8 +641,7 @@ class _Collector:
     followed by ``%`` inside a string, are already in percent."""
 
     def __init__(self) -> None:
-        self.values: dict[float, Source] = {}
-        self.ratios: dict[float, Source] = {}
+        self.by_unit: dict[str, dict[float, Source]] = {unit: {} for unit in VALUE_UNITS}  # by the field's unit
         self.in_percent: dict[float, Source] = {}
         self.names: set[str] = set()
         self.ids: set[str] = set()
@@ -486,22 +651,25 @@ class _Collector:
         """The hot loop of index building: leaves are handled inline, and a path tuple is made
         only for containers and for values not seen before."""
         is_dict = isinstance(node, dict)
-        values = self.values
+        by_unit = self.by_unit
+        other = by_unit["other"]
         for key, value in (node.items() if is_dict else enumerate(node)):
             kind = type(value)
             if kind is float or kind is int:
                 magnitude = float(value if value >= 0 else -value) if -1e300 < value < 1e300 else _INF
                 if magnitude == _INF:  # (nan fails the range test above)
                     continue
-                if magnitude not in values:
-                    values[magnitude] = (path, key)
+                values = other
                 if is_dict:
                     if kind is int and _is_id_key(key):
                         self.ids.add(str(value))
-                    elif _ratio_key(key):
-                        self.ratios.setdefault(magnitude, (path, key))
-                        if _PERCENT_KEY.search(key):
+                    else:
+                        unit = _key_unit(key)
+                        values = by_unit[unit]
+                        if unit == "ratio" and _PERCENT_KEY.search(key):
                             self.in_percent.setdefault(magnitude, (path, key))
+                if magnitude not in values:
+                    values[magnitude] = (path, key)
             elif kind is str:
                 if is_dict and _is_id_key(key):
                     self.ids.add(value)
@@ -509,7 +677,7 @@ class _Collector:
                 if numbers is None:
                     numbers = self._texts[value] = self._numbers_in(value)
                 for number_in_text, percent in numbers:
-                    values.setdefault(number_in_text, (path, key, value))
+                    other.setdefault(number_in_text, (path, key, value))
                     if percent:
                         self.in_percent.setdefault(number_in_text, (path, key, value))
             elif kind is dict or kind is list:
@@ -526,10 +694,20 @@ class _Collector:
                 for m in _NUMBER_IN_TEXT.finditer(text)]
 
 
-def _ratio_key(key: Any, _known: dict[str, bool] = {}) -> bool:  # noqa: B006 - deliberate memo
+def _key_unit(key: Any, _known: dict[str, str] = {}) -> str:  # noqa: B006 - deliberate memo
+    """The unit of a snapshot field by its key: ``ratio`` (shares, rates, CTR/CVR, ROAS, tolerances),
+    ``money`` (cost, budgets and amounts, conversion value, CPA, CPC, micros), ``count`` (clicks,
+    impressions, conversions, rows, days) or ``other``."""
     answer = _known.get(key)
     if answer is None:
-        answer = isinstance(key, str) and bool(_RATIO_KEY.search(key))
+        answer = "other"
+        if isinstance(key, str):
+            if _RATIO_KEY.search(key):
+                answer = "ratio"
+            elif _MONEY_KEY.search(key):
+                answer = "money"
+            elif _COUNT_KEY.search(key):
+                answer = "count"
         if len(_known) < 10_000:
             _known[key] = answer
     return answer

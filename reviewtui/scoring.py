@@ -35,6 +35,7 @@ from . import taxonomy
 from .assistant import Finding, OutputError, parse_output
 from .backends.base import CaseOutput
 from .cases import Case, Expectation
+from .claims import affirmed_match
 from .derived import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from .snapshot import Snapshot
@@ -156,7 +157,8 @@ def _says_pattern(pattern: str) -> re.Pattern[str]:
 
 
 def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One hit per (finding, entry): by id when the id matches, else by the first ``says`` pattern found."""
+    """One hit per (finding, entry): by id when the id matches, else by the first ``says`` pattern
+    found where the finding affirms it (a denied mention, "not an underspend", is no hit: claims.py)."""
     hits: list[dict[str, Any]] = []
     for i, (finding, row) in enumerate(zip(returned, rows)):
         text = "\n".join(finding.texts().values())
@@ -165,10 +167,9 @@ def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows
             if _covers(entry, finding):
                 hit = {"finding_index": i, "entry_id": entry.id, "by": "id", "pattern": None}
             else:
-                for pattern in entry.says:
-                    if _says_pattern(pattern).search(text):
-                        hit = {"finding_index": i, "entry_id": entry.id, "by": "says", "pattern": pattern}
-                        break
+                said = affirmed_match([_says_pattern(pattern) for pattern in entry.says], text)
+                if said is not None:
+                    hit = {"finding_index": i, "entry_id": entry.id, "by": "says", "pattern": entry.says[said[0]]}
             if hit is not None:
                 hits.append(hit)
                 row["verdict"] = "must_not_say"

@@ -46,7 +46,7 @@ async def test_enter_on_a_derived_figure_highlights_the_rows_it_was_computed_fro
         run = await open_run(pilot, "audit-t1")
         screen = await review_case(pilot, run, "c01-tracking")
         stored = {f["text"]: f for f in screen.result.score.figures}
-        assert stored["3,142.50"]["reason"] == "derived: campaign 333: cost, period = 3142.5"
+        assert stored["3,142.50"]["reason"] == "derived: campaign 333: cost, period = 3,142.5"
         assert set(stored["3,142.50"]["rows"]) == CAMPAIGN_333_ROWS and stored["3,142.50"]["row_count"] == 6
 
         said: list[str] = []

@@ -73,7 +73,7 @@ def test_every_threshold_reaches_the_system_text_in_words(sent):
             assert f"{name.replace('_', ' ')} {assistant._words(value)}" in line, (kind.id, name)
     # with the meaning from the taxonomy's comments, not bare numbers
     assert "tolerance 0.1 (used when targets.pacing_tolerance is absent)" in system
-    assert "meta multiple 1.25 (Meta up to a quarter above it)" in system
+    assert "meta multiple 1.25 (Meta up to a quarter above it, on days before the meta flexible from date)" in system
 
 
 def test_pacing_baseline_and_settled_days_are_spelt_out(sent):

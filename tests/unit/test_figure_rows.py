@@ -49,7 +49,7 @@ def grounded(index: GroundingIndex, text: str, scope: str | None = None) -> dict
 def test_a_campaign_period_cost_names_the_campaigns_daily_rows(data: dict) -> None:
     figures = grounded(GroundingIndex(data), "Campaign 333 spent 1,234.38 with nothing to show", "333")
     reason, rows, count = figures["1,234.38"]
-    assert reason == "derived: campaign 333: cost, period = 1234.38"
+    assert reason == "derived: campaign 333: cost, period = 1,234.38"
     assert rows == ["/daily/27", "/daily/28", "/daily/29"] and count == 3
 
 
@@ -74,7 +74,7 @@ def test_a_percent_change_of_two_cited_figures_unions_their_rows(data: dict) -> 
     figures = grounded(GroundingIndex(data),
                        "Cost was 4,174.38 over the last week against 1,440.00 the week before, up 189.9%")
     assert figures["4,174.38"][1] == LAST_7
-    assert figures["1,440.00"][0] == "derived: account: cost, previous 7 complete days = 1440"
+    assert figures["1,440.00"][0] == "derived: account: cost, previous 7 complete days = 1,440"
     assert figures["1,440.00"][1] == PREVIOUS_7
     reason, rows, count = figures["189.9%"]
     assert reason == "arithmetic in this finding: change from 1,440.00 to 4,174.38 = 189.888"
@@ -89,7 +89,7 @@ def test_a_snapshot_value_names_its_own_field(data: dict) -> None:
 def test_pacing_names_the_budget_its_history_and_the_flight_plan(data: dict) -> None:
     figures = grounded(GroundingIndex(data), "the budget schedule plans 16,500.00 for March")
     reason, rows, _ = figures["16,500.00"]
-    assert reason == "derived: pacing: budget schedule, whole month = 16500"
+    assert reason == "derived: pacing: budget schedule, whole month = 16,500"
     assert rows[:3] == ["/budgets/0", "/budgets/0/history/0", "/flight_plan/0"]
     assert set(rows[3:]) == {f"/period/{k}" for k in data["period"]}
 

@@ -32,15 +32,15 @@ FIGURE_CASES = [
     ("CPA 108.00 is 2.4x the 45.00 target", G, ""),
     ("on 2025-03-09", N, ""),
     # currency symbols and codes, before and after
-    ("€1,234.38", G, "1234.38"),
-    ("1,234.38 EUR", G, "1234.38"),
-    ("1234.38€", G, "1234.38"),
+    ("€1,234.38", G, "1,234.38"),
+    ("1,234.38 EUR", G, "1,234.38"),
+    ("1234.38€", G, "1,234.38"),
     ("EUR 2,160.00", G, "campaign 111: cost"),
     ("USD 2,160", G, "campaign 111: cost"),
     ("2,160 euros", G, "campaign 111: cost"),
     ("£3,450.00 lost", F, ""),
     # thousands separators and decimals at printed precision
-    ("1,234.4", G, "1234.38"),
+    ("1,234.4", G, "1,234.38"),
     ("1,234.3", F, "±0.05"),
     ("$2,161", F, "±0.5"),
     ("6,094.38 spent to date", G, "account: cost, to last complete day"),
@@ -50,7 +50,7 @@ FIGURE_CASES = [
     ("2.160.000 spent", F, ""),
     # negatives: the sign is wording, the magnitude is checked
     ("-12.5%", G, "CTR"),
-    ("−$1,234", G, "1234.38"),
+    ("−$1,234", G, "1,234.38"),
     ("-$48,213", F, ""),
     # percentages against ratios and values already in percent
     ("91% impression share", G, "search_impression_share"),
@@ -60,7 +60,7 @@ FIGURE_CASES = [
     # scale suffixes and words
     ("1.19k clicks", G, "campaign 333: clicks"),
     ("1.18k clicks", F, "±5"),
-    ("6.1k spent", G, "6094.38"),
+    ("6.1k spent", G, "6,094.38"),
     ("$6.12 thousand", G, "account: cost, period"),
     ("2 million impressions", F, ""),
     ("$1.2bn", F, ""),
@@ -77,12 +77,14 @@ FIGURE_CASES = [
     # hedges, and trailing zeros as rounding (three significant digits or more)
     ("spent about $1,230", G, "campaign 333: cost"),
     ("some 1,180 clicks", G, "campaign 333: clicks"),
-    ("about $48,000 wasted", F, "about: 47040 to 48960"),
+    ("about $48,000 wasted", F, "about: 47,040 to 48,960"),
     ("17,400 expected on the straight line", G, "expected spend to date, straight line"),
     ("17,500 expected on the straight line", F, "±50"),
     ("6,100 spent", F, "±0.5"),
+    ("1,190 clicks", G, "campaign 333: clicks"),  # 119 tens: a trailing zero after three significant digits
+    ("1,180 clicks", F, "±5"),
     # a sum of two figures of the finding
-    ("111 spent 2,160.00 and 222 spent 2,700.00, 4,860.00 together", G, "2,160.00 + 2,700.00 = 4860"),
+    ("111 spent 2,160.00 and 222 spent 2,700.00, 4,860.00 together", G, "2,160.00 + 2,700.00 = 4,860"),
     ("4,860.00 together", F, ""),
     # ranges, weeks and weekdays the finding names, for the campaigns it names (by a part of the name)
     ("PMax spent 900.00 from 2025-03-16 to 2025-03-18", G, "campaign 222: cost, 2025-03-16 to 2025-03-18"),
@@ -101,6 +103,24 @@ FIGURE_CASES = [
     ("211.50 on zero-conversion search terms", G, "search terms, zero-conversion cost"),
     ("17,419.35 expected on the straight line", G, "expected spend to date, straight line"),
     ("10,496 projected by month end", G, "projected month-end spend, straight line"),
+    # units: a figure grounds only on a value measuring what it measures (money, a count, a ratio)
+    ("$9,503 wasted", F, "campaign 333: impressions, period = 9,503 is the same size but a count, not money"),
+    ("wasted 1,187.00 USD", F, "a count, not money"),
+    ("spent 1,187", F, "a count, not money"),
+    ("CPA 20.00", F, "a count, not money"),
+    ("1,187 clicks", G, "campaign 333: clicks"),
+    ("1,234 clicks", F, "money, not a count"),
+    ("CPA 108.00 for 20 conversions", G, "campaign 111: CPA"),
+    ("9,503 impressions", G, "campaign 333: impressions"),
+    ("the share of the 30,000.00 monthly budget", G, "monthly_budget"),  # what a share is of, not a share
+    # platform constants, only where the text names the platform's rule
+    ("Google allows up to 2x the daily budget", G, "platform constant: Google"),
+    ("within Meta's 1.25x daily cap", G, "platform constant: Meta"),
+    ("Meta's 1.75x allowance since 2025-05-29", G, "platform constant: Meta lets a day spend up to 1.75x"),
+    ("Meta may spend 25% above the daily budget", G, "platform constant: Meta lets a day spend up to 25% above"),
+    ("Google may spend up to 200% of the daily budget", G, "platform constant: Google"),
+    ("1.25x the daily budget", F, ""),
+    ("Meta allows up to 7.5x the daily budget", F, ""),
     # dates and times in several forms
     ("on 9 March 2025", N, ""),
     ("since 09/03/2025", N, ""),
@@ -168,6 +188,49 @@ def test_arithmetic_uses_only_figures_grounded_directly_in_the_same_finding(snap
     assert not strict.check_texts({"claim": "9.1x the target"})[0].grounded
 
 
+def test_arithmetic_keeps_units(snapshot: Snapshot) -> None:
+    # money / count is money: 2,160.00 over 20 conversions grounds a CPA of 108.00, not 108 clicks
+    texts = {"claim": "2,160.00 spent on 20 conversions", "evidence": "CPA 108.00; 108 clicks each"}
+    verdicts = {v.figure.text: v for v in GroundingIndex.for_snapshot(snapshot).check_texts(texts)}
+    assert verdicts["108.00"].grounded
+    assert not verdicts["108"].grounded and "money, not a count" in verdicts["108"].reason
+    # money - money is money, not a count
+    strict = GroundingIndex.for_snapshot(snapshot, "strict")
+    verdicts = strict.check_texts({"claim": "cost 411.46 then 300.00: 111.46 less, 111.46 fewer clicks"})
+    assert [v.grounded for v in verdicts if v.figure.text == "111.46"] == [True, False]
+
+
+def test_a_plain_ratio_times_money_is_money() -> None:
+    index = GroundingIndex({"totals": {"cost": 3100.0, "target_roas": 11.5}}, "strict")
+    verdicts = index.check_texts({"claim": "cost 3,100.00 at ROAS 11.5 is 35,650.00 of revenue"})
+    assert [v.grounded for v in verdicts] == [True, True, True]
+    assert verdicts[2].reason == "arithmetic in this finding: 3,100.00 x 11.5 = 35,650"
+    # a count times a ratio is a count, not money
+    (wrong,) = [v for v in index.check_texts({"claim": "3,100 clicks at ROAS 11.5 is 35,650.00 of revenue"})
+                if v.figure.text == "35,650.00"]
+    assert not wrong.grounded
+
+
+def test_a_figure_equal_to_a_row_field_names_that_field() -> None:
+    # 1.27 is a row's float32-style CPC (1.269999981) and also, near enough, another campaign's
+    # derived cost per click: the row's own field is what grounds it.
+    data = {"platform": "google_ads", "period": {"start": "2025-03-01", "end": "2025-03-31"},
+            "campaigns": [{"id": "1", "name": "A"}, {"id": "2", "name": "B"}],
+            "daily": [{"date": "2025-03-01", "campaign_id": "1", "clicks": 100, "cost": 127.004, "average_cpc": 1.269999981},
+                      {"date": "2025-03-01", "campaign_id": "2", "clicks": 10, "cost": 12.7}]}
+    index = GroundingIndex(data)
+    (verdict,) = index.check_texts({"claim": "CPC 1.27"})
+    assert verdict.reason == "snapshot /daily/0/average_cpc = 1.269999981"
+    assert index.rows(verdict).pointers() == ["/daily/0/average_cpc"]
+
+
+def test_reasons_print_values_with_separators_at_full_precision() -> None:
+    data = {"account": {"id": "1"}, "totals": {"cost": 3250540.79, "impressions": 204823716}}
+    index = GroundingIndex(data, "strict")
+    reasons = [v.reason for v in index.check_texts({"claim": "cost 3,250,540.79 on 204,823,716 impressions"})]
+    assert reasons == ["snapshot /totals/cost = 3,250,540.79", "snapshot /totals/impressions = 204,823,716"]
+
+
 def test_strict_mode_grounds_on_snapshot_values_alone(snapshot: Snapshot) -> None:
     text = "211.50 on zero-conversion search terms, CTR 12.5%, 120.00 a day"
     derived = {v.figure.text: v.grounded for v in verdicts_for_text(text, snapshot)}
@@ -187,6 +250,46 @@ def test_figure_keeps_span_value_unit_and_precision() -> None:
     ]
     assert figures[0].currency == "EUR"
     assert figures[3].half_unit == pytest.approx(50.0)
+
+
+MEASURE_CASES = [
+    ("About $48,213.77 of it is wasted.", ["money"]),
+    ("wasted 113.00 USD", ["money"]),
+    ("CPA 24.00", ["money"]),
+    ("CPA of 24.00", ["money"]),
+    ("spend to date 48,213.77", ["money"]),
+    ("cost per click 1.27", ["money"]),
+    ("482,925 spent", ["money"]),
+    ("Roughly 48,000 was wasted", ["money"]),
+    ("conversion value 2,345.10", ["money"]),
+    ("1,187 clicks", ["count"]),
+    ("482,925 impressions", ["count"]),
+    ("clicks held near 410 a day", ["count"]),
+    ("clicks per day 410", ["count"]),
+    ("over 7 days", ["count"]),
+    ("ROAS 2.35", ["ratio"]),
+    ("impression share 0.35", ["ratio"]),
+    ("12.5%", ["percent"]),
+    ("2.4x", ["multiplier"]),
+    ("0.91", ["unknown"]),
+    ("60.00 per conversion", ["unknown"]),
+    ("cost over daily budget 1.6", ["unknown"]),
+    ("CPA over target 2.4", ["unknown"]),
+    ("a share of 0.35", ["unknown"]),
+    ("the share of the 21,700.00 monthly budget", ["money"]),
+    # the word belongs to the figure before it
+    ("2 conversions: 60.00 each", ["count", "unknown"]),
+    ("at a 5.16% conversion rate about 53 were expected", ["percent", "unknown"]),
+    # a figure after "X to", "X and", "X against (a)" measures what X does
+    ("cost fell from 411.46 to 300.00", ["money", "money"]),
+    ("CPA 108.00 against a 45.00 target", ["money", "money"]),
+    ("clicks averaged 200 and 210 a day", ["count", "count"]),
+]
+
+
+@pytest.mark.parametrize(("text", "measures"), MEASURE_CASES, ids=[t for t, _ in MEASURE_CASES])
+def test_what_a_figure_measures_is_read_from_its_text(text: str, measures: list[str]) -> None:
+    assert [f.measure for f in find_figures(text)] == measures
 
 
 def test_skipped_spans_say_why() -> None:
