@@ -3,6 +3,7 @@ enter on a figure jumps to its rows, v marks an account reviewed, g shows the ga
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from textual.widgets import DataTable, OptionList
@@ -30,6 +31,16 @@ async def open_account(pilot, name: str) -> AccountReportScreen:
     await pilot.pause()
     assert isinstance(pilot.app.screen, AccountReportScreen)
     return pilot.app.screen
+
+
+async def open_gate(pilot) -> str:
+    """The weekly view, then g: the gate screen's text."""
+    await pilot.press("f4")
+    await pilot.pause()
+    await pilot.press("g")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, GateScreen)
+    return str(pilot.app.screen.query_one("#gate-text").render())
 
 
 async def test_the_weekly_view_lists_accounts_with_their_flags_and_marks_reviewed(tmp_path):
@@ -95,10 +106,35 @@ async def test_an_accounts_report_marks_its_figures_and_enter_jumps_to_the_rows(
 async def test_the_gate_check_shows_its_reasons_when_it_refuses(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f4")
-        await pilot.pause()
-        await pilot.press("g")
-        await pilot.pause()
-        assert isinstance(app.screen, GateScreen)
-        text = str(app.screen.query_one("#gate-text").render())
+        text = await open_gate(pilot)
         assert "Refused: prompt version" in text and "no Claude run of prompt version" in text
+
+
+async def test_starting_a_weekly_run_from_the_app_checks_the_gate_then_runs(tmp_path, monkeypatch):
+    """Through the fake Messages API: the eval leaves a passing stamp, g shows it allowed, the folder starts the run."""
+    from tests.app.review_fixture import wait_until
+    from tests.fake_messages_api import answer, findings_json, serving_in_env
+    from tests.test_weekly import account
+    from reviewtui.eval import main as eval_main
+    from reviewtui.weekly.run import today
+
+    with serving_in_env(monkeypatch, "fake-anthropic-key-weekly-app-test-7c1d") as api:
+        api.plan("CASE-0001", answer(findings_json("tracking.conversions_stopped")))
+        api.plan("900-000-0001", answer(findings_json("summary.no_material_issues")))
+        app = make_app(tmp_path)  # writes the case
+        # eval runs its own event loop: off this test's loop, as on the command line
+        assert await asyncio.to_thread(eval_main, ["--backend", "claude", "--cases", str(tmp_path / "cases"),
+                                                   "--results-dir", str(tmp_path / "results")]) == 0
+        account(tmp_path / "accounts", "outdoor", "c01-tracking-stopped", "900-000-0001")
+        api.clear_requests()
+        async with app.run_test(size=SIZE) as pilot:
+            assert (await open_gate(pilot)).startswith("Allowed: ")
+            app.screen.query_one("#gate-accounts").value = str(tmp_path / "accounts")
+            app.screen.query_one("#gate-accounts").focus()
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, WeeklyScreen), "the run ends and the view returns")
+            await pilot.pause()
+            assert list(app.screen.results) == ["outdoor"]
+            assert app.screen.results["outdoor"]["status"] == "ready to send"
+        assert api.count("900-000-0001") == 1
+        assert (tmp_path / "results" / "weekly" / today() / "accounts" / "outdoor" / "report.md").is_file()

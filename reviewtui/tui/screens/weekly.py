@@ -6,7 +6,8 @@ review, failed, skipped, not run), findings, figures and those not in the
 data, the reference auditor's disagreements, and whether a reviewer marked
 it reviewed. ``enter`` on an account opens its report; ``v`` marks it
 reviewed (or unmarks it), saved in the run's ``reviewed.json``; ``g`` checks
-the stamp for a new weekly run and shows the reasons when it refuses.
+the stamp for a new weekly run and shows the reasons when it refuses, or,
+when it allows it, asks for the accounts folder and starts the run.
 
 The account report shows the findings with every figure marked grounded or
 not in the data, as the case review does; ``enter`` on a grounded figure
@@ -16,21 +17,30 @@ with the reference auditor's second opinion.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual import work
 from textual.binding import Binding
+from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, OptionList, Static
+from textual.widgets import DataTable, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ... import assistant
+from ...backends import BackendUsageError, create_backend
+from ...eval import UsageError
+from ...runner import redact_secrets
 from ...snapshot import Snapshot, SnapshotError
+from ...weekly.accounts import load_accounts
+from ...weekly.cli import build_parser, claude_backend
 from ...weekly.reports import index_row
-from ...weekly.run import HOLD, READY, WeeklyPaths, list_weekly, load_results, read_json, read_reviewed, set_reviewed
+from ...weekly.run import (HOLD, READY, WeeklyPaths, list_weekly, load_results, read_json, read_reviewed, run_weekly,
+                           set_reviewed, today)
 from ...weekly.stamp import check_stamp
 from ..snapshot_sections import snapshot_sections
 from ..widgets.review.finding_text import figure_line, highlight_figures
@@ -168,23 +178,30 @@ class WeeklyScreen(Screen[None]):
     def action_gate(self) -> None:
         check = check_stamp(self.results_dir, self.app.cases_dir,  # type: ignore[attr-defined]
                             model=assistant.DEFAULT_MODEL)
-        self.app.push_screen(GateScreen(check.reasons, str(check.manifest_path)))
+        self.app.push_screen(GateScreen(check.reasons, str(check.manifest_path)), lambda _: self.action_reload())
 
 
 class GateScreen(ModalScreen[None]):
-    """The stamp check for a new weekly run: allowed, or each reason it refuses."""
+    """The stamp check for a new weekly run: each reason it refuses, or a field for the accounts folder.
+
+    When the check allows the run, enter on the folder starts it in a worker (the same run as
+    ``reviewtui weekly``) and the weekly view shows it when it ends.
+    """
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Close")]
     DEFAULT_CSS = """
     GateScreen { align: center middle; }
-    GateScreen #gate-text { width: 100; height: auto; max-height: 30; padding: 1 2; border: round $accent;
-                            background: $surface; }
+    GateScreen #gate-box { width: 100; height: auto; max-height: 34; padding: 1 2; border: round $accent;
+                           background: $surface; }
+    GateScreen #gate-text, GateScreen #gate-status { height: auto; }
+    GateScreen Input { margin-top: 1; }
     """
 
     def __init__(self, reasons: list[str], manifest: str) -> None:
         super().__init__()
         self.reasons = reasons
         self.manifest = manifest
+        self.running = False
 
     def compose(self) -> ComposeResult:
         if self.reasons:
@@ -192,12 +209,81 @@ class GateScreen(ModalScreen[None]):
                                   "for the weekly run", "bold red"), "\n")
             for reason in self.reasons:
                 text.append(f"\n• {reason}")
+            text.append("\n\nescape closes", style="dim")
         else:
             text = Text.assemble((f"Allowed: {self.manifest} is a complete Claude run of prompt version "
                                   f"{assistant.PROMPT_VERSION} that passed the gate", "bold green"),
-                                 "\n\nStart the weekly run with `reviewtui weekly ACCOUNTS`.")
-        text.append("\n\nescape closes", style="dim")
-        yield Static(text, id="gate-text")
+                                 "\n\nThe accounts folder (<name>.json or <name>/snapshot.json each); enter starts "
+                                 "the weekly run, escape closes.")
+        with Vertical(id="gate-box"):
+            yield Static(text, id="gate-text")
+            if not self.reasons:
+                yield Input(placeholder="accounts folder", id="gate-accounts")
+            yield Static("", id="gate-status")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        folder = Path(event.value.strip() or ".")
+        status = self.query_one("#gate-status", Static)
+        if self.running:
+            return
+        if not folder.is_dir():
+            status.update(Text(f"{folder} is not a folder of account snapshots", style="bold red"))
+            return
+        accounts = load_accounts(folder)
+        if not accounts:
+            status.update(Text(f"no account snapshots in {folder}", style="bold red"))
+            return
+        self.running = True
+        status.update(f"running {len(accounts)} account(s)…")
+        self.run_weekly(accounts)
+
+    @work(thread=True, exclusive=True, group="weekly")
+    def run_weekly(self, accounts: list[Any]) -> None:
+        app = self.app
+        results_dir = Path(app.results_dir)  # type: ignore[attr-defined]
+        try:
+            backend = default_weekly_backend(results_dir)
+            reference = create_backend("rules")
+        except (UsageError, BackendUsageError) as exc:
+            app.call_from_thread(self._ended, str(exc))
+            return
+        check = check_stamp(results_dir, app.cases_dir, model=assistant.DEFAULT_MODEL)  # type: ignore[attr-defined]
+        if not check.allowed:  # the stamp changed since the screen opened
+            app.call_from_thread(self._ended, "refused: " + "; ".join(check.reasons))
+            return
+
+        async def go() -> Any:
+            try:
+                return await run_weekly(accounts, backend, reference, paths=WeeklyPaths.for_date(results_dir, today()),
+                                        stamp=check.stamp(), figures=check.stamp().get("figures") or "derived",
+                                        on_account=lambda r: app.call_from_thread(self._landed, r))
+            finally:
+                await backend.aclose()
+                await reference.aclose()
+
+        try:
+            run = asyncio.run(go())
+        except Exception as exc:  # noqa: BLE001 - a bug must end the run visibly, not kill the app
+            app.call_from_thread(self._ended, redact_secrets(f"the weekly run failed: {type(exc).__name__}: {exc}"))
+            return
+        app.call_from_thread(self._ended, None, run.paths.run_dir)
+
+    def _landed(self, result: dict[str, Any]) -> None:
+        self.query_one("#gate-status", Static).update(f"{result['account']}: {result['status']}")
+
+    def _ended(self, problem: str | None, run_dir: Path | None = None) -> None:
+        self.running = False
+        if problem:
+            self.query_one("#gate-status", Static).update(Text(problem, style="bold red"))
+            return
+        self.app.notify(f"weekly run written to {run_dir}")
+        self.dismiss(None)
+
+
+def default_weekly_backend(results_dir: Path) -> Any:
+    """The Claude backend as ``reviewtui weekly`` builds it with its defaults."""
+    return claude_backend(build_parser().parse_args(["ACCOUNTS", "--results-dir", str(results_dir)]))
 
 
 class AccountReportScreen(Screen[None]):
