@@ -16,12 +16,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ruamel.yaml import YAML
+from ruamel.yaml import events as yaml_events
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from . import taxonomy
-from .atomic import atomic_write_text
-from .snapshot import PointerError, Snapshot, SnapshotError, required_field_problems
+from . import taxonomy, yaml_comments
+from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
+from .rowcheck import daily_problems
+from .snapshot import PointerError, Snapshot, SnapshotError, period_problems, required_field_problems
+from .untrusted import LimitError, Limits, UnsafePattern, inside, printable, read_bytes_limited, says_regex
 
 LISTS = ("must_find", "may_find", "must_not_say")
 CASE_KINDS = ("ordinary", "broken_data", "clean", "trap")
@@ -30,6 +33,12 @@ TOP_KEYS = {"case", "kind", "source", "notes", *LISTS}
 ENTRY_KEYS = {"id", "evidence", "rows", "says", "claim", "note"}
 EXPECTED_FILE = "expected.yaml"
 SNAPSHOT_FILE = "snapshot.json"
+# Write-ups live here, beside cases/; a `source:` that resolves anywhere else is refused.
+WRITEUPS_DIR = "writeups"
+# Far above any real case (the largest shipped one has 7 entries in a list and a
+# 5 KB file); checked before the YAML is turned into values. max_items covers
+# entries per list and `rows` / `says` per entry.
+LIMITS = Limits("expected.yaml", max_bytes=256 << 10, max_depth=8, max_items=500, max_chars=10_000)
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,8 @@ class Problem:
 
     def __str__(self) -> str:
         prefix = "warning: " if self.severity == "warning" else ""
-        return f"{self.path}:{self.line}: {prefix}{self.message}"
+        # Paths and messages quote file contents: escape anything a terminal would act on.
+        return printable(f"{self.path}:{self.line}: {prefix}{self.message}", one_line=True)
 
 
 class CaseFileError(Exception):
@@ -61,7 +71,8 @@ class ExternalChangeError(Exception):
 def _yaml() -> YAML:
     y = YAML(typ="rt")
     y.preserve_quotes = True
-    y.width = 4096  # never fold a long evidence line
+    y.width = 1 << 30  # never fold a long evidence line (a fold also pushed its comment far out)
+    y.Emitter = yaml_comments.Emitter  # keeps comments inside multi-line flow lists
     y.indent(mapping=2, sequence=4, offset=2)
     return y
 
@@ -89,27 +100,36 @@ def _line(node: Any, key: Any = None) -> int:
 class ExpectedDoc:
     """An expected.yaml held as a round-trip tree, for editing with comments kept."""
 
-    def __init__(self, path: Path, data: CommentedMap, raw: bytes) -> None:
+    def __init__(self, path: Path, data: CommentedMap, raw: bytes, newline: str = "\n") -> None:
         self.path = path
         self.data = data
-        self.loaded_digest = hashlib.sha256(raw).hexdigest()
+        self.raw = raw  # the bytes parsed: the case-set digest hashes exactly these
+        self.newline = newline  # the file's own line ending, kept on save
+        self.loaded_digest = sha256(raw)
 
     @classmethod
     def load(cls, path: str | Path) -> "ExpectedDoc":
         path = Path(path)
         try:
-            raw = path.read_bytes()
+            raw = read_bytes_limited(path, LIMITS)
         except FileNotFoundError:
             raise CaseFileError(Problem(path, 1, "file not found: every case needs an expected.yaml")) from None
+        except LimitError as exc:
+            raise CaseFileError(Problem(path, 1, f"{exc}; a case file is a few kilobytes")) from None
+        except OSError as exc:
+            raise CaseFileError(Problem(path, 1, f"cannot read the file ({exc.strerror or exc})")) from None
         return cls.parse(path, raw)
 
     @classmethod
     def parse(cls, path: Path, raw: bytes) -> "ExpectedDoc":
         try:
-            text = raw.decode("utf-8")
+            text, newline = decode_text(raw)
         except UnicodeDecodeError as exc:
             raise CaseFileError(Problem(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")) from None
         try:
+            unsafe = _unsafe_yaml(text)
+            if unsafe is not None:
+                raise CaseFileError(Problem(path, unsafe[0], unsafe[1]))
             data = _yaml().load(text)
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
@@ -118,11 +138,14 @@ class ExpectedDoc:
             raise CaseFileError(Problem(path, line, f"malformed YAML: {what}; fix the YAML syntax")) from None
         except YAMLError as exc:
             raise CaseFileError(Problem(path, 1, f"malformed YAML: {exc}; fix the YAML syntax")) from None
+        except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4,300 digits
+            raise CaseFileError(Problem(path, 1, f"a value cannot be read ({str(exc).split(';')[0]}); "
+                                        "use values of ordinary size")) from None
         if data is None:
             data = CommentedMap()
         if not isinstance(data, CommentedMap):
             raise CaseFileError(Problem(path, 1, "expected.yaml must be a mapping with keys case, kind, must_find, ..."))
-        return cls(path, data, raw)
+        return cls(path, data, raw, newline)
 
     # -- editing ------------------------------------------------------------
 
@@ -144,7 +167,7 @@ class ExpectedDoc:
         seq = self.entries(list_name)
         node = _entry_node(entry)
         if index is None or index >= len(seq):
-            seq.append(node)
+            yaml_comments.append_entry(seq, node)
             return len(seq) - 1
         seq.insert(index, node)
         return index
@@ -159,18 +182,9 @@ class ExpectedDoc:
                 node[key] = _flow_list(value) if isinstance(value, list) else value
 
     def remove_entry(self, list_name: str, index: int) -> dict[str, Any]:
-        seq = self.entries(list_name)
-        removed = seq.pop(index)
-        if not seq:
-            # An emptied block list would keep the comments that stood above its items and
-            # dump as invalid YAML; a fresh `[]` drops them.
-            empty = CommentedSeq()
-            empty.fa.set_flow_style()
-            self.data[list_name] = empty
-            key_comments = self.data.ca.items.get(list_name)
-            if key_comments and len(key_comments) > 3:
-                key_comments[3] = None
-        return _plain(removed)
+        """Remove an entry with its own lines and comments; every other comment stays (yaml_comments)."""
+        self.entries(list_name)
+        return _plain(yaml_comments.remove_entry(self.data, list_name, index))
 
     def entry(self, list_name: str, index: int) -> dict[str, Any]:
         return _plain(self.entries(list_name)[index])
@@ -182,24 +196,69 @@ class ExpectedDoc:
         _yaml().dump(self.data, buf)
         return buf.getvalue()
 
+    def dump_bytes(self) -> bytes:
+        """The file as it is saved: the dump with the file's own line endings."""
+        return encode_text(self.dump(), self.newline)
+
     def changed_on_disk(self) -> bool:
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return True
-        return hashlib.sha256(raw).hexdigest() != self.loaded_digest
+        return sha256(raw) != self.loaded_digest
 
-    def save(self, path: str | Path | None = None, *, force: bool = False) -> None:
-        """Write atomically. Refuses (ExternalChangeError) when the file changed since load, unless ``force``."""
-        target = Path(path) if path is not None else self.path
-        if not force and target == self.path and self.changed_on_disk():
-            raise ExternalChangeError(
-                f"{self.path} changed on disk since it was loaded; reload it or save elsewhere"
-            )
-        text = self.dump()
-        atomic_write_text(target, text)
-        if target == self.path:
-            self.loaded_digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    def save(self, *, force: bool = False) -> None:
+        """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.atomic).
+
+        Refuses with ExternalChangeError when the file on disk is not the one loaded (or last
+        saved), checked both before the new text is written and right before the rename,
+        unless ``force``. A read-only file raises ReadOnlyFileError (an OSError).
+        """
+        data = self.dump_bytes()
+
+        def build(current: bytes | None) -> bytes:
+            if not force and sha256(current) != self.loaded_digest:
+                raise ExternalChangeError(f"{self.path} changed on disk since it was loaded; reload it or keep both")
+            return data
+
+        try:
+            update_file(self.path, build)
+        except FileChangedError:
+            raise ExternalChangeError(f"{self.path} changed on disk during the save; reload it or keep both") from None
+        self.raw = data
+        self.loaded_digest = sha256(data)
+
+    def save_copy(self, path: str | Path) -> Path:
+        """Write the document to ``path`` as a new file, or to ``path-2``, ``path-3``, ... if taken."""
+        return create_numbered(path, self.dump_bytes())
+
+
+def _unsafe_yaml(text: str) -> tuple[int, str] | None:
+    """(line, message) for the first thing in the YAML that breaks a limit, before any value is built.
+
+    Anchors and aliases are refused outright: a few aliases to aliases expand
+    to gigabytes (a "billion laughs") when the values are turned into text,
+    and a case file never needs them.
+    """
+    open_: list[list[int]] = []  # per open collection: [events so far, events per entry]
+    for event in _yaml().parse(text):
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
+        if isinstance(event, yaml_events.AliasEvent) or getattr(event, "anchor", None):
+            return line, "YAML anchors and aliases (&name, *name) are not allowed in case files; write the value out"
+        if isinstance(event, (yaml_events.ScalarEvent, yaml_events.CollectionStartEvent)) and open_:
+            open_[-1][0] += 1
+            if open_[-1][0] > open_[-1][1] * LIMITS.max_items:
+                return line, f"a list or mapping has more than {LIMITS.max_items} entries; the limit is {LIMITS.max_items}"
+        if isinstance(event, yaml_events.ScalarEvent) and len(event.value) > LIMITS.max_chars:
+            return line, f"a value is {len(event.value):,} characters; the limit is {LIMITS.max_chars:,}"
+        if isinstance(event, yaml_events.CollectionStartEvent):
+            # A mapping entry is a key and a value: two events.
+            open_.append([0, 2 if isinstance(event, yaml_events.MappingStartEvent) else 1])
+            if len(open_) > LIMITS.max_depth:
+                return line, f"nesting deeper than {LIMITS.max_depth} levels; the limit is {LIMITS.max_depth}"
+        elif isinstance(event, yaml_events.CollectionEndEvent):
+            open_.pop()
+    return None
 
 
 def _flow_list(values: list[Any]) -> CommentedSeq:
@@ -280,9 +339,32 @@ class Case:
             return getattr(self, list_name)
         return [*self.must_find, *self.may_find, *self.must_not_say]
 
-    def source_path(self) -> Path | None:
-        """The write-up file, relative to the folder that holds ``cases/``."""
+    @property
+    def writeups_dir(self) -> Path:
+        """``writeups/`` beside the cases folder."""
+        return self.dir.parent.parent / WRITEUPS_DIR
+
+    def source_problem(self) -> str | None:
+        """Why ``source`` cannot be read as a write-up, or None when it can (or is not set)."""
+        if self.source is None:
+            return None
+        if not isinstance(self.source, str):
+            return f"'source' must be a path such as {WRITEUPS_DIR}/wu01-name.md, not {type(self.source).__name__}"
         if not self.source:
+            return None
+        target = self.dir.parent.parent / self.source
+        if not inside(target, self.writeups_dir):
+            return (f"'source' {self.source!r} resolves outside the {WRITEUPS_DIR}/ folder beside the cases "
+                    f"folder; a write-up must be a file in {WRITEUPS_DIR}/ (links are followed)")
+        return None
+
+    def source_path(self) -> Path | None:
+        """The write-up file, relative to the folder that holds ``cases/``; None when unset or refused.
+
+        Only paths that resolve inside ``writeups/`` are returned, so nothing
+        reads a file a case file points at elsewhere (``/proc/self/environ``).
+        """
+        if not self.source or self.source_problem() is not None:
             return None
         return (self.dir.parent.parent / self.source).resolve()
 
@@ -321,8 +403,14 @@ def _expectations(data: CommentedMap, list_name: str) -> list[Expectation]:
 
 
 def load_case(case_dir: str | Path, *, with_snapshot: bool = True) -> Case:
-    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed."""
+    """Load one case. Raises CaseFileError / SnapshotError when a file cannot be parsed.
+
+    The folder holding ``case_dir`` is its case root: a case linked out of it is refused.
+    """
     case_dir = Path(case_dir)
+    outside = outside_root_problem(case_dir, case_dir.parent)
+    if outside is not None:
+        raise CaseFileError(outside)
     doc = ExpectedDoc.load(case_dir / EXPECTED_FILE)
     snapshot = Snapshot.load(case_dir / SNAPSHOT_FILE) if with_snapshot else None
     data = doc.data
@@ -365,8 +453,8 @@ def validate_case(case: Case) -> list[Problem]:
     for key in data:
         if key not in TOP_KEYS:
             problems.append(Problem(path, _line(data, key), f"unknown key {key!r} (known: {', '.join(sorted(TOP_KEYS))})", "warning"))
-    if case.source is not None and not isinstance(case.source, str):
-        err(_line(data, "source"), "'source' must be a path such as writeups/wu01-name.md")
+    if case.source_problem() is not None:
+        err(_line(data, "source"), case.source_problem())
     elif case.source:
         src = case.source_path()
         if src is not None and not src.is_file():
@@ -378,6 +466,11 @@ def validate_case(case: Case) -> list[Problem]:
     if snapshot is not None:
         for msg in required_field_problems(snapshot.data):
             problems.append(Problem(snapshot.path, 1, msg + "; add it to the snapshot"))
+        problems += [Problem(snapshot.path, snapshot.line_of("/daily"), msg, severity)
+                     for severity, msg in daily_problems(snapshot.data)]
+        period = snapshot.data.get("period") if isinstance(snapshot.data, dict) else None
+        for msg in period_problems(period) if isinstance(period, dict) else []:
+            problems.append(Problem(snapshot.path, snapshot.line_of("/period"), msg + "; a snapshot covers about a month"))
     campaign_ids = snapshot.campaign_ids if snapshot is not None else set()
 
     seen: dict[str, tuple[str, int]] = {}
@@ -433,9 +526,9 @@ def validate_case(case: Case) -> list[Problem]:
                 else:
                     for pattern in says:
                         try:
-                            re.compile(str(pattern))
-                        except re.error as exc:
-                            err(_line(node, "says"), f"{where}: 'says' pattern {pattern!r} is not a valid regex ({exc})")
+                            says_regex(pattern)
+                        except UnsafePattern as exc:
+                            err(_line(node, "says"), f"{where}: 'says' pattern {pattern!r} refused: {exc}")
     return problems
 
 
@@ -456,13 +549,19 @@ class CaseSet:
         raise KeyError(case_id)
 
     def digest(self) -> str:
-        """SHA-256 over every case's expected.yaml and snapshot.json bytes, in id order."""
+        """SHA-256 over every case's expected.yaml and snapshot.json bytes, in id order.
+
+        The bytes are the ones that were parsed, not the files as they are now: a case saved
+        while a run is scored must not give the run the hash of a version it never read.
+        (A snapshot not loaded with the set is read here.)
+        """
         h = hashlib.sha256()
         for case in sorted(self.cases, key=lambda c: c.case_id):
             h.update(case.case_id.encode())
-            for p in (case.expected_path, case.snapshot_path):
+            snapshot = case.snapshot.text.encode("utf-8") if case.snapshot is not None else case.snapshot_path.read_bytes()
+            for data in (case.doc.raw, snapshot):
                 h.update(b"\0")
-                h.update(p.read_bytes())
+                h.update(data)
         return h.hexdigest()
 
 
@@ -471,6 +570,19 @@ def case_dirs(root: str | Path) -> Iterator[Path]:
     for child in sorted(root.iterdir()):
         if child.is_dir() and not child.name.startswith("."):
             yield child
+
+
+def outside_root_problem(case_dir: Path, root: Path) -> Problem | None:
+    """A case folder, or one of its files, that is a link to somewhere outside the case root.
+
+    Such a case is refused: reading it would show an outside file, and saving
+    it would rewrite one.
+    """
+    for path in (case_dir, case_dir / EXPECTED_FILE, case_dir / SNAPSHOT_FILE):
+        if (path.exists() or path.is_symlink()) and not inside(path, root):
+            return Problem(path, 1, f"{path.name} is a link to {path.resolve()}, outside the cases folder "
+                           f"{root}; copy the case into the folder instead of linking it")
+    return None
 
 
 def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import taxonomy
 from .cases import Case, CaseSet, Problem
+from .writeup import WriteupError, read_writeup
 
 PLANNED_MIX = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
 SHIPPED_CASES = Path(__file__).resolve().parent.parent / "cases"
@@ -110,7 +111,12 @@ def check_writeup_claims(case_set: CaseSet) -> list[Problem]:
         if not case.source:
             continue
         src = case.source_path()
-        text = _normalise(src.read_text(encoding="utf-8")) if src is not None and src.is_file() else None
+        text = None
+        if src is not None and src.is_file():
+            try:
+                text = _normalise(read_writeup(src))
+            except WriteupError as exc:
+                problems.append(Problem(case.expected_path, _key_line(case, "source"), f"source write-up {exc}"))
         for entry in case.must_find:
             claim = entry.claim
             if not isinstance(claim, str) or not claim.strip():

@@ -1,4 +1,4 @@
-"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``check``, ``compare`` and ``weekly``.
+"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``check``, ``compare``, ``weekly``, ``import``, ``redact``.
 
 The subcommands import only the headless core; the app's Textual import
 happens only when no subcommand is given.
@@ -27,13 +27,23 @@ def main(argv: list[str] | None = None) -> int:
         from .check import main as check_main
 
         return check_main(args[1:])
+    if args and args[0] == "import":
+        from .accounts.importer import main as import_main
+
+        return import_main(args[1:])
+    if args and args[0] == "redact":
+        from .accounts.redact import main as redact_main
+
+        return redact_main(args[1:])
     if args and args[0] in ("-h", "--help"):
         print(
             "usage: reviewtui [--cases DIR] [--results-dir DIR]   open the app\n"
             "       reviewtui eval [options]                      run and gate the evaluation (see reviewtui eval --help)\n"
             "       reviewtui check [--cases DIR]                 validate the case set\n"
             "       reviewtui compare A B [options]               is run B better than run A? (see reviewtui compare --help)\n"
-            "       reviewtui weekly ACCOUNTS [options]           the weekly run, behind the gate (see reviewtui weekly --help)"
+            "       reviewtui weekly ACCOUNTS [options]           the weekly run, behind the gate (see reviewtui weekly --help)\n"
+            "       reviewtui import --format meta|google|csv FILE... -o OUT   an export to snapshot.json\n"
+            "       reviewtui redact SNAPSHOT -o OUT --key KEYFILE  pseudonymise a snapshot into a case"
         )
         return 0
     from .tui.app import main as app_main

@@ -33,6 +33,7 @@ from .report import CSV_FIRST_COLUMNS, CaseRecord, ResultsError, RunPaths, summa
 from .runs import Run, RunComparison, case_change_lines, compare_runs, load_run
 from .scoring import STATUSES, CaseScore
 from .taxonomy import split_id
+from .untrusted import printable
 
 EXIT_REGRESSION = 1
 EXIT_USAGE = 2
@@ -374,13 +375,13 @@ def main(argv: list[str] | None = None) -> int:
         run_a = load_any(args.a, args.results_dir)
         run_b = load_any(args.b, args.results_dir)
     except ResultsError as exc:
-        print(f"reviewtui compare: {exc}", file=sys.stderr)
+        print(printable(f"reviewtui compare: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     result = paired_comparison(run_a, run_b, resamples=args.resamples, seed=args.seed)
     if args.format == "json":
         sys.stdout.write(json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_text(result))
+        sys.stdout.write(printable(format_text(result)))  # quotes run models and ids from result files
     return EXIT_REGRESSION if args.fail_on_regression and result.regression else 0
 
 

@@ -36,6 +36,8 @@ import threading
 from datetime import date, timedelta
 from typing import Any, Iterable, NamedTuple
 
+from .snapshot import MAX_PERIOD_DAYS
+
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
 # Shares are averaged, not summed: each day list keeps their sum and the number of rows that had one.
@@ -203,10 +205,15 @@ class _Period:
         seen = sorted(dates_with_rows)
         self.start = parse_day(period.get("start")) or (seen[0] if seen else None)
         self.end = parse_day(period.get("end")) or (seen[-1] if seen else None)
+        if self.start and self.end and not 0 < _span_days(self.start, self.end) <= MAX_PERIOD_DAYS:
+            # `check` refuses such a period; here it must not build a table per day of it.
+            self.start = self.end = None
         self.as_of = parse_day(period.get("as_of"))
         last = parse_day(period.get("last_complete_date"))
-        if last is None and self.as_of is not None:
+        if last is None and self.as_of is not None and self.as_of > date.min:
             last = self.as_of - timedelta(days=1)
+            if self.end is not None and last > self.end:  # a closed period ends at its last day
+                last = self.end
         if last is None and seen:
             last = seen[-1]
         self.last_complete = last
@@ -567,7 +574,9 @@ def window_numbers(
     if account is not None:
         out += [("share of account cost", _ratio(sums[_COST], account[_COST])),
                 ("share of account conversions", _ratio(sums[_CONV], account[_CONV])),
-                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE]))]
+                ("share of account conversion value", _ratio(sums[_VALUE], account[_VALUE])),
+                # with no target, the account's own CPA is the reference a campaign is read against
+                ("CPA over account CPA", _ratio(cpa, _ratio(account[_COST], account[_CONV])))]
     return out
 
 

@@ -8,22 +8,34 @@ that always stays last.
 Every change edits the text in place: a new entry is inserted at the end of
 its write-up's section (the section is created, in write-up order, before the
 closing section when absent); reopening removes that entry's ``###`` block.
-All other bytes stay as they were, and the file is replaced atomically.
+All other bytes stay as they were, line endings included, and the file is
+replaced through ``reviewtui.atomic.update_file``: the read, the edit and the
+write happen under the folder lock, a change made on disk meanwhile by a
+writer that takes no lock is caught right before the rename and the edit is
+made again on the new text, a symlink is written through, a read-only file is
+refused.
 
-Entry numbers are never reused. Reopening leaves a one-line HTML comment
+Entry numbers are never reused: a new entry gets one more than the highest
+number of that write-up anywhere in the file (an entry after the closing
+section counts too). Reopening leaves a one-line HTML comment
 ``<!-- reopened D-wu03-2 -->`` (invisible when the markdown is rendered) so
-the next dispute of that write-up still gets a fresh number.
+the next dispute of that write-up still gets a fresh number. Within a
+section, numbers increase, and a number missing from the sequence is one that
+was reopened (``numbering_problems`` checks it).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .atomic import atomic_write_text
+from .atomic import FileChangedError, decode_text, encode_text, update_file
+from .untrusted import LimitError, Limits, read_bytes_limited
 
 DISPUTED_FILE = "disputed.md"
+LIMITS = Limits("disputed.md", max_bytes=4 << 20, max_depth=0, max_items=0, max_chars=0)
 TITLE = "# Disputed claims"
 CLOSING_HEADING = "## What the disputes say about how we audit"
 INTRO = (
@@ -36,12 +48,14 @@ CLOSING_PLACEHOLDER = "(to be written once the disputes are in)"
 _HEADING = re.compile(r"^(#{1,3})[ \t]+(.+?)[ \t]*$", re.M)
 _ENTRY_ID = re.compile(r"^D-(?P<prefix>[A-Za-z0-9_]+)-(?P<n>\d+)$")
 _TOMBSTONE = re.compile(r"<!-- reopened (D-[A-Za-z0-9_]+-\d+) -->")
+_ENTRY_HEADING = re.compile(r"^###[ \t]+(D-[A-Za-z0-9_]+-\d+)[ \t]*$", re.M)
+SAVE_ATTEMPTS = 3  # an edit made again on a file changed during the save, at most this often
 _FIELD = re.compile(r"^- \*\*(?P<name>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)", re.M)
 
 
-class DisputeFileError(Exception):
-    """disputed.md cannot be edited safely (for example the entry to reopen is not there)."""
+class DisputeFileError(ValueError):
+    """disputed.md cannot be read or edited safely (not UTF-8, or the entry to reopen is not there)."""
 
 
 @dataclass
@@ -77,6 +91,7 @@ class DisputeFile:
     sections: list[Section]
     closing_start: int | None  # offset of the closing section's heading, if present
     reopened: set[str]
+    newline: str = "\n"  # the file's own line ending; ``text`` always has "\n"
 
     @property
     def disputes(self) -> list[Dispute]:
@@ -104,14 +119,31 @@ def load(path: str | Path) -> DisputeFile:
     """Parse disputed.md; a missing file is an empty one."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_bytes_limited(path, LIMITS)
     except FileNotFoundError:
-        text = ""
-    return parse(path, text)
+        raw = None
+    except LimitError as exc:
+        raise DisputeFileError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise DisputeFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    return _parse_bytes(path, raw)
+
+
+def _parse_bytes(path: Path, raw: bytes | None) -> DisputeFile:
+    if raw is None:
+        return parse(path, "")
+    try:
+        text, newline = decode_text(raw)
+    except UnicodeDecodeError as exc:
+        raise DisputeFileError(f"{path}: not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
+    df = parse(path, text)
+    df.newline = newline
+    return df
 
 
 def parse(path: Path, text: str) -> DisputeFile:
-    headings = [m for m in _HEADING.finditer(text) if not _in_fence(text, m.start())]
+    fences = _fences(text)
+    headings = [m for m in _HEADING.finditer(text) if not _in_fence(fences, m.start())]
     sections: list[Section] = []
     closing_start = None
     level2 = [m for m in headings if len(m.group(1)) == 2]
@@ -129,8 +161,13 @@ def parse(path: Path, text: str) -> DisputeFile:
     return DisputeFile(path, text, sections, closing_start, set(_TOMBSTONE.findall(text)))
 
 
-def _in_fence(text: str, pos: int) -> bool:
-    return len(_FENCE.findall(text, 0, pos)) % 2 == 1
+def _fences(text: str) -> list[int]:
+    """Where each code-fence line starts (once per parse: a large file has thousands of headings)."""
+    return [m.start() for m in _FENCE.finditer(text)]
+
+
+def _in_fence(fences: list[int], pos: int) -> bool:
+    return bisect.bisect_left(fences, pos) % 2 == 1
 
 
 def _dispute(writeup: str, text: str, heading: re.Match[str], end: int) -> Dispute:
@@ -140,14 +177,41 @@ def _dispute(writeup: str, text: str, heading: re.Match[str], end: int) -> Dispu
     return Dispute(heading.group(2).strip(), writeup, " ".join(quote_lines), fields, heading.start(), end)
 
 
+def _number(entry_id: str, prefix: str) -> int | None:
+    m = _ENTRY_ID.match(entry_id)
+    return int(m.group("n")) if m and m.group("prefix") == prefix else None
+
+
 def next_id(df: DisputeFile, writeup: str) -> str:
+    """One more than the highest number of this write-up's prefix anywhere in the file.
+
+    Every ``### D-...`` heading counts (one a hand edit put after the closing section
+    included), and so does every reopened entry's tombstone.
+    """
     prefix = writeup_prefix(writeup)
-    used = [0]
-    for entry_id in [d.id for d in df.disputes] + sorted(df.reopened):
-        m = _ENTRY_ID.match(entry_id)
-        if m and m.group("prefix") == prefix:
-            used.append(int(m.group("n")))
-    return f"D-{prefix}-{max(used) + 1}"
+    fences = _fences(df.text)
+    ids = [m.group(1) for m in _ENTRY_HEADING.finditer(df.text) if not _in_fence(fences, m.start())]
+    numbers = [n for entry_id in ids + sorted(df.reopened) if (n := _number(entry_id, prefix)) is not None]
+    return f"D-{prefix}-{max(numbers, default=0) + 1}"
+
+
+def numbering_problems(df: DisputeFile) -> list[str]:
+    """Where the file breaks the numbering rule: within a section numbers increase, and a
+    number missing from 1..highest is one whose entry was reopened (it has a tombstone)."""
+    problems = []
+    for section in df.sections:
+        prefix = writeup_prefix(section.writeup)
+        numbers = [_number(d.id, prefix) for d in section.disputes]
+        if None in numbers:
+            problems.append(f"{section.writeup}: an entry id is not D-{prefix}-<n>")
+            continue
+        if numbers != sorted(set(numbers)):  # type: ignore[type-var]
+            problems.append(f"{section.writeup}: entry numbers {numbers} do not increase")
+        present = set(numbers)
+        for n in range(1, max(present, default=0) + 1):  # type: ignore[type-var]
+            if n not in present and f"D-{prefix}-{n}" not in df.reopened:
+                problems.append(f"{section.writeup}: D-{prefix}-{n} is missing and was not reopened")
+    return problems
 
 
 def format_entry(entry_id: str, quote: str, case_id: str, rows_show: str, rows: list[str], why: str) -> str:
@@ -173,41 +237,64 @@ def append_dispute(
     rows: list[str],
     why: str,
 ) -> Dispute:
-    """Add an entry at the end of ``writeup``'s section and save atomically; returns the new entry."""
+    """Add an entry at the end of ``writeup``'s section and save; returns the new entry."""
     for name, value in (("quote", quote), ("rows show", rows_show), ("why it stays out", why)):
         if not str(value).strip():
             raise ValueError(f"a dispute needs a non-empty {name}")
-    df = load(path)
-    entry_id = next_id(df, writeup)
-    entry = format_entry(entry_id, quote, case_id, rows_show, rows, why)
-    text = df.text or _skeleton()
-    df = parse(df.path, text)
-    section = next((s for s in df.sections if s.writeup == writeup), None)
-    if section is None:
-        text, at = _insert_section(df, writeup)
-    else:
-        at = section.end  # the next "##" heading (perhaps the closing one) or the end of the file
-    before, after = text[:at], text[at:]
-    text = _with_blank_line(before) + entry + ("\n" if after else "") + after
-    atomic_write_text(df.path, text)
-    result = parse(df.path, text).by_id(entry_id)
+
+    def edit(df: DisputeFile) -> tuple[str, str]:
+        entry_id = next_id(df, writeup)
+        entry = format_entry(entry_id, quote, case_id, rows_show, rows, why)
+        df = parse(df.path, df.text or _skeleton())
+        section = next((s for s in df.sections if s.writeup == writeup), None)
+        if section is None:
+            text, at = _insert_section(df, writeup)
+        else:
+            text, at = df.text, section.end  # the next "##" heading (perhaps the closing one) or the end of the file
+        before, after = text[:at], text[at:]
+        return _with_blank_line(before) + entry + ("\n" if after else "") + after, entry_id
+
+    text, entry_id = _update(path, edit)
+    result = parse(Path(path), text).by_id(entry_id)
     assert result is not None
     return result
 
 
 def reopen(path: str | Path, entry_id: str) -> Dispute:
-    """Remove one entry's ``###`` block (leaving a tombstone comment) and save atomically."""
-    df = load(path)
-    dispute = df.by_id(entry_id)
-    if dispute is None:
-        raise DisputeFileError(f"{df.path}: no entry {entry_id!r} to reopen; it may have been reopened already")
-    tombstone = f"<!-- reopened {entry_id} -->\n"
-    block = df.text[dispute.start:dispute.end]
-    # Keep the blank lines that separated this block from the next one.
-    trailing = block[len(block.rstrip("\n")):]
-    text = df.text[:dispute.start] + tombstone + trailing[1:] + df.text[dispute.end:]
-    atomic_write_text(df.path, text)
-    return dispute
+    """Remove one entry's ``###`` block (leaving a tombstone comment) and save; returns the entry removed."""
+
+    def edit(df: DisputeFile) -> tuple[str, Dispute]:
+        dispute = df.by_id(entry_id)
+        if dispute is None:
+            raise DisputeFileError(f"{df.path}: no entry {entry_id!r} to reopen; it may have been reopened already")
+        tombstone = f"<!-- reopened {entry_id} -->\n"
+        block = df.text[dispute.start:dispute.end]
+        # Keep the blank lines that separated this block from the next one.
+        trailing = block[len(block.rstrip("\n")):]
+        return df.text[:dispute.start] + tombstone + trailing[1:] + df.text[dispute.end:], dispute
+
+    return _update(path, edit)[1]
+
+
+def _update(path: str | Path, edit):  # edit: DisputeFile -> (new text, result)
+    """Apply ``edit`` to the file as it is on disk, under the lock; again if it changed during the save."""
+    path = Path(path)
+    out: list = []
+
+    def build(raw: bytes | None) -> bytes:
+        df = _parse_bytes(path, raw)
+        text, result = edit(df)
+        out[:] = [text, result]
+        return encode_text(text, df.newline)
+
+    for attempt in range(SAVE_ATTEMPTS):
+        try:
+            update_file(path, build)
+            return out[0], out[1]
+        except FileChangedError:
+            if attempt == SAVE_ATTEMPTS - 1:
+                raise DisputeFileError(f"{path} kept changing on disk during the save; nothing was written, try again") from None
+    raise AssertionError("unreachable")
 
 
 def _skeleton() -> str:

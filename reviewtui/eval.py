@@ -39,6 +39,7 @@ from .report import (
 )
 from .runner import Progress, cancel_on_sigint, run_cases
 from .runs import Run
+from .untrusted import printable
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_CONCURRENCY = 4
@@ -275,7 +276,9 @@ class _ProgressPrinter:
         tokens = f"; {p.input_tokens:,} in / {p.output_tokens:,} out so far" if p.input_tokens or p.output_tokens else ""
         cost = f", ${p.cost_usd:,.2f}" if p.cost_usd else ""
         repeat = f" (repeat {p.repeat + 1})" if p.repeat else ""
-        print(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", file=self.stream, flush=True)
+        # Error text can quote an API error body or a model's output: escape what a terminal would act on.
+        print(printable(f"[{p.done}/{p.total}] {p.case_id}{repeat}: {what}{tokens}{cost}", one_line=True),
+              file=self.stream, flush=True)
 
 
 def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> int:
@@ -311,7 +314,7 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
     except (UsageError, ResultsError, OSError) as exc:
         if isinstance(exc, OSError):
             exc = f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
-        print(f"reviewtui eval: {exc}", file=sys.stderr)
+        print(printable(f"reviewtui eval: {exc}"), file=sys.stderr)
         if backend is not None:
             asyncio.run(backend.aclose())
         return EXIT_USAGE
@@ -328,7 +331,7 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         result = finish_run(recorder, backend, status)
     if result.manifest["status"] == "cancelled":
         print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
-    sys.stdout.write(format_summary(result.manifest))
+    sys.stdout.write(printable(format_summary(result.manifest)))
     print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", flush=True)
     return result.exit_code
 
@@ -339,8 +342,9 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
     if not old:
         return
     if (old.get("backend"), old.get("model")) != (recorder.header["backend"], recorder.header["model"]):
-        print(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
-              f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})", file=sys.stderr)
+        print(printable(f"note: replacing the {recorder.paths.version} results of backend {old.get('backend')} "
+                        f"(model {old.get('model') or '-'}, {old.get('finished_at') or old.get('started_at')})"),
+              file=sys.stderr)
 
 
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:

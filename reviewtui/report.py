@@ -30,11 +30,12 @@ from typing import Any, Callable, Iterable
 
 from .atomic import atomic_write_text
 from .backends.base import CaseOutput
-from .cases import Case
+from .cases import CASE_ID_RE, Case
 from .identity import ASSISTANT, role_label, role_of
 from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
+from .untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
@@ -42,6 +43,59 @@ CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_
                      "repeats_passed", "pass_all", "pass_any", "flip", "found_in")
 CSV_COLUMNS = CSV_FIRST_COLUMNS + CSV_EXTRA_COLUMNS
 MANIFEST_FILE = "manifest.json"
+
+# Result files are read back by the app and by re-scoring; they may have been
+# edited or crafted, so their shape is checked before any view reads them.
+RESULT_LIMITS = Limits("a result file", max_bytes=32 << 20, max_depth=16, max_items=100_000, max_chars=4 << 20)
+_TEXT = Optional_(str)
+_NUMBER = Optional_(float)
+_FINDING_ROW = {k: _TEXT for k in ("id", "scope", "claim", "evidence", "severity", "full_id", "verdict", "matches")}
+_FIGURE = {"finding_index": int, "field": _TEXT, "text": _TEXT, "start": Optional_(int), "end": Optional_(int),
+           "value": _NUMBER, "unit": _TEXT, "decimals": Optional_(int), "grounded": Optional_(bool),
+           "reason": _TEXT, "rows": Optional_(list), "row_count": Optional_(int)}
+_HIT = {"finding_index": int, "entry_id": _TEXT, "by": _TEXT, "pattern": _TEXT}
+OUTPUT_SHAPE = {"case_id": _TEXT, "raw_text": _TEXT, "error": _TEXT, "input_tokens": Optional_(int),
+                "output_tokens": Optional_(int), "stop_reason": _TEXT, "cached": Optional_(bool), "model": _TEXT}
+SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(float), "precision": Required(float),
+               "fabrication": Required(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
+               "findings": [_FINDING_ROW], "figures": [_FIGURE], "fabricated_figures": [_FIGURE],
+               "must_not_say_hits": [_HIT], "parse_error": _TEXT, "error": _TEXT}
+CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional_(OUTPUT_SHAPE),
+                     "score": Optional_(SCORE_SHAPE),
+                     "repeats": Optional_([{"output": Required(OUTPUT_SHAPE), "score": Required(SCORE_SHAPE)}])}
+_SUMMARY = {"cases": Optional_(int), "scored": Optional_(int), "mean_recall": _NUMBER, "mean_precision": _NUMBER,
+            "fabrications": Optional_(int), "unparseable": Optional_(int), "errors": Optional_(int),
+            "not_run": Optional_(int), "not_run_cases": Optional_([str]),
+            "fabrication_cases": Optional_([{"case_id": Required(str), "fabrication": Optional_(int),
+                                             "items": Optional_([str])}]),
+            **{k: Optional_([{"case_id": Required(str), "reason": _TEXT}]) for k in ("unparseable_cases", "error_cases")}}
+MANIFEST_SHAPE = {
+    **{k: _TEXT for k in ("prompt_version", "prompt_sha256", "backend", "model", "cases_dir", "case_set_hash",
+                          "figures", "started_at", "finished_at", "status", "rescored_at")},
+    "backend_details": Optional_(dict), "thresholds": Optional_({"min_mean_recall": _NUMBER,
+                                                                  "max_fabrications": _NUMBER}),
+    "concurrency": Optional_(int), "repeats": Optional_(int), "summary": Optional_(_SUMMARY),
+    "gate": Optional_({"passed": Optional_(bool), "reasons": Optional_([str])}),
+    "missed_by_kind": Optional_(dict), "miss_pattern": Optional_(dict), "case_ids": Optional_([str]),
+    "usage": Optional_({k: _NUMBER for k in ("input_tokens", "output_tokens", "cost_usd", "cached")}),
+}
+
+
+def read_result_json(path: Path, shape: dict[str, Any], what: str, fix: str) -> dict[str, Any]:
+    """A result file within the limits and of ``shape``; ResultsError naming the file, the place and ``fix``."""
+    try:
+        text = read_bytes_limited(path, RESULT_LIMITS).decode("utf-8")
+        data = load_json(text, RESULT_LIMITS)
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, LimitError) as exc:
+        raise ResultsError(f"{path}: cannot read {what} ({exc}); {fix}") from None
+    except BadInput as exc:
+        raise ResultsError(f"{path}:{exc.line}: {what} is not valid JSON ({exc.message}); {fix}") from None
+    problem = shape_problem(data, shape)
+    if problem:
+        raise ResultsError(f"{path}:1: {what} has the wrong shape: {problem}; {fix}")
+    return data
 WORST_CASES_SHOWN = 5
 ITEMS_SHOWN_PER_CASE = 5
 
@@ -100,18 +154,9 @@ class RunPaths:
 def read_manifest(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return read_result_json(path, MANIFEST_SHAPE, "the run manifest", "move the folder away and rerun")
     except FileNotFoundError:
         raise ResultsError(f"{path}: no run manifest here; run `reviewtui eval` first") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{path}: cannot read the run manifest ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ResultsError(
-            f"{path}:{exc.lineno}: the run manifest is not valid JSON ({exc.msg}); move the folder away and rerun"
-        ) from None
-    if not isinstance(data, dict):
-        raise ResultsError(f"{path}:1: the run manifest must be a JSON object; move the folder away and rerun")
-    return data
 
 
 def check_prompt_guard(paths: RunPaths, prompt_sha256: str) -> dict[str, Any] | None:
@@ -324,13 +369,16 @@ def write_case_record(paths: RunPaths, record: CaseRecord) -> None:
 
 def read_case_record(path: str | Path) -> CaseRecord:
     path = Path(path)
+    fix = "rerun the eval to rewrite it"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_result_json(path, CASE_RECORD_SHAPE, "the case result file", fix)
+        if not CASE_ID_RE.match(data["case_id"]):
+            raise ResultsError(f"{path}:1: case_id {data['case_id']!r} is not a case id; {fix}")
         return CaseRecord.from_file_dict(data)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); rerun the eval to rewrite it") from None
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ResultsError(f"{path}:1: not a case result file ({exc}); rerun the eval to rewrite it") from None
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: not found; {fix}") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ResultsError(f"{path}:1: not a case result file ({exc}); {fix}") from None
 
 
 def csv_text(records: Iterable[CaseRecord]) -> str:

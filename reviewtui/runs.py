@@ -109,8 +109,12 @@ def run_key(info: RunInfo, results_dir: str | Path) -> str:
         return info.run_dir.name
 
 
-def list_runs(results_dir: str | Path) -> list[RunInfo]:
-    """Every run under ``results_dir``, newest first. A folder with an unreadable manifest is skipped."""
+def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> list[RunInfo]:
+    """Every run under ``results_dir``, newest first.
+
+    A folder whose manifest cannot be read (or has the wrong shape) is left
+    out; ``problems``, when given, gets one message per folder left out.
+    """
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
         return []
@@ -121,7 +125,9 @@ def list_runs(results_dir: str | Path) -> list[RunInfo]:
             continue  # .cache and other tool folders
         try:
             manifest = read_manifest(manifest_path)
-        except ResultsError:
+        except ResultsError as exc:
+            if problems is not None:
+                problems.append(str(exc))
             continue
         runs.append(run_info(manifest_path.parent, manifest))
     return sorted(runs, key=lambda r: (r.date or "", r.prompt_version), reverse=True)

@@ -27,7 +27,6 @@ Matching rules:
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -39,6 +38,7 @@ from .claims import affirmed_match
 from .derived import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from .snapshot import Snapshot
+from .untrusted import UnsafePattern, says_regex
 
 STATUSES = ("ok", "unparseable", "error")
 FINDING_VERDICTS = ("matched", "may_find", "extra", "duplicate", "must_not_say")
@@ -149,11 +149,12 @@ def _match_expected(case: Case, returned: list[Finding], rows: list[dict[str, An
     return matched_must
 
 
-def _says_pattern(pattern: str) -> re.Pattern[str]:
+def _says_pattern(pattern: str) -> Any:
+    """Compiled on RE2 (linear-time matching: no pattern can hang a run)."""
     try:
-        return re.compile(pattern, re.IGNORECASE)
-    except re.error:  # `reviewtui check` reports it; scoring falls back to the literal text
-        return re.compile(re.escape(pattern), re.IGNORECASE)
+        return says_regex(pattern)
+    except UnsafePattern:  # `reviewtui check` refuses it; scoring falls back to the literal text
+        return says_regex(str(pattern), literal=True)
 
 
 def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
+
 REQUIRED_TOP = ("schema_version", "platform", "account", "period", "daily")
 REQUIRED_ACCOUNT = ("id", "currency_code", "time_zone")
 REQUIRED_PERIOD = ("start", "end", "as_of")
+# A snapshot covers about a month; a year is the most any tool accepts, so a
+# hostile period cannot make the per-day tables grow without end.
+MAX_PERIOD_DAYS = 366
+PERIOD_YEARS = (2000, 2100)  # dates outside these years are refused: no real account, and no date overflow
+# Real snapshots: under 60 KB, 5 levels deep, 150 rows, 40-character strings; the app is
+# built to open 100,000 rows (about 15 MB).
+LIMITS = Limits("snapshot.json", max_bytes=32 << 20, max_depth=32, max_items=200_000, max_chars=2_000)
 
 
 class SnapshotError(Exception):
@@ -75,6 +85,37 @@ def required_field_problems(data: Any) -> list[str]:
     return problems
 
 
+def _iso_day(value: Any) -> date | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def period_problems(period: dict[str, Any]) -> list[str]:
+    """The period's dates must be real dates, in order, spanning at most MAX_PERIOD_DAYS."""
+    days = {k: _iso_day(period.get(k)) for k in REQUIRED_PERIOD}
+    problems = [f"'period.{k}' is {period.get(k)!r}, not a date such as 2025-03-31"
+                for k in REQUIRED_PERIOD if k in period and days[k] is None]
+    low, high = PERIOD_YEARS
+    for key, day in list(days.items()):
+        if day is not None and not low <= day.year <= high:
+            problems.append(f"'period.{key}' {day} is outside the years {low} to {high}")
+            days[key] = None
+    start, end, as_of = days["start"], days["end"], days["as_of"]
+    if start and end:
+        if end < start:
+            problems.append(f"'period.end' {end} is before 'period.start' {start}")
+        elif (end - start).days + 1 > MAX_PERIOD_DAYS:
+            problems.append(f"the period {start} to {end} spans {(end - start).days + 1:,} days; "
+                            f"the limit is {MAX_PERIOD_DAYS} days")
+    if end and as_of and abs((as_of - end).days) > MAX_PERIOD_DAYS:
+        problems.append(f"'period.as_of' {as_of} is more than {MAX_PERIOD_DAYS} days from 'period.end' {end}")
+    return problems
+
+
 @dataclass
 class Snapshot:
     path: Path
@@ -85,17 +126,20 @@ class Snapshot:
     def load(cls, path: str | Path) -> "Snapshot":
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            # Bytes decoded as they are (no newline translation): ``text`` encodes back to the file's bytes.
+            text = read_bytes_limited(path, LIMITS).decode("utf-8")
         except FileNotFoundError:
             raise SnapshotError(path, 1, "file not found: every case needs a snapshot.json") from None
         except UnicodeDecodeError as exc:
             raise SnapshotError(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
+        except LimitError as exc:
+            raise SnapshotError(path, 1, f"{exc}; a snapshot is one account's month") from None
+        except OSError as exc:
+            raise SnapshotError(path, 1, f"cannot read the file ({exc.strerror or exc})") from None
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SnapshotError(
-                path, exc.lineno, f"malformed JSON at column {exc.colno}: {exc.msg}; fix the JSON syntax"
-            ) from None
+            data = load_json(text, LIMITS)
+        except BadInput as exc:
+            raise SnapshotError(path, exc.line, exc.message) from None
         return cls(path=path, data=data, text=text)
 
     def resolve(self, pointer: str) -> Any:

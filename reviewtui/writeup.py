@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from .untrusted import Limits, read_text_file
 
 # Lower-cased, without the trailing point. Followed by a capital these still
 # do not end a sentence ("e.g. Google", "vs. March").
@@ -45,6 +48,16 @@ INLINE_MARKUP = re.compile(
 INLINE_GROUPS = ("strong", "em", "code", "link")
 
 TEXT_BLOCKS = ("paragraph", "item", "quote")
+# A write-up is a few pages of markdown; only max_bytes applies to it.
+LIMITS = Limits("a write-up", max_bytes=1 << 20, max_depth=0, max_items=0, max_chars=0)
+
+
+class WriteupError(ValueError):
+    """A write-up file that cannot be read as text; the message names the file and the fix."""
+
+
+def read_writeup(path: Path) -> str:
+    return read_text_file(path, LIMITS, WriteupError)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,13 @@ def _row_label(s, row: Row) -> str:
 def duplicate_rows(ctx: Context) -> None:
     kind = "data.duplicate_rows"
     s = ctx.series
-    dupes = {key: rows for key, rows in s.rows_by_cell.items() if len(rows) > 1}
+    # Rows below campaign level (an ad_set_id or ad_id on the row) are parts of the
+    # campaign's day, summed, not repeats; the same ids twice on a day are.
+    by_key: dict[tuple, list[Row]] = {}
+    for row in s.rows:
+        by_key.setdefault((row.day, row.campaign_id, str(row.raw.get("ad_set_id") or ""),
+                           str(row.raw.get("ad_id") or "")), []).append(row)
+    dupes = {key: rows for key, rows in by_key.items() if len(rows) > 1}
     if not s.rows:
         ctx.unassessable(kind, None, "no daily rows to check")
         return
@@ -198,6 +204,14 @@ def missing_days(ctx: Context) -> None:
         return
     before = max(d for d in spend_dates if d < gaps[0])
     after = min(d for d in spend_dates if d > gaps[-1])
+    # Meta writes no row for a day without delivery: a gap is a dropped export day
+    # only when several campaigns delivered on both sides of it and all fell silent.
+    around_campaigns = ({r.campaign_id for r in s.rows_by_day.get(before, [])}
+                        & {r.campaign_id for r in s.rows_by_day.get(after, [])})
+    if s.is_meta and len(around_campaigns) < 2:
+        ctx.rejected(kind, None, f"no row on {text.day_list(gaps)}, but at most one campaign delivered around "
+                     "them: Meta leaves out days without delivery")
+        return
     spent = {d: (ctx.day_values(d, None) or {}).get("cost") for d in (before, after)}
     around = (
         f"The account spent {text.money(spent[before], s.currency)} on {text.day(before)} and "

@@ -51,11 +51,17 @@ def serving_stopped(ctx: Context) -> None:
             continue
         found = True
         row = next(r for r in reversed(s.rows) if r.campaign_id == cid and r.day == last)
+        # An absent status is unknown: the claim then says neither enabled nor paused.
+        claim = (f"{s.label(cid)} is enabled but has had no impressions since {text.day(stop)}, with no pause, "
+                 "end date, flight end or budget change to explain it: check eligibility, billing and policy status."
+                 if "status" in camp.raw else
+                 f"{s.label(cid)} has had no impressions since {text.day(stop)}, with no end date, flight end or "
+                 "budget change to explain it; the snapshot does not give its status: check whether it was turned "
+                 "off, then eligibility, billing and policy status.")
         ctx.found(
             STOPPED,
             cid,
-            f"{s.label(cid)} is enabled but has had no impressions since {text.day(stop)}, with no pause, end date, "
-            "flight end or budget change to explain it: check eligibility, billing and policy status.",
+            claim,
             f"Last served on {text.day(last)} ({text.count(row.get('impressions') or 0)} impressions, cost "
             f"{text.money(row.get('cost') or 0.0, s.currency)}); no impressions from {text.day(stop)} to "
             f"{text.day(end)}; status {camp.raw.get('status', 'not given')}.",

@@ -108,6 +108,7 @@ def off_target(ctx: Context) -> None:
     target_cpa, target_roas = s.target("target_cpa"), s.target("target_roas")
     if target_cpa is None and target_roas is None:
         ctx.unassessable(OFF, None, "efficiency against target (the snapshot has no target CPA or ROAS)")
+        _off_account(ctx)
         return
     lag = lag_model(ctx)
     complete = s.complete_dates()
@@ -137,6 +138,67 @@ def off_target(ctx: Context) -> None:
         _report_off(ctx, scope, period, target_cpa, target_roas)
     if not found:
         ctx.rejected(OFF, None, "CPA and ROAS are within reach of target, or the samples are too small")
+
+
+def _off_account(ctx: Context) -> None:
+    """With no target: a campaign whose CPA is several times the account's, beyond chance.
+
+    The account's own cost per conversion is the reference a senior reads a
+    campaign against when the client set no target; the same lag credit, sample
+    floor and Poisson test as against a target apply.
+    """
+    s = ctx.series
+    t = ctx.t(OFF)
+    lag = lag_model(ctx)
+    complete = s.complete_dates()
+    account = s.window(complete)
+    if account.conversions <= 0 or account.cost <= 0:
+        return
+    account_credited = sum(_cell_cost(s, d, None) * lag.credited(d) for d in complete)
+    account_cpa = account_credited / account.conversions
+    for scope in _scopes(s)[:-1]:
+        if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
+            continue
+        window = s.window(complete, scope)
+        if window.cost < account.cost * t.number("min_share_of_account_cost"):
+            continue
+        if window.conversions < t.number("min_conversions"):
+            continue  # none or a handful: waste.zero_conv_campaign or a small sample
+        credited_cost = sum(_cell_cost(s, d, scope) * lag.credited(d) for d in complete)
+        due = credited_cost / account_cpa
+        if due < window.conversions * t.number("min_cpa_over_account"):
+            ctx.rejected(OFF, scope, "CPA within a few times the account's")
+            continue
+        if poisson_at_most(window.conversions, due) > t.number("max_chance"):
+            ctx.rejected(OFF, scope, "the gap to the account's CPA is within chance")
+            continue
+        if not _reportable(ctx, OFF, scope, False):
+            continue
+        _report_off_account(ctx, scope)
+
+
+def _report_off_account(ctx: Context, scope: str) -> None:
+    s = ctx.series
+    cur = s.currency
+    cpa, account_cpa = ctx.period(scope, "CPA"), ctx.period(None, "CPA")
+    over = ctx.period(scope, "CPA over account CPA")
+    cost, conversions = ctx.period(scope, "cost"), ctx.period(scope, "conversions")
+    figure = f"CPA {text.money(cpa, cur)} over the period" if cpa is not None else "The CPA over the period"
+    if cost is not None and conversions is not None:
+        figure += f" ({text.money(cost, cur)} for {text.count(conversions)} conversions)"
+    if account_cpa is not None:
+        figure += f" against the account's {text.money(account_cpa, cur)}"
+    if over is not None:
+        figure += f", {text.multiple(over)} the account's CPA"
+    ctx.found(
+        OFF,
+        scope,
+        f"{s.label(scope)} pays several times the account's cost per conversion, on a sample large enough to "
+        "rule out chance; the snapshot sets no CPA or ROAS target, so the account's own CPA is the reference.",
+        figure + ".",
+        severity="high",
+        rows=[r.pointer for r in s.rows if r.campaign_id == scope][:6],
+    )
 
 
 def _cell_cost(s: Series, day: date, scope: str | None) -> float:

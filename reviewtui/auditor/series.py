@@ -329,10 +329,15 @@ def _metric(value: Any) -> float | None:
 
 
 def _last_complete(series: Series, period: dict[str, Any]) -> date | None:
-    """The last complete day: ``period.last_complete_date``, else the day before as_of."""
+    """The last complete day: ``period.last_complete_date``, else the day before as_of.
+
+    A closed period (as_of after its end) ends at its last day: nothing after it
+    is due, so nothing after it is missing.
+    """
     explicit = parse_day(period.get("last_complete_date"))
     if explicit is not None:
         return explicit
     if series.as_of is not None:
-        return series.as_of - timedelta(days=1)
+        day = series.as_of - timedelta(days=1)
+        return min(day, series.period_end) if series.period_end is not None else day
     return series.last_date

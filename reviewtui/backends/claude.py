@@ -30,6 +30,7 @@ from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
 from ..cache import CachedResponse, ResponseCache, cache_key
 from ..cases import Case
 from ..snapshot import Snapshot
+from ..untrusted import printable
 from .base import Backend, BackendUsageError, CaseOutput
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -99,7 +100,13 @@ class ClaudeBackend(Backend):
         self._sdk = anthropic
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout, max_retries=self.max_retries)
+        try:
+            self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout, max_retries=self.max_retries)
+        except Exception as exc:  # the SDK's HTTP layer rejects a malformed ANTHROPIC_BASE_URL here
+            raise BackendUsageError(self._redact(
+                f"cannot set up the Messages API client ({type(exc).__name__}: {exc}); "
+                f"check ANTHROPIC_BASE_URL ({printable(os.environ.get('ANTHROPIC_BASE_URL', 'not set'), one_line=True)})"
+            )) from None
 
     def __repr__(self) -> str:  # never show the key
         return f"ClaudeBackend(model={self.model!r}, max_tokens={self.max_tokens})"

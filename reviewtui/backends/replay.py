@@ -10,7 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..cases import Case
+from ..untrusted import LimitError, Limits, inside, read_bytes_limited
 from .base import Backend, BackendUsageError, CaseOutput
+
+# A model's raw output is a few kilobytes; the limit only stops a stray huge file.
+LIMITS = Limits("a replay file", max_bytes=4 << 20, max_depth=0, max_items=0, max_chars=0)
 
 
 class ReplayBackend(Backend):
@@ -26,11 +30,15 @@ class ReplayBackend(Backend):
         path = self.replay_dir / f"{case.case_id}.repeat{repeat + 1}.json"
         if not path.exists():
             path = self.replay_dir / f"{case.case_id}.json"
+        if path.is_symlink() and not inside(path, self.replay_dir):
+            # A link out of the folder could copy any readable file into the results.
+            return CaseOutput(case.case_id, None, error=f"refused {path}: it is a link to a file outside "
+                              f"--replay-dir {self.replay_dir}; copy the output into the folder")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_bytes_limited(path, LIMITS).decode("utf-8")
         except FileNotFoundError:
             return CaseOutput(case.case_id, None, error=f"no stored output {path}")
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, LimitError) as exc:
             return CaseOutput(case.case_id, None, error=f"cannot read {path}: {exc}")
         return CaseOutput(case.case_id, text, model=self.model)
 

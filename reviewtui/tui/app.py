@@ -22,11 +22,12 @@ from .commands import ReviewCommands
 from .messages import CaseSaved
 from .screens.author import AuthorScreen
 from .screens.cases import CasesScreen
-from .screens.dialogs import ConfirmModal
+from .screens.dialogs import ConfirmModal, ReviewModal
 from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from .screens.weekly import WeeklyScreen
+from ..untrusted import printable
 from .support import SupportVerdict, check_support
 
 
@@ -84,13 +85,47 @@ class ReviewApp(App[None]):
         return [(case.case_id, case.kind) for case in self.case_set.cases]
 
     def open_case(self, case_id: str) -> None:
-        """Push the author screen for a case (used by the cases view, the palette and part two's review)."""
+        """Show the author screen of a case (used by the cases view, the palette and the case review).
+
+        A case already open somewhere is shown where it is, never opened twice: two screens
+        on one expected.yaml would each hold edits the other does not know.
+        """
+        if (found := self._author_screen(case_id)) is not None:
+            self._bring_forward(*found)
+            return
         try:
             screen = AuthorScreen(self.cases_dir / case_id)
         except (CaseFileError, SnapshotError, OSError) as exc:
             self.notify(str(exc), title=f"Cannot open {case_id}", severity="error", timeout=10)
             return
         self.push_screen(screen)
+
+    def _author_screen(self, case_id: str) -> tuple[str, AuthorScreen] | None:
+        for mode, stack in self._screen_stacks.items():
+            for screen in stack:
+                if isinstance(screen, AuthorScreen) and screen.case.case_id == case_id:
+                    return mode, screen
+        return None
+
+    def _bring_forward(self, mode: str, screen: AuthorScreen) -> None:
+        """Make ``screen`` (in ``mode``'s stack) the current screen; the screens above it go, unless
+        one holds unsaved work: then that one is shown, with a word on what to do."""
+        case_id = screen.case.case_id
+        if screen is self.screen:
+            self.notify(f"{case_id} is already open")
+            return
+        stack = self._screen_stacks[mode]
+        above = stack[stack.index(screen) + 1:]
+        if mode != self.current_mode:
+            self.switch_mode(mode)
+        holding = [s for s in above if has_unsaved_work(s)]
+        if holding:
+            self.notify(f"{case_id} is open under {describe_work(holding[-1])}; save or leave that first",
+                        severity="warning", timeout=8)
+            return
+        for _ in above:
+            self.pop_screen()
+        self.notify(f"{case_id} was already open: back to it")
 
     # ---- the runs view's actions, for the command palette (they switch to the runs view first) ----
 
@@ -139,16 +174,34 @@ class ReviewApp(App[None]):
     def unsaved_author_screens(self) -> list[AuthorScreen]:
         return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, AuthorScreen) and s.dirty]
 
+    def filled_forms(self) -> list[ReviewModal]:
+        """Open tag / dispute forms with typed text: unsaved work too."""
+        return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, ReviewModal) and s.has_typed_text]
+
+    def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification shown as plain text: messages quote ids, paths and errors from files."""
+        kwargs = {} if timeout is None else {"timeout": timeout}
+        super().notify(printable(message), title=printable(title, one_line=True), severity=severity,  # type: ignore[arg-type]
+                       markup=False, **kwargs)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     async def action_quit(self) -> None:
         unsaved = self.unsaved_author_screens()
-        if not unsaved:
+        forms = self.filled_forms()
+        if not unsaved and not forms:
             self.exit()
             return
-        names = ", ".join(s.case.case_id for s in unsaved)
+        question = []
+        if unsaved:
+            question.append(f"{', '.join(s.case.case_id for s in unsaved)}: expected.yaml has unsaved changes.")
+        if forms:
+            question.append(f"The {' and '.join(describe_work(f) for f in forms)} has typed text that quitting loses.")
+        choices = [("s", "Save and quit")] if unsaved else []
+        choices += [("d", "Quit without saving"), ("c", "Cancel")]
 
         def answer(choice: str | None) -> None:
             if choice == "s":
@@ -157,11 +210,17 @@ class ReviewApp(App[None]):
             elif choice == "d":
                 self.exit()
 
-        self.push_screen(
-            ConfirmModal("Unsaved changes", f"{names}: expected.yaml has unsaved changes.",
-                         [("s", "Save and quit"), ("d", "Quit without saving"), ("c", "Cancel")]),
-            answer,
-        )
+        self.push_screen(ConfirmModal("Unsaved work", " ".join(question), choices), answer)
+
+
+def has_unsaved_work(screen) -> bool:
+    return (isinstance(screen, AuthorScreen) and screen.dirty) or (isinstance(screen, ReviewModal) and screen.has_typed_text)
+
+
+def describe_work(screen) -> str:
+    if isinstance(screen, AuthorScreen):
+        return f"{screen.case.case_id} (unsaved)"
+    return f"{getattr(screen, 'FORM', None) or 'open'} form"
 
 
 register_help("Everywhere", ReviewApp)
@@ -176,8 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     if not cases_dir.is_dir():
         print(f"reviewtui: cases folder {cases_dir} not found; pass --cases DIR", file=sys.stderr)
         return 2
-    ReviewApp(cases_dir, args.results_dir).run()
-    return 0
+    app = ReviewApp(cases_dir, args.results_dir)
+    app.run()
+    # Textual sets 1 when the app ended on an unhandled error (the traceback is printed on exit).
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

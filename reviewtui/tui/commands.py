@@ -3,13 +3,17 @@
 Part one: open a case, go to an expectation of the open case, go to a
 snapshot row by pointer (type ``/daily/12``). Part two: switch to the cases
 or the runs view, open a run by its prompt version, compare two runs (the
-palette then asks for the second run), start a new run.
+palette then asks for the second run), start a new run. New case from a
+snapshot file: type the file's path in the palette (or pick a file found in
+the working folder); the file is checked, copied into the case set beside a
+blank expected.yaml, and opened.
 """
 
 from __future__ import annotations
 
 import asyncio
 from functools import partial
+from pathlib import Path
 from typing import Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -47,6 +51,8 @@ class ReviewCommands(Provider):
             ("Cases view", partial(app.show_view, "cases"), "f2 · every case, its counts and its problems"),  # type: ignore[attr-defined]
             ("Runs view", partial(app.show_view, "runs"), "f3 · every run under the results folder, newest first"),  # type: ignore[attr-defined]
             ("New run", app.new_run, "start a run (or resume one) from the form"),  # type: ignore[attr-defined]
+            ("New case from a snapshot file…", self.pick_snapshot_file,
+             "an imported or redacted snapshot.json: type its path here, or pick one found in this folder"),
         ]
         for info in self.runs:
             found.append((f"Open run {info.prompt_version}", partial(app.open_run, run_key(info, app.results_dir)), run_help(info)))  # type: ignore[attr-defined]
@@ -73,6 +79,30 @@ class ReviewCommands(Provider):
         ]
         app.search_commands(others, placeholder=f"Compare {first.prompt_version} with which run?")
 
+    def pick_snapshot_file(self) -> None:
+        """The palette again, listing the JSON files of the working folder (and its folders' snapshot.json)."""
+        app = self.app
+        cases_dir = app.cases_dir.resolve()  # type: ignore[attr-defined]
+        found = sorted({p for pattern in ("*.json", "*/snapshot.json") for p in Path.cwd().glob(pattern)
+                        if cases_dir not in p.resolve().parents})[:200]
+        app.search_commands([(str(p), partial(self.new_case, p), "copy it into the case set as a new case")
+                             for p in found], placeholder="Which snapshot file? (or type its path in the palette)")
+
+    def new_case(self, path: Path) -> None:
+        from ..accounts.newcase import NewCaseError, new_case_from_snapshot
+
+        app = self.app
+        try:
+            case_id = new_case_from_snapshot(path, app.cases_dir)  # type: ignore[attr-defined]
+        except (NewCaseError, OSError) as exc:
+            app.notify(str(exc), title="No case made", severity="error", timeout=10)
+            return
+        cases = app._cases_screen()  # type: ignore[attr-defined]
+        if cases is not None:
+            cases.load()
+        app.notify(f"{app.cases_dir / case_id}: snapshot from {path}; fill in expected.yaml", title="New case")  # type: ignore[attr-defined]
+        app.open_case(case_id)  # type: ignore[attr-defined]
+
     async def discover(self) -> Hits:
         for text, callback, help_text in self._targets():
             yield DiscoveryHit(text, callback, help=help_text)
@@ -87,6 +117,10 @@ class ReviewCommands(Provider):
                 yield Hit(0.1, f"Row {pointer}: does not resolve", lambda: None, help=str(exc))
             else:
                 yield Hit(1.0, f"Go to row {pointer}", partial(author.go_to_pointer, pointer), help="snapshot row")
+        typed = Path(pointer).expanduser() if pointer else None
+        if typed is not None and typed.suffix.lower() == ".json" and typed.is_file():
+            yield Hit(1.0, f"New case from {pointer}", partial(self.new_case, typed),
+                      help="copy this snapshot into the case set and open it")
         matcher = self.matcher(query)
         for text, callback, help_text in self._targets():
             score = matcher.match(text)

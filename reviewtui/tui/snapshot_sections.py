@@ -44,12 +44,38 @@ def format_cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+# How a column's numbers read for people (the raw value stays in the snapshot and in ``value``).
+MONEY_FIELDS = {"cost", "conversions_value", "amount", "old_amount", "new_amount", "planned_spend",
+                "monthly_budget", "target_cpa"}
+COUNT_FIELDS = {"impressions", "clicks", "reach", "conversions", "all_conversions"}
+ZERO_DECIMAL_CURRENCIES = {"JPY", "KRW", "VND", "CLP", "ISK", "HUF", "TWD", "UGX", "PYG", "XOF", "XAF"}
+
+
+def is_ratio_field(name: str) -> bool:
+    return name.endswith("_share") or name == "pacing_tolerance"
+
+
+def display_cell(value: Any, field_name: str, money_decimals: int = 2) -> str:
+    """Money with separators at the currency's decimals, counts with separators, shares as percentages."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return format_cell(value)
+    if field_name in MONEY_FIELDS:
+        return f"{value:,.{money_decimals}f}"
+    if field_name in COUNT_FIELDS:
+        return f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:,.2f}"
+    if is_ratio_field(field_name):
+        return f"{value * 100:.2f}%"
+    return format_cell(value)
+
+
 def sort_key(value: Any) -> tuple[int, Any]:
-    """Numbers before text before everything else, so mixed columns still sort."""
+    """Numbers (and ids written as digits) before text before everything else, so mixed columns still sort."""
     if isinstance(value, bool):
         return (1, str(value))
     if isinstance(value, (int, float)):
         return (0, value)
+    if isinstance(value, str) and value.isdigit():
+        return (0, int(value))
     if value is None:
         return (3, "")
     if isinstance(value, str):
@@ -65,6 +91,7 @@ class SectionTable:
     kind: str  # "rows" (a list, labelled by index) or "fields" (an object, labelled by key)
     items: list[Any]  # list items, or (key, value) pairs
     columns: list[str] = field(default_factory=list)
+    money_decimals: int = 2  # the account currency's
 
     def __len__(self) -> int:
         return len(self.items)
@@ -86,6 +113,14 @@ class SectionTable:
         return item if column == "value" else None
 
     def cell(self, index: int, column: str) -> str:
+        """The value as people read it (``2,041.75``, ``12.50%``); ``raw`` gives it as the snapshot has it."""
+        item = self.items[index]
+        if self.kind == "rows" and isinstance(item, dict) and column not in item:
+            return ""
+        field_name = str(item[0]) if self.kind == "fields" and column == "value" else column
+        return display_cell(self.value(index, column), field_name, self.money_decimals)
+
+    def raw(self, index: int, column: str) -> str:
         item = self.items[index]
         if self.kind == "rows" and isinstance(item, dict) and column not in item:
             return ""
@@ -162,14 +197,16 @@ def _columns(items: list[Any]) -> list[str]:
 def snapshot_sections(data: dict[str, Any]) -> list[SectionTable]:
     """The snapshot's sections in tab order: known lists, known objects, then anything else."""
     tables: list[SectionTable] = []
+    account = data.get("account") if isinstance(data.get("account"), dict) else {}
+    decimals = 0 if str(account.get("currency_code", "")).upper() in ZERO_DECIMAL_CURRENCIES else 2
     names = [n for n in ROW_SECTIONS if n in data] + [n for n in FIELD_SECTIONS if n in data]
     names += [n for n in data if n not in names and isinstance(data[n], (list, dict))]
     for name in names:
         value = data[name]
         if isinstance(value, list):
-            tables.append(SectionTable(name, "rows", value, _columns(value)))
+            tables.append(SectionTable(name, "rows", value, _columns(value), decimals))
         elif isinstance(value, dict):
-            tables.append(SectionTable(name, "fields", list(value.items()), ["key", "value"]))
+            tables.append(SectionTable(name, "fields", list(value.items()), ["key", "value"], decimals))
     scalars = [(k, v) for k, v in data.items() if not isinstance(v, (list, dict))]
     if scalars:  # schema_version, platform...: shown, addressed as /<key>
         tables.append(SectionTable("", "fields", scalars, ["key", "value"]))

@@ -140,7 +140,7 @@ def test_save_refuses_to_overwrite_an_external_change(tmp_path):
     with pytest.raises(ExternalChangeError):
         doc.save()
     assert (case_dir / "expected.yaml").read_text().endswith("# edited elsewhere\n")
-    doc.save(case_dir / "expected.yaml.mine")
+    doc.save_copy(case_dir / "expected.yaml.mine")
     assert "waste.zero_conv_search_terms" not in (case_dir / "expected.yaml.mine").read_text()
 
 

@@ -82,14 +82,15 @@ def test_saved_marker_and_new_edit_clears_redo(tmp_path):
 
 
 def test_deleting_the_only_entry_of_a_list_leaves_valid_yaml(tmp_path):
-    # A comment line above the only entry made ruamel.yaml write invalid YAML on a plain pop.
+    # A comment line above the only entry made ruamel.yaml write invalid YAML on a plain pop;
+    # the comment is not the entry's own line, so it stays, below the emptied list.
     text = YAML.replace("must_find:\n", "must_find:\n  # the main finding\n")
     path = tmp_path / "expected.yaml"
     path.write_text(text)
     doc = ExpectedDoc.load(path)
     history = History(doc)
     history.remove("must_find", 0)
-    assert "must_find: []\nmay_find: []\n" in doc.dump()
+    assert "must_find: []\n  # the main finding\nmay_find: []\n" in doc.dump()
     assert ExpectedDoc.parse(doc.path, doc.dump().encode()).data["must_find"] == []
     history.undo()
     assert doc.dump() == text

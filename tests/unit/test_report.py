@@ -178,7 +178,7 @@ def test_case_records_round_trip_and_bad_files_name_the_place(tmp_path):
     assert (back.case_id, back.recall, back.missed_ids, back.runs) == ("c1", 0.75, ["x.y"], 2)
     assert back.outputs[0].raw_text == "{}"
     paths.case_file("c2").write_text("{\n  oops", encoding="utf-8")
-    with pytest.raises(ResultsError, match=rf"{paths.case_file('c2')}:2: not valid JSON"):
+    with pytest.raises(ResultsError, match=rf"{paths.case_file('c2')}:2: the case result file is not valid JSON"):
         read_case_record(paths.case_file("c2"))
 
 

@@ -69,7 +69,7 @@ def test_load_run_reads_the_manifest_and_every_case(cases_dir, tmp_path, capsys)
 
     bad = RunPaths.of_run_dir(run.run_dir).case_file("c02-brand-lost-is")
     bad.write_text('{"case_id": "c02-brand-lost-is",\n "output": ', encoding="utf-8")
-    with pytest.raises(ResultsError, match=rf"{bad}:2: not valid JSON"):
+    with pytest.raises(ResultsError, match=rf"{bad}:2: the case result file is not valid JSON"):
         load_run(run.run_dir)
 
 

@@ -28,11 +28,12 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ... import disputes
-from ...cases import Case, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
+from ...cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
 from ...history import History
 from ...snapshot import Snapshot, SnapshotError
-from ...writeup import Writeup, parse_writeup
+from ...writeup import Writeup, WriteupError, parse_writeup, read_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
+from ..plain import safe
 from ..snapshot_sections import snapshot_sections
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
@@ -84,6 +85,7 @@ class AuthorScreen(Screen):
         super().__init__(id=f"author-{case_dir.name}")
         self.case: Case = load_case(case_dir, with_snapshot=False)
         self.history = History(self.case.doc)
+        self.writeup_problem = ""  # why the write-up cannot be shown, when it cannot
         self.writeup = self._load_writeup()
         self.snapshot: Snapshot | None = None
         self.panel: SnapshotPanel | None = None
@@ -129,7 +131,11 @@ class AuthorScreen(Screen):
         path = self.case.source_path()
         if path is None or not path.is_file():
             return None
-        return parse_writeup(path.read_text(encoding="utf-8"))
+        try:
+            return parse_writeup(read_writeup(path))
+        except WriteupError as exc:
+            self.writeup_problem = f"The write-up cannot be shown: {exc}\n\n"
+            return None
 
     # -- layout ------------------------------------------------------------------------
 
@@ -138,7 +144,7 @@ class AuthorScreen(Screen):
         with Horizontal(id="author-body"):
             with Vertical(id="author-left"):
                 notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
-                yield WriteupView(self.writeup, notes + NO_WRITEUP, id="writeup")
+                yield WriteupView(self.writeup, notes + self.writeup_problem + NO_WRITEUP, id="writeup")
                 yield ExpectationList(id="expectations")
                 with VerticalScroll(id="problems-box"):
                     yield Static("", id="problems")
@@ -216,7 +222,7 @@ class AuthorScreen(Screen):
         if self.panel is not None and self.panel.marks:
             count = len(self.panel.marks)
             title.append(f"  {count} row{'s' if count != 1 else ''} marked", style="cyan")
-        self.query_one("#author-title", Static).update(title)
+        self.query_one("#author-title", Static).update(safe(title, one_line=True))
 
     def refresh_marks(self) -> None:
         """Mark the write-up's tagged and disputed sentences."""
@@ -229,7 +235,11 @@ class AuthorScreen(Screen):
     def current_disputes(self) -> list[disputes.Dispute]:
         if not self.case.source:
             return []
-        return disputes.load(self.disputed_path).for_writeup(self.case.source)
+        try:
+            return disputes.load(self.disputed_path).for_writeup(self.case.source)
+        except disputes.DisputeFileError as exc:
+            self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
+            return []
 
     # -- live validation -----------------------------------------------------------------
 
@@ -274,7 +284,7 @@ class AuthorScreen(Screen):
             style = "red" if problem.severity == "error" else "yellow"
             text.append(f"{problem.path.name}:{problem.line}: ", style="dim")
             text.append(problem.message + "\n", style=style)
-        self.query_one("#problems", Static).update(text)
+        self.query_one("#problems", Static).update(safe(text))
 
     # -- selection -------------------------------------------------------------------------
 
@@ -400,25 +410,29 @@ class AuthorScreen(Screen):
             self._ask_reopen(existing)
             return
         rows = self.panel.marked_rows() if self.panel is not None else []
-        modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows)
+        added: list[disputes.Dispute] = []
 
-        def save(draft: DisputeDraft | None) -> None:
-            if draft is None:
-                return
+        def submit(draft: DisputeDraft) -> str | None:
+            """Write the entry; the modal (and what was typed in it) stays until this succeeds."""
             try:
-                entry = disputes.append_dispute(
+                added.append(disputes.append_dispute(
                     self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
                     rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
-                )
-            except (OSError, ValueError) as exc:
-                self.notify(f"disputed.md not changed: {exc}", severity="error", timeout=8)
+                ))
+            except (OSError, ValueError, disputes.DisputeFileError) as exc:
+                return f"disputed.md not changed: {exc}"
+            return None
+
+        def done(draft: DisputeDraft | None) -> None:
+            if draft is None or not added:
                 return
             if self.panel is not None:
                 self.panel.clear_marks()
             self.refresh_marks()
-            self.notify(f"{entry.id} added to disputed.md")
+            self.notify(f"{added[0].id} added to disputed.md")
 
-        self.app.push_screen(modal, save)
+        modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows, submit=submit)
+        self.app.push_screen(modal, done)
 
     def _ask_reopen(self, existing: disputes.Dispute) -> None:
         def answer(choice: str | None) -> None:
@@ -464,32 +478,47 @@ class AuthorScreen(Screen):
 
         def answer(choice: str | None) -> None:
             if choice == "k":
-                try:
-                    self.case.doc.save(mine)
-                except OSError as exc:
-                    self.notify(f"Could not write {mine.name}: {exc}", severity="error", timeout=10)
-                    return
-                self.reload_from_disk()
-                self.notify(f"Your version is in {self.case.case_id}/{mine.name}; the editor now shows the file on disk. "
-                            "Merge by hand, then delete the .mine file.", timeout=15)
-            elif choice == "r":
-                self.reload_from_disk()
+                self.keep_both(mine)
+            elif choice == "r" and self.reload_from_disk():
                 self.notify("Reloaded expected.yaml from disk; your edits were dropped")
 
         self.app.push_screen(
             ConfirmModal(
                 "expected.yaml changed on disk",
                 f"{self.case.case_id}/expected.yaml was changed by someone else since you opened it; "
-                "saving would overwrite their change.",
-                [("r", "Reload theirs (drop my edits)"), ("k", f"Keep both (mine to {mine.name})"), ("c", "Cancel")],
+                "saving would overwrite their change. Keep both writes yours to a new expected.yaml.mine file "
+                "(numbered if one exists) and shows theirs.",
+                [("r", "Reload theirs (drop mine)"), ("k", "Keep both"), ("c", "Cancel")],
             ),
             answer,
         )
 
-    def reload_from_disk(self) -> None:
-        self.case.doc = ExpectedDoc.load(self.case.expected_path)
-        self.history.reset(self.case.doc)
+    def keep_both(self, mine: Path) -> None:
+        """Write our version to a new .mine file (never over an earlier one), then show the file on disk."""
+        try:
+            written = self.case.doc.save_copy(mine)
+        except OSError as exc:
+            self.notify(f"Could not write {mine.name}: {exc}; your edits are still here", severity="error", timeout=10)
+            return
+        if self.reload_from_disk():
+            self.notify(f"Your version is in {self.case.case_id}/{written.name}; the editor now shows the file on disk. "
+                        f"Merge by hand, then delete {written.name}.", timeout=15)
+        else:
+            self.notify(f"Your version is also in {self.case.case_id}/{written.name}.", timeout=15)
+
+    def reload_from_disk(self) -> bool:
+        """Show expected.yaml as it is on disk. A file that does not parse is not loaded: the error
+        is shown and the edits stay (returns False)."""
+        try:
+            doc = ExpectedDoc.load(self.case.expected_path)
+        except CaseFileError as exc:
+            self.notify(f"Not reloaded, your edits are kept: {exc}", title="expected.yaml on disk does not parse",
+                        severity="error", timeout=15)
+            return False
+        self.case.doc = doc
+        self.history.reset(doc)
         self.after_edit()
+        return True
 
     # -- leaving ---------------------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ from textual.widgets.option_list import Option
 
 from ...cases import LISTS, Case, Expectation
 from ...scoring import CaseScore
+from ...untrusted import printable
+from ..plain import label, plain, safe
 from ..widgets.review.finding_text import expectation_line, figure_line, finding_block, figures_of
 from .help import register_help
 
@@ -109,10 +111,10 @@ class RawOutputScreen(ModalScreen[None]):
         output, score = self.result.output, self.result.score
         problem = score.error or score.parse_error or output.get("error")
         with Vertical() as box:
-            box.border_title = f"raw output · {self.result.case_id}"
+            box.border_title = label(f"raw output · {self.result.case_id}")
             if problem:
-                yield Label(f"{score.status}: {problem}", id="raw-problem")
-            yield TextArea(output.get("raw_text") or "(no output text)", read_only=True,
+                yield Label(plain(f"{score.status}: {problem}"), id="raw-problem")
+            yield TextArea(printable(output.get("raw_text") or "(no output text)"), read_only=True,
                            show_line_numbers=True, soft_wrap=True, id="raw-text")
 
 
@@ -184,13 +186,13 @@ class CaseReviewScreen(Screen[None]):
     def _show(self) -> None:
         score, case = self.result.score, self.result.case
         kind = case.kind if case else "case folder missing"
-        self.query_one("#case-title", Static).update(Text.assemble(
+        self.query_one("#case-title", Static).update(safe(Text.assemble(
             (self.result.case_id, "bold"), f"  {kind}  ",
             (f"recall {score.recall:.2f}", "red" if score.recall < 1 else "green"), "  ",
             (f"precision {score.precision:.2f}", "red" if score.precision < 1 else "green"), "  ",
             (f"fabrication {score.fabrication}", "bold red" if score.fabrication else "green"), "  ",
             (self._position(), "dim"),
-        ))
+        ), one_line=True))
         status = Text(f"status {score.status}", style="" if score.status == "ok" else "bold red")
         problem = score.error or score.parse_error
         if problem:
@@ -198,7 +200,7 @@ class CaseReviewScreen(Screen[None]):
         if self.result.repeats > 1:
             status.append(f" · repeat 1 of {self.result.repeats} shown", style="yellow")
         status.append(" · enter on an entry or a grounded figure shows its snapshot rows", style="dim")
-        self.query_one("#case-status", Static).update(status)
+        self.query_one("#case-status", Static).update(safe(status, one_line=True))
         self._pointers = {}
         self._fill_expectations()
         self._fill_findings()
@@ -217,7 +219,7 @@ class CaseReviewScreen(Screen[None]):
                 for entry in entries:
                     option_id = f"exp:{list_name}:{entry.index}"
                     self._pointers[option_id] = list(entry.rows)
-                    options.append(Option(expectation_line(entry, expectation_state(entry, self.result.score)),
+                    options.append(Option(safe(expectation_line(entry, expectation_state(entry, self.result.score))),
                                           id=option_id))
         _replace_options(self.query_one("#review-expected", OptionList), options)
 
@@ -234,11 +236,11 @@ class CaseReviewScreen(Screen[None]):
             hits = [h for h in score.must_not_say_hits if h.get("finding_index") == i]
             option_id = f"finding:{i}"
             self._pointers[option_id] = rows_by_expected.get(str(finding.get("matches")), [])
-            options.append(Option(finding_block(i, finding, score.figures, hits), id=option_id))
+            options.append(Option(safe(finding_block(i, finding, score.figures, hits)), id=option_id))
             for j, figure in enumerate(figures_of(score.figures, i)):
                 figure_id = f"figure:{i}:{j}"
                 self._pointers[figure_id] = figure_pointers(figure) if figure.get("grounded") else []
-                options.append(Option(figure_line(figure), id=figure_id))
+                options.append(Option(safe(figure_line(figure), one_line=True), id=figure_id))
         _replace_options(self.query_one("#review-returned", OptionList), options)
 
     # -- actions ----------------------------------------------------------------

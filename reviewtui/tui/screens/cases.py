@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from ...cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
 from ...snapshot import SnapshotError
 from ..messages import CaseSetLoaded
+from ..plain import cells, plain, safe
 from .help import KeysFooter, register_help
 
 KIND_TARGETS = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
@@ -50,8 +51,8 @@ class CaseRow:
         first = self.errors[0] if self.errors else self.problems[0]
         where = f"{first.path.name}:{first.line}"
         if self.errors:
-            return Text(f"✗ {len(self.errors)}  {where}: {first.message}", style="red")
-        return Text(f"⚠ {len(self.problems)}  {where}: {first.message}", style="yellow")
+            return plain(f"✗ {len(self.errors)}  {where}: {first.message}", style="red")
+        return plain(f"⚠ {len(self.problems)}  {where}: {first.message}", style="yellow")
 
 
 def problem_case_id(problem: Problem, root: Path) -> str | None:
@@ -220,7 +221,7 @@ class CasesScreen(Screen):
             header.append(f"  {bad} with errors" if bad else "  all valid", style="red" if bad else "green")
             for problem in self.general[:2]:
                 header.append(f"\n{problem.message}", style="red")
-        self.query_one("#cases-header", Static).update(header)
+        self.query_one("#cases-header", Static).update(safe(header))
         shown = len(self.visible_rows()) if self.loaded else 0
         filters = Text.assemble(
             ("kind: ", "dim"), (self.kind_filter, "bold"), (" (k)   ", "dim"),
@@ -235,7 +236,7 @@ class CasesScreen(Screen):
         table.clear()
         for row in self.visible_rows():
             must, may, never = row.counts
-            table.add_row(row.case_id, row.kind, str(must), str(may), str(never), row.source, row.status(), key=row.case_id)
+            table.add_row(*cells(row.case_id, row.kind, must, may, never, row.source, row.status()), key=row.case_id)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
 

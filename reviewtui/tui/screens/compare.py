@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 
 from ...compare import PairedComparison, interval_line, kinds_line, paired_comparison
 from ...runs import RunInfo, load_run
+from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .help import register_help
 
@@ -71,7 +72,7 @@ class CompareScreen(Screen[None]):
         self.comparison = self.paired.comparison
 
     def compose(self) -> ComposeResult:
-        yield Static(comparison_header(self.paired), id="compare-header")
+        yield Static(safe(comparison_header(self.paired)), id="compare-header")
         yield Static("", id="compare-hint")
         yield CaseDiffTable(id="compare-table")
         yield Footer()

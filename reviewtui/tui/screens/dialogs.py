@@ -10,18 +10,34 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..plain import para, plain
+
 ResultType = TypeVar("ResultType")
 
 
 class ReviewModal(ModalScreen[ResultType]):
-    """A modal that follows the app's cursor-blink setting (snapshot tests turn blinking off)."""
+    """A modal that follows the app's cursor-blink setting (snapshot tests turn blinking off).
+
+    A modal with a ``FORM`` name is a form: once its fields differ from what they held when
+    it opened, it holds typed work, and quitting the app asks first.
+    """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    FORM: str | None = None
+    _opened_with: tuple | None = None
 
     def on_mount(self) -> None:
         if not getattr(self.app, "cursor_blink", True):
             for field in self.query(Input):
                 field.cursor_blink = False
+        self._opened_with = self._field_values()
+
+    def _field_values(self) -> tuple:
+        return tuple((w.id, w.value) for w in self.query("Input, Select"))
+
+    @property
+    def has_typed_text(self) -> bool:
+        return self.FORM is not None and self._opened_with is not None and self._field_values() != self._opened_with
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -41,8 +57,8 @@ class ConfirmModal(ReviewModal[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title")
-            yield Static(self.question, classes="dialog-body")
+            yield Static(plain(self.title_text), classes="dialog-title")
+            yield Static(para(self.question), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 for index, (key, label) in enumerate(self.choices):
                     yield Button(f"[{key}] {label}", id=f"choice-{key}", variant="primary" if index == 0 else "default")

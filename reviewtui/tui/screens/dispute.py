@@ -7,11 +7,14 @@ the rows default to the rows marked in the snapshot.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
+
+from ..plain import para, plain
 
 from .dialogs import ReviewModal
 from .tag import parse_rows
@@ -25,13 +28,21 @@ class DisputeDraft:
 
 
 class DisputeModal(ReviewModal[DisputeDraft]):
+    """Dismisses with the draft once ``submit(draft)`` (the write to disputed.md) returns no error;
+    on an error the modal stays open with the error shown and the text as typed."""
+
+    FORM = "dispute"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Add to disputed.md"),
     ]
 
-    def __init__(self, *, quote: str, case_id: str, writeup: str, rows: list[str]) -> None:
+    def __init__(
+        self, *, quote: str, case_id: str, writeup: str, rows: list[str],
+        submit: Callable[[DisputeDraft], str | None] | None = None,
+    ) -> None:
         super().__init__(classes="dispute")
+        self.submit = submit
         self.quote = quote
         self.case_id = case_id
         self.writeup = writeup
@@ -39,9 +50,9 @@ class DisputeModal(ReviewModal[DisputeDraft]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(f"Dispute a claim of {self.writeup}", classes="dialog-title")
-            yield Static(f"> {self.quote}", classes="quote")
-            yield Static(f"Case: {self.case_id}", classes="hint")
+            yield Static(plain(f"Dispute a claim of {self.writeup}"), classes="dialog-title")
+            yield Static(para(f"> {self.quote}"), classes="quote")
+            yield Static(plain(f"Case: {self.case_id}"), classes="hint")
             with Grid(classes="dialog-form"):
                 yield Label("Rows show")
                 yield Input(placeholder="what the rows show instead, with figures", id="dispute-rows-show")
@@ -79,4 +90,9 @@ class DisputeModal(ReviewModal[DisputeDraft]):
         if missing:
             self.query_one("#dispute-error", Static).update(f"Fill in {' and '.join(missing)}.")
             return
-        self.dismiss(DisputeDraft(rows_show, parse_rows(self.query_one("#dispute-rows", Input).value), why))
+        draft = DisputeDraft(rows_show, parse_rows(self.query_one("#dispute-rows", Input).value), why)
+        error = self.submit(draft) if self.submit is not None else None
+        if error:
+            self.query_one("#dispute-error", Static).update(error)
+            return
+        self.dismiss(draft)

@@ -33,6 +33,7 @@ from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
 from ...runner import Progress, redact_secrets
 from ...runs import Run
 from ..messages import RecordLanded, RunEnded, RunProgressed
+from ..plain import para
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.run_header import verdict_text
 from ..widgets.review.run_progress import RunProgress
@@ -178,7 +179,7 @@ class NewRunScreen(Screen[None]):
         replay_dir = Path(replay_text) if replay_text else None
         if backend == "replay" and (replay_dir is None or not replay_dir.is_dir()):
             problems.append("Replay dir: the replay backend needs a folder of <case_id>.json outputs.")
-        self.query_one("#new-run-error", Static).update("\n".join(problems))
+        self.query_one("#new-run-error", Static).update(para("\n".join(problems)))
         if problems:
             return None
         return RunSettings(backend, self.query_one("#model", Input).value.strip() or None, concurrency,
@@ -306,7 +307,7 @@ class NewRunScreen(Screen[None]):
         if message.run is None:
             self.state = "failed"
             self.query_one(RunProgress).say("not run")
-            self.query_one("#new-run-error", Static).update(message.error or "the run could not start")
+            self.query_one("#new-run-error", Static).update(para(message.error or "the run could not start"))
             return
         self.run = message.run
         manifest = message.run.manifest

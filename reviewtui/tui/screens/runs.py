@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from ...identity import REFERENCE
 from ...report import ResultsError
 from ...runs import RunInfo, list_runs, run_key
+from ..plain import cells, para
 from .cases import RowTable
 from .compare import CompareScreen
 from .help import KeysFooter, register_help
@@ -98,13 +99,14 @@ class RunsScreen(Screen[None]):
             self.action_reload()  # a run may have finished or been re-scored meanwhile
 
     def action_reload(self) -> None:
-        self.runs = list_runs(self.results_dir)
+        skipped: list[str] = []
+        self.runs = list_runs(self.results_dir, skipped)
         table = self.query_one(DataTable)
         keep = run_key(self.current_run, self.results_dir) if self.current_run else None
         table.clear()
         for info in self.runs:
             name = run_key(info, self.results_dir)
-            table.add_row(
+            table.add_row(*cells(
                 Text("●", style="bold cyan") if name == self.marked else "",
                 Text(info.prompt_version, style="bold"),
                 info.model or "–",
@@ -117,17 +119,17 @@ class RunsScreen(Screen[None]):
                 Text(str(info.fabrications if info.fabrications is not None else "–"),
                      style="bold red" if info.fabrications else ""),
                 str(info.cases if info.cases is not None else "–"),
-                key=name,
-            )
+            ), key=name)
         names = [run_key(info, self.results_dir) for info in self.runs]
         if keep in names:
             table.move_cursor(row=names.index(keep))
         self.query_one("#runs-header", Static).update(Text.assemble(
             ("Runs", "bold"), f" in {self.results_dir} · {len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
             " · newest first · enter opens, n starts a new run, space marks and c compares"))
-        self.query_one("#runs-empty", Static).update(
-            "" if self.runs else f"No runs under {self.results_dir} yet. Press n to start one.")
-        self.query_one("#runs-empty").display = not self.runs
+        lines = [] if self.runs else [f"No runs under {self.results_dir} yet. Press n to start one."]
+        lines += [f"Not listed: {problem}" for problem in skipped]
+        self.query_one("#runs-empty", Static).update(para("\n".join(lines)))
+        self.query_one("#runs-empty").display = bool(lines)
 
     @property
     def current_run(self) -> RunInfo | None:

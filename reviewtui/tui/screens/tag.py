@@ -22,6 +22,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 from ... import taxonomy
 from ...cases import LISTS
 from ...snapshot import PointerError, Snapshot
+from ...untrusted import printable
+from ..plain import para, plain
 from ..support import SupportVerdict
 from .dialogs import ReviewModal
 
@@ -94,6 +96,7 @@ def format_says(says: list[str]) -> str:
 
 
 class TagModal(ReviewModal[TagDraft]):
+    FORM = "tag"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save entry"),
@@ -120,7 +123,7 @@ class TagModal(ReviewModal[TagDraft]):
     def compose(self) -> ComposeResult:
         d = self.draft
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(plain(self.title_text), classes="dialog-title")
             with Grid(classes="dialog-form"):
                 yield Label("List")
                 yield Select([(name, name) for name in LISTS], value=d.list_name, allow_blank=False, id="tag-list")
@@ -129,18 +132,19 @@ class TagModal(ReviewModal[TagDraft]):
                             suggester=SuggestFromList(taxonomy.kind_ids(), case_sensitive=False))
                 yield Static("", id="tag-meaning", classes="hint wide")
                 yield Label("Scope")
-                options = [(f"{cid}  {name}" if name else cid, cid) for cid, name in self.campaigns.items()]
+                options = [(plain(f"{cid}  {name}" if name else cid), cid) for cid, name in self.campaigns.items()]
                 if d.scope and d.scope not in self.campaigns:
-                    options.append((f"{d.scope}  (not in the snapshot)", d.scope))
+                    options.append((plain(f"{d.scope}  (not in the snapshot)"), d.scope))
                 yield Select(options, prompt="whole account (no scope)", value=d.scope or Select.NULL, id="tag-scope")
                 yield Label("Evidence")
-                yield Input(d.evidence, placeholder="one line with the figures from the rows", id="tag-evidence")
+                # Inputs draw their value raw: control characters from the file are made visible first.
+                yield Input(printable(d.evidence, one_line=True), placeholder="one line with the figures from the rows", id="tag-evidence")
                 yield Label("Rows")
                 yield Input(", ".join(d.rows), placeholder="JSON Pointers: /daily/212, /daily/213", id="tag-rows")
                 yield Label("Claim")
-                yield Input(d.claim or "", placeholder="the write-up sentence, verbatim (empty: tagged from rows alone)", id="tag-claim")
+                yield Input(printable(d.claim or "", one_line=True), placeholder="the write-up sentence, verbatim (empty: tagged from rows alone)", id="tag-claim")
                 yield Label("Says")
-                yield Input(format_says(d.says), placeholder='must_not_say only: regexes ["over-?pac", "overspend"]', id="tag-says")
+                yield Input(printable(format_says(d.says), one_line=True), placeholder='must_not_say only: regexes ["over-?pac", "overspend"]', id="tag-says")
                 yield Static("", id="tag-support", classes="hint wide")
             yield Static("", id="tag-error", classes="error")
             with Horizontal(classes="dialog-buttons"):
@@ -196,7 +200,7 @@ class TagModal(ReviewModal[TagDraft]):
 
     def _show_support(self, finding_id: str, verdict: SupportVerdict) -> None:
         if finding_id == self._current_id() and self.is_attached:
-            self.query_one("#tag-support", Static).update(f"{finding_id}: {verdict}")
+            self.query_one("#tag-support", Static).update(para(f"{finding_id}: {verdict}"))
 
     # -- saving ----------------------------------------------------------------------
 
@@ -215,7 +219,7 @@ class TagModal(ReviewModal[TagDraft]):
         try:
             draft = self._read()
         except ValueError as exc:
-            self.query_one("#tag-error", Static).update(str(exc))
+            self.query_one("#tag-error", Static).update(para(exc))
             return
         self.dismiss(draft)
 

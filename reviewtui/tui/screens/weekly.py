@@ -42,6 +42,7 @@ from ...weekly.reports import index_row
 from ...weekly.run import (HOLD, READY, WeeklyPaths, list_weekly, load_results, read_json, read_reviewed, run_weekly,
                            set_reviewed, today)
 from ...weekly.stamp import check_stamp
+from ..plain import cells, para, plain
 from ..snapshot_sections import snapshot_sections
 from ..widgets.review.finding_text import figure_line, highlight_figures
 from ..widgets.snapshot_panel import SnapshotPanel
@@ -52,7 +53,7 @@ STATUS_STYLES = {READY: "bold green", HOLD: "bold white on red"}
 
 
 def status_cell(status: str) -> Text:
-    return Text(status, style=STATUS_STYLES.get(status, "bold yellow"))
+    return plain(status, STATUS_STYLES.get(status, "bold yellow"))
 
 
 class WeeklyScreen(Screen[None]):
@@ -110,10 +111,10 @@ class WeeklyScreen(Screen[None]):
                 manifest = {}
             counts = manifest.get("counts") or {}
             stamp = manifest.get("stamp") or {}
-            table.add_row(paths.run_dir.name, manifest.get("status") or "?", stamp.get("prompt_version") or "–",
-                          stamp.get("model") or "–",
-                          *(str(counts.get(s, 0)) for s in ("ready to send", "hold for review", "failed", "skipped",
-                                                            "not run")),
+            table.add_row(*cells(paths.run_dir.name, manifest.get("status") or "?",
+                                 stamp.get("prompt_version") or "–", stamp.get("model") or "–",
+                                 *(str(counts.get(s, 0)) for s in ("ready to send", "hold for review", "failed",
+                                                                   "skipped", "not run"))),
                           key=paths.run_dir.name)
         header = Text.assemble(("Weekly runs", "bold"), f" in {self.results_dir / 'weekly'} · {len(self.runs)} · "
                                "enter opens an account's report, v marks it reviewed, g checks the gate")
@@ -136,12 +137,12 @@ class WeeklyScreen(Screen[None]):
         reviewed = read_reviewed(self.current) if self.current is not None else {}
         for name, result in self.results.items():
             row = index_row(result)
-            table.add_row(
-                Text(name, style="bold"), status_cell(row["status"]), row["findings"], row["high"], row["figures"],
-                Text(row["ungrounded"], style="bold red" if row["ungrounded"] != "0" else ""),
+            table.add_row(*cells(
+                plain(name, "bold"), status_cell(row["status"]), row["findings"], row["high"], row["figures"],
+                plain(row["ungrounded"], "bold red" if row["ungrounded"] != "0" else ""),
                 row["auditor_only"], row["assistant_only"],
-                Text("✓ " + reviewed[name][:16].replace("T", " "), style="green") if name in reviewed else "",
-                row["reason"], key=name)
+                plain("✓ " + reviewed[name][:16].replace("T", " "), "green") if name in reviewed else "",
+                row["reason"]), key=name)
         names = list(self.results)
         if keep in names:
             table.move_cursor(row=names.index(keep))
@@ -208,7 +209,7 @@ class GateScreen(ModalScreen[None]):
             text = Text.assemble((f"Refused: prompt version {assistant.PROMPT_VERSION} has not cleared the gate "
                                   "for the weekly run", "bold red"), "\n")
             for reason in self.reasons:
-                text.append(f"\n• {reason}")
+                text.append_text(para(f"\n• {reason}"))
             text.append("\n\nescape closes", style="dim")
         else:
             text = Text.assemble((f"Allowed: {self.manifest} is a complete Claude run of prompt version "
@@ -228,11 +229,11 @@ class GateScreen(ModalScreen[None]):
         if self.running:
             return
         if not folder.is_dir():
-            status.update(Text(f"{folder} is not a folder of account snapshots", style="bold red"))
+            status.update(plain(f"{folder} is not a folder of account snapshots", "bold red"))
             return
         accounts = load_accounts(folder)
         if not accounts:
-            status.update(Text(f"no account snapshots in {folder}", style="bold red"))
+            status.update(plain(f"no account snapshots in {folder}", "bold red"))
             return
         self.running = True
         status.update(f"running {len(accounts)} account(s)…")
@@ -270,12 +271,12 @@ class GateScreen(ModalScreen[None]):
         app.call_from_thread(self._ended, None, run.paths.run_dir)
 
     def _landed(self, result: dict[str, Any]) -> None:
-        self.query_one("#gate-status", Static).update(f"{result['account']}: {result['status']}")
+        self.query_one("#gate-status", Static).update(plain(f"{result['account']}: {result['status']}"))
 
     def _ended(self, problem: str | None, run_dir: Path | None = None) -> None:
         self.running = False
         if problem:
-            self.query_one("#gate-status", Static).update(Text(problem, style="bold red"))
+            self.query_one("#gate-status", Static).update(para(problem, "bold red"))
             return
         self.app.notify(f"weekly run written to {run_dir}")
         self.dismiss(None)
@@ -319,8 +320,8 @@ class AccountReportScreen(Screen[None]):
         r = self.result
         reviewed = self.result["account"] in read_reviewed(self.paths)
         self.query_one("#account-title", Static).update(Text.assemble(
-            (r.get("display_name") or r["account"], "bold"), f"  {r.get('account_id') or ''}  ",
-            status_cell(r["status"]), "  ", (r.get("period") or "", "dim"), "  ",
+            plain(r.get("display_name") or r["account"], "bold"), plain(f"  {r.get('account_id') or ''}  "),
+            status_cell(r["status"]), "  ", plain(r.get("period") or "", "dim"), "  ",
             ("✓ reviewed" if reviewed else "not reviewed yet (v marks it)", "green" if reviewed else "dim")))
 
     def _options(self) -> list[Option | None]:
@@ -330,11 +331,11 @@ class AccountReportScreen(Screen[None]):
             options.append(Option(Text(f"HOLD FOR REVIEW: {len(r['ungrounded'])} figure(s) not found in the "
                                        "account's data", style="bold white on red"), disabled=True))
         elif r["status"] != READY:
-            options.append(Option(Text(f"{r['status']}: {r.get('reason')}", style="bold yellow"), disabled=True))
+            options.append(Option(para(f"{r['status']}: {r.get('reason')}", "bold yellow"), disabled=True))
         for i, finding in enumerate(r.get("findings") or []):
             options.append(None)
-            head = Text.assemble((f"#{i + 1} ", "bold"), (finding.get("full_id") or finding["id"], "bold"),
-                                 (f"  · {finding.get('severity', '')}", "dim"))
+            head = Text.assemble((f"#{i + 1} ", "bold"), plain(finding.get("full_id") or finding["id"], "bold"),
+                                 plain(f"  · {finding.get('severity', '')}", "dim"))
             for field in ("claim", "evidence"):
                 text = str(finding.get(field) or "")
                 if text:
@@ -350,14 +351,14 @@ class AccountReportScreen(Screen[None]):
         options.append(None)
         options.append(Option(Text("Second opinion: the reference auditor", style="bold underline"), disabled=True))
         if opinion.get("error") or not opinion:
-            options.append(Option(Text(f"none: {opinion.get('error') or 'not run'}", style="dim"), disabled=True))
+            options.append(Option(para(f"none: {opinion.get('error') or 'not run'}", "dim"), disabled=True))
         else:
             for label, items in (("the auditor finds, the assistant does not say", opinion.get("auditor_only")),
                                  ("the assistant says, the auditor does not support", opinion.get("assistant_only"))):
                 options.append(Option(Text(label + ":", style="bold"), disabled=True))
                 for item in items or []:
                     scope = f" (campaign {item['scope']})" if item.get("scope") else ""
-                    options.append(Option(Text(f"  {item['id']}{scope}: {item.get('claim') or ''}"), disabled=True))
+                    options.append(Option(para(f"  {item['id']}{scope}: {item.get('claim') or ''}"), disabled=True))
                 if not items:
                     options.append(Option(Text("  nothing", style="dim"), disabled=True))
         return options
@@ -403,7 +404,7 @@ class AccountRowsScreen(Screen[None]):
         self.tables = snapshot_sections(snapshot.data)
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.title_text, style="bold"), id="rows-title")
+        yield Static(plain(self.title_text, "bold"), id="rows-title")
         campaigns = {cid: str(c.get("name") or "") for cid, c in sorted(self.snapshot.campaigns.items())}
         yield SnapshotPanel(self.tables, campaigns, id="snapshot")
         yield Footer()

@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ...cases import LISTS, Case, Expectation
+from ..plain import safe
 
 LIST_STYLES = {"must_find": "bold green", "may_find": "bold cyan", "must_not_say": "bold red"}
 
@@ -74,7 +75,7 @@ class ExpectationList(OptionList):
             self.add_option(Option(Text(f"{list_name} ({len(entries)})", style=LIST_STYLES[list_name]), disabled=True))
             for entry in entries:
                 key = entry_key(list_name, entry.index)
-                self.add_option(Option(entry_label(entry, problem_counts.get(key, 0)), id=key))
+                self.add_option(Option(safe(entry_label(entry, problem_counts.get(key, 0))), id=key))
         if keep is not None:
             self.select_key(keep)
 

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Select, Static, TabbedContent, TabPane
 
+from ..plain import label, plain
 from ..snapshot_sections import SectionTable, locate, section_title
 from .virtual_table import VirtualTable
 
@@ -64,7 +65,7 @@ class SnapshotPanel(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="snapshot-filters"):
             yield Select(
-                [(f"{cid}  {name}" if name else cid, cid) for cid, name in self.campaigns.items()],
+                [(plain(f"{cid}  {name}" if name else cid), cid) for cid, name in self.campaigns.items()],
                 prompt="all campaigns",
                 id="filter-campaign",
             )
@@ -72,7 +73,7 @@ class SnapshotPanel(Vertical):
             yield Input(placeholder="to YYYY-MM-DD", id="filter-to", restrict=r"[0-9-]*", max_length=10)
         with TabbedContent(id="snapshot-tabs"):
             for position, table in enumerate(self.tables):
-                with TabPane(f"{section_title(table)} ({len(table):,})", id=f"section-{position}"):
+                with TabPane(label(f"{section_title(table)} ({len(table):,})"), id=f"section-{position}"):
                     if position == 0:
                         yield self._new_table(0)
         yield Static("", id="snapshot-status")
@@ -225,6 +226,10 @@ class SnapshotPanel(Vertical):
         parts = []
         if table is not None:
             parts.append(table.current_pointer or "(no rows shown)")
+            index, columns = table.current_index, table.section.columns
+            if index is not None and columns and table.cursor_column < len(columns):
+                column = columns[table.cursor_column]
+                parts.append(f"{column} = {table.section.raw(index, column) or '(none)'}")  # as the snapshot has it
             shown = len(table.order)
             total = len(table.section)
             parts.append(f"{shown:,} of {total:,} rows" if shown != total else f"{total:,} rows")
@@ -232,4 +237,4 @@ class SnapshotPanel(Vertical):
                 parts.append(f"sorted by {table.sort_column} {'desc' if table.descending else 'asc'}")
         if self.marks:
             parts.append(f"{len(self.marks)} marked: {', '.join(self.marked_rows()[:4])}{' …' if len(self.marks) > 4 else ''}")
-        self.query_one("#snapshot-status", Static).update("  ·  ".join(parts))
+        self.query_one("#snapshot-status", Static).update(plain("  ·  ".join(parts)))

@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...untrusted import printable
 from ..snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40
@@ -186,6 +187,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
     def watch_cursor_column(self) -> None:
         self.refresh()
+        self.post_message(self.CursorMoved(self, self.current_pointer))  # the status line shows the cell's raw value
         x = self._label_width + sum(w + 2 for w in self._widths[: self.cursor_column])
         width = self._widths[self.cursor_column] + 2 if self._widths else 0
         view = self.scrollable_content_region.width - self._label_width
@@ -295,7 +297,7 @@ class VirtualTable(ScrollView, can_focus=True):
 
 def _fit(text: str, width: int) -> str:
     """Pad (or cut with an ellipsis) to ``width`` cells plus two spaces of gutter."""
-    text = text.replace("\n", " ")
+    text = printable(text.replace("\n", " "), one_line=True)  # cells hold snapshot text: no escapes to the terminal
     if len(text) > width:
         text = text[: max(0, width - 1)] + "…"
     return text.ljust(width) + "  "

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...writeup import INLINE_GROUPS, INLINE_MARKUP, Block, Sentence, Writeup
+from ..plain import para, safe
 
 _CONTINUATION = re.compile(r"\n[ \t]*(?:>[ \t]?)*")
 
@@ -110,7 +111,7 @@ class BlockView(Static):
             marks += " ✗"
         if any(s.index in self.tagged for s in self.sentences):
             marks += " ✓"
-        self.update(_prefix(self.block) + text + Text(marks, style="bold"))
+        self.update(safe(_prefix(self.block) + text + Text(marks, style="bold")))
 
 
 class WriteupView(VerticalScroll, can_focus=True):
@@ -142,7 +143,7 @@ class WriteupView(VerticalScroll, can_focus=True):
 
     def compose(self):
         if self.writeup is None or not self.writeup.sentences:
-            yield Static(self.empty, classes="empty-state")
+            yield Static(para(self.empty), classes="empty-state")
             return
         for block in self.writeup.blocks:
             view = BlockView(self.writeup.text, block, self.writeup.sentences_in(block.index))

@@ -17,6 +17,7 @@ from textual.widgets import DataTable
 
 from ....report import CaseRecord
 from ....runs import CaseDiff
+from ...plain import cells
 
 # Each sort puts the worst cases first: low recall / precision, many fabrications, failed status.
 _STATUS_RANK = {"error": 0, "unparseable": 1, "ok": 2}
@@ -113,7 +114,7 @@ class ReviewCaseTable(DataTable):
         self.clear()
         for record in ordered_records(self.records, self.sort_by, self.failing_only):
             change = self.changes.get(record.case_id)
-            self.add_row(
+            self.add_row(*cells(
                 Text(record.case_id + (" *" if change else ""), style="bold" if case_fails(record) else ""),
                 record.kind,
                 Text(record.status, style="" if record.status == "ok" else "bold red"),
@@ -123,7 +124,6 @@ class ReviewCaseTable(DataTable):
                               _moved(change.precision_delta if change else None)),
                 Text(str(record.fabrication), style="bold red" if record.fabrication else ""),
                 Text("; ".join(record.missed_ids), style="red"),
-                key=record.case_id,
-            )
+            ), key=record.case_id)
         if keep is not None:
             self.select_case(keep)

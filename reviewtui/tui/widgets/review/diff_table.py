@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable
 
 from ....runs import CaseDiff
+from ...plain import cells
 
 
 def _ratio(value: float | None) -> str:
@@ -74,7 +75,7 @@ class CaseDiffTable(DataTable):
             case = Text(d.case_id, style="" if d.changed else "dim")
             if d.note:
                 case.append(f" ({d.note})", style="italic yellow")
-            self.add_row(
+            self.add_row(*cells(
                 case,
                 delta_text(d.recall_before, d.recall_after, d.recall_delta),
                 delta_text(d.precision_before, d.precision_after, d.precision_delta),
@@ -83,5 +84,4 @@ class CaseDiffTable(DataTable):
                 _items(d.newly_found, "green"),
                 _items(d.fabrications_added, "bold red"),
                 _items(d.fabrications_removed, "green"),
-                key=d.case_id,
-            )
+            ), key=d.case_id)

@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ....report import miss_pattern
+from ...plain import safe
 
 MissedByKind = Mapping[str, Mapping[str, Any]]
 
@@ -80,4 +81,4 @@ class MissedIdsPanel(Static):
         if unscored:
             left_out = ", ".join(f"{case_id} ({status})" for case_id, status in unscored.items())
             parts += [Text(""), Text(f"Not counted here (nothing scored): {left_out}", style="yellow")]
-        self.update(Group(*parts))
+        self.update(Group(*(safe(part) for part in parts)))

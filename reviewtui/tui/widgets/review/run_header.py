@@ -13,6 +13,8 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from ...plain import safe
+
 
 def verdict_text(manifest: Mapping[str, Any]) -> Text:
     """``PASS`` / ``FAIL`` / ``NO VERDICT (incomplete)`` as styled text."""
@@ -63,7 +65,7 @@ def header_renderable(manifest: Mapping[str, Any]) -> Group:
     if extra:
         line2.append("   " + ", ".join(extra), style="bold yellow")
     reasons = [Text(f"  ✗ {reason}", style="red") for reason in gate.get("reasons") or []]
-    return Group(line1, line2, *reasons)
+    return Group(*(safe(line, one_line=True) for line in (line1, line2, *reasons)))
 
 
 class RunHeader(Static):

@@ -7,6 +7,7 @@ from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar
 
 from ....runner import Progress
+from ...plain import para, plain
 
 
 def progress_line(progress: Progress, state: str, kept: int = 0) -> str:
@@ -39,11 +40,11 @@ class RunProgress(Vertical):
 
     def show(self, progress: Progress, state: str = "running", kept: int = 0) -> None:
         self.query_one(ProgressBar).update(total=max(progress.total, 1), progress=progress.done)
-        self.query_one("#progress-line", Label).update(progress_line(progress, state, kept))
+        self.query_one("#progress-line", Label).update(plain(progress_line(progress, state, kept)))
 
     def say(self, text: str) -> None:
         """Replace the counters line (before a run starts, or when it could not start)."""
-        self.query_one("#progress-line", Label).update(text)
+        self.query_one("#progress-line", Label).update(para(text))
 
     @property
     def line(self) -> str:

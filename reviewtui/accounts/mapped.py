@@ -1,0 +1,109 @@
+"""Any CSV with a mapping file (``--mapping``): which column holds which field.
+
+The mapping is YAML::
+
+    platform: meta_ads          # or google_ads
+    columns:                    # field: the CSV's header text
+      date: reporting_start
+      reporting_end: reporting_end
+      campaign_id: campaign_id
+      ad_set_id: fb_campaign_id
+      ad_id: ad_id
+      impressions: impressions
+      clicks: clicks
+      cost: spent
+      conversions: approved_conversion
+    date_format: DD/MM/YYYY     # optional; required when the dates read both ways
+    currency: USD               # or a ``currency`` column
+    account: {id: act_123, name: My account, time_zone: Europe/Berlin}   # optional
+
+Fields: see ``FIELDS``. ``date`` (or ``reporting_start`` with ``reporting_end``),
+``campaign_id`` or ``campaign_name``, and ``cost`` are required.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from .build import FileRows
+from .csvread import DATE_FORMATS, InputError, read_table
+from .rows import DATE_FIELDS, NUMBER_FIELDS, TEXT_FIELDS, Layout, match_columns, read_rows, require_layout
+
+FIELDS = DATE_FIELDS + TEXT_FIELDS + NUMBER_FIELDS
+PLATFORMS = ("meta_ads", "google_ads")
+
+
+@dataclass
+class Mapping:
+    path: Path
+    columns: dict[str, str]
+    lines: dict[str, int]
+    platform: str
+    date_format: str | None = None
+    currency: str | None = None
+    account: dict[str, str] = field(default_factory=dict)
+
+    def layout(self) -> Layout:
+        return Layout(name=f"mapped ({self.path.name})", aliases={f: (c,) for f, c in self.columns.items()},
+                      lifetime_fix=f"name the day column as 'date' in {self.path.name}")
+
+
+def _line(node: Any, key: str) -> int:
+    try:
+        return node.lc.key(key)[0] + 1
+    except (AttributeError, KeyError, TypeError):
+        return 1
+
+
+def load_mapping(path: str | Path) -> Mapping:
+    path = Path(path)
+    try:
+        data = YAML(typ="rt").load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, 1, "mapping file not found") from None
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(path, (mark.line + 1) if mark else 1, f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("columns"), dict):
+        raise InputError(path, 1, "the mapping needs a 'columns:' section naming the CSV column of each field")
+    cols = data["columns"]
+    for name in cols:
+        if name not in FIELDS:
+            raise InputError(path, _line(cols, name), f"unknown field {name!r}; the fields are: {', '.join(FIELDS)}")
+        if not isinstance(cols[name], str) or not cols[name].strip():
+            raise InputError(path, _line(cols, name), f"field {name!r} must name a CSV column (a header text)")
+    platform = data.get("platform")
+    if platform not in PLATFORMS:
+        raise InputError(path, _line(data, "platform"), f"'platform' must be one of {', '.join(PLATFORMS)}")
+    fmt = data.get("date_format")
+    if fmt is not None and fmt not in DATE_FORMATS:
+        raise InputError(path, _line(data, "date_format"), f"date_format {fmt!r} is not one of: {', '.join(DATE_FORMATS)}")
+    account = data.get("account") or {}
+    if not isinstance(account, dict):
+        raise InputError(path, _line(data, "account"), "'account' must be a mapping with id, name, time_zone")
+    return Mapping(path, {k: str(v).strip() for k, v in cols.items()}, {k: _line(cols, k) for k in cols},
+                   platform, fmt, data.get("currency"), {k: str(v) for k, v in account.items()})
+
+
+def read(path: Path, mapping: Mapping, date_format: str | None) -> FileRows:
+    wanted = {c.lower() for c in mapping.columns.values()}
+    table = read_table(path, lambda cells: wanted <= {c.lower() for c in cells})
+    if not table.header:
+        found = table.preamble[0] if table.preamble else []
+        present = {c.strip().lower() for c in found}
+        for fname, column in mapping.columns.items():
+            if column.lower() not in present:
+                raise InputError(mapping.path, mapping.lines[fname],
+                                 f"field {fname!r} names the column {column!r}, which {path.name} does not have "
+                                 f"(its header, line 1: {', '.join(repr(c.strip()) for c in found)}); fix the mapping")
+    layout = mapping.layout()
+    cols = match_columns(table, layout)
+    require_layout(table, layout, cols)
+    rows = read_rows(table, layout, cols, date_format or mapping.date_format)
+    return FileRows(path, rows, len(table.rows), currency=mapping.currency,
+                    currency_column=mapping.columns.get("currency"))

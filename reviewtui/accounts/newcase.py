@@ -1,0 +1,56 @@
+"""A new case folder from a snapshot file (an imported or redacted account).
+
+The snapshot is checked as ``reviewtui check`` would (required fields,
+readable daily rows) before anything is written; the case gets an
+``expected.yaml`` with empty lists for a senior to fill in.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..atomic import atomic_write_bytes, atomic_write_text
+from ..cases import CASE_ID_RE, SNAPSHOT_FILE
+from ..rowcheck import daily_problems
+from ..snapshot import Snapshot, SnapshotError, required_field_problems
+
+
+class NewCaseError(Exception):
+    pass
+
+
+def case_id_for(path: Path, cases_dir: Path) -> str:
+    """A free case id from the file's name (its folder's for a snapshot.json)."""
+    stem = path.parent.name if path.name == SNAPSHOT_FILE else path.stem
+    base = re.sub(r"[^a-z0-9_-]+", "-", stem.lower()).strip("-_")[:56] or "imported"
+    if len(base) < 2:
+        base = f"case-{base}"
+    case_id, n = base, 2
+    while (cases_dir / case_id).exists():
+        case_id, n = f"{base}-{n}", n + 1
+    return case_id
+
+
+def new_case_from_snapshot(snapshot_path: str | Path, cases_dir: str | Path, case_id: str | None = None) -> str:
+    """Copy the snapshot into ``cases_dir/<case_id>/`` beside a blank expected.yaml; return the case id."""
+    path, cases_dir = Path(snapshot_path).expanduser(), Path(cases_dir)
+    try:
+        snapshot = Snapshot.load(path)
+    except SnapshotError as exc:
+        raise NewCaseError(str(exc)) from None
+    problems = required_field_problems(snapshot.data)
+    problems += [msg for severity, msg in daily_problems(snapshot.data) if severity == "error"]
+    if problems:
+        raise NewCaseError(f"{path}: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    case_id = case_id or case_id_for(path, cases_dir)
+    if not CASE_ID_RE.match(case_id):
+        raise NewCaseError(f"{case_id!r} is not a valid case id (lowercase letters, digits, '-' and '_')")
+    folder = cases_dir / case_id
+    if folder.exists():
+        raise NewCaseError(f"{folder} already exists; nothing written")
+    atomic_write_bytes(folder / SNAPSHOT_FILE, path.read_bytes())
+    atomic_write_text(folder / "expected.yaml",
+                      f"# New case from {path.name}: read the rows and fill in the lists (see docs/cases.md).\n"
+                      f"case: {case_id}\nkind: ordinary\nmust_find: []\nmay_find: []\nmust_not_say: []\n")
+    return case_id

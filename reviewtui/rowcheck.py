@@ -1,0 +1,53 @@
+"""Are the daily rows readable? A snapshot whose rows cannot be read is an error.
+
+The auditor skips a row it cannot read and notes it; when most rows are
+skipped that would end in a clean "no material issues" over data that was
+never read. ``reviewtui check``, ``reviewtui eval`` and ``reviewtui import``
+refuse such a snapshot, naming the field, the first bad value and the format
+expected. A few unreadable rows stay the auditor's business (a planted
+``data.*`` breakage is exactly that).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .derived import number, parse_day
+
+METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value")
+# Above this share of unreadable rows the snapshot is refused.
+MAX_UNREADABLE_SHARE = 0.5
+
+
+def row_problem(index: int, row: Any) -> str | None:
+    """What makes one daily row unreadable, naming the field, the value and the expected format."""
+    where = f"/daily/{index}"
+    if not isinstance(row, dict):
+        return f"{where} is {type(row).__name__}, not an object with date, campaign_id and metrics"
+    if parse_day(row.get("date")) is None:
+        return f"{where}/date {row.get('date')!r} is not a date: expected YYYY-MM-DD"
+    if row.get("campaign_id") in (None, ""):
+        return f"{where} has no campaign_id"
+    present = [m for m in METRICS if m in row]
+    if not present:
+        return f"{where} has none of the metric fields {', '.join(METRICS)} (found {', '.join(map(str, row)) or 'none'})"
+    for metric in present:
+        if row[metric] is not None and number(row[metric]) is None:
+            return f"{where}/{metric} {row[metric]!r} is not a number: expected a JSON number such as 12.34"
+    return None
+
+
+def daily_problems(data: Any) -> list[tuple[str, str]]:
+    """(severity, message) for daily rows that are all, or mostly, unreadable; empty otherwise."""
+    daily = data.get("daily") if isinstance(data, dict) else None
+    if not isinstance(daily, list):
+        return []  # reported by the required-field check
+    if not daily:
+        return [("error", "'daily' has no rows: nothing in the snapshot can be audited; add the daily rows")]
+    bad = [(i, msg) for i, row in enumerate(daily) if (msg := row_problem(i, row)) is not None]
+    if bad and len(bad) > MAX_UNREADABLE_SHARE * len(daily):
+        first = bad[0][1]
+        return [("error", f"{len(bad)} of {len(daily)} daily rows cannot be read, first {first}; "
+                          "an audit over them would read nothing: fix the rows (or re-import the export)")]
+    return []
+

@@ -1,0 +1,61 @@
+"""The palette's "new case from a snapshot file" on an imported account, driven as a user does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reviewtui.cli import main
+from reviewtui.tui.screens.author import AuthorScreen
+from tests.app.review_fixture import SIZE, make_review_app, review_repo, wait_until
+from tests.app.test_app_palette import palette, started
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "accounts"
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    root = review_repo(tmp_path, monkeypatch)
+    assert main(["import", "--format", "google", str(FIXTURES / "google_campaign_daily.csv"),
+                 "-o", str(root / "uk-shop.json")]) == 0
+    return root
+
+
+async def test_typing_a_snapshot_path_makes_and_opens_a_case(root):
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await palette(pilot, "uk-shop.json")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen), "the new case opens")
+        case = root / "cases" / "uk-shop"
+        assert (case / "snapshot.json").read_bytes() == (root / "uk-shop.json").read_bytes()
+        assert "case: uk-shop\nkind: ordinary\n" in (case / "expected.yaml").read_text()
+        await wait_until(pilot, lambda: ("uk-shop", "ordinary") in app.case_summaries(), "the cases view lists it")
+
+
+async def test_picking_a_file_from_the_entry(root):
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await palette(pilot, "new case from a snapshot file")
+        await palette(pilot, "uk-shop")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen), "the new case opens")
+        assert (root / "cases" / "uk-shop" / "snapshot.json").is_file()
+
+
+async def test_an_unreadable_snapshot_makes_no_case(root):
+    data = json.loads((root / "uk-shop.json").read_text())
+    for row in data["daily"]:
+        row["date"] = "-".join(reversed(row["date"].split("-")))  # DD-MM-YYYY
+    (root / "bad.json").write_text(json.dumps(data))
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await palette(pilot, "bad.json")
+        await pilot.pause(0.2)
+        assert not (root / "cases" / "bad").exists()
+        assert not isinstance(app.screen, AuthorScreen)
+        messages = [n.message for n in app._notifications]
+        assert any("daily rows cannot be read" in m and "expected YYYY-MM-DD" in m for m in messages)
