@@ -4,7 +4,7 @@ The assistant's results for a prompt version, ``<results>/<version>.csv`` and
 ``<results>/<version>/``, are the record the gate and the weekly run trust,
 so only the Claude backend writes them. The reference auditor writes under
 ``<results>/reference/`` and a replay of stored outputs under
-``<results>/replay/<name of the replay folder>/``: the same layout one level
+``<results>/replay/<name of the replay folder>/`` (letters, digits, ``.``, ``_`` and ``-`` of it): the same layout one level
 down, so neither can replace or pass for the assistant's record. The manifest
 says which in ``results_role``, and the summary, the runs view and the weekly
 stamp check read it from there.
@@ -16,8 +16,11 @@ place, and its manifest names its backend, which the stamp check refuses.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 ASSISTANT = "assistant"
 REFERENCE = "reference"
@@ -45,7 +48,9 @@ def results_home(results_dir: str | Path, backend: Any) -> Path:
         return results_dir / REFERENCE_DIR
     if role == REPLAY:
         replay_dir = Path(getattr(backend, "replay_dir", "") or "outputs")
-        return results_dir / REPLAY_DIR / (replay_dir.resolve().name or "outputs")
+        # The folder's name, reduced to characters safe in a path and on a terminal.
+        name = _UNSAFE.sub("_", replay_dir.resolve().name).strip("._") or "outputs"
+        return results_dir / REPLAY_DIR / name
     return results_dir
 
 
