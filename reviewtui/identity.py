@@ -42,14 +42,18 @@ def results_role(backend_name: str | None) -> str:
 
 def results_home(results_dir: str | Path, backend: Any) -> Path:
     """The folder that holds ``<version>.csv`` and ``<version>/`` for runs of ``backend``."""
+    return results_home_of(results_dir, getattr(backend, "name", None), getattr(backend, "replay_dir", None))
+
+
+def results_home_of(results_dir: str | Path, backend_name: str | None, replay_dir: str | Path | None = None) -> Path:
+    """``results_home`` by the backend's name (and a replay's folder), before the backend exists."""
     results_dir = Path(results_dir)
-    role = results_role(getattr(backend, "name", None))
+    role = results_role(backend_name)
     if role == REFERENCE:
         return results_dir / REFERENCE_DIR
     if role == REPLAY:
-        replay_dir = Path(getattr(backend, "replay_dir", "") or "outputs")
         # The folder's name, reduced to characters safe in a path and on a terminal.
-        name = _UNSAFE.sub("_", replay_dir.resolve().name).strip("._") or "outputs"
+        name = _UNSAFE.sub("_", Path(replay_dir or "outputs").resolve().name).strip("._") or "outputs"
         return results_dir / REPLAY_DIR / name
     return results_dir
 

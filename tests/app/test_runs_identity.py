@@ -39,3 +39,26 @@ async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_pa
         await pilot.pause()
         assert isinstance(app.screen, RunScreen)
         assert app.screen.run_dir.resolve() == (reference / "audit-t1").resolve()
+
+
+async def test_the_new_run_form_resumes_the_auditors_unfinished_run_from_its_own_folder(tmp_path, monkeypatch):
+    """Without a key the form's run is the reference auditor's: its unfinished run sits in results/reference."""
+    from textual.widgets import Checkbox
+
+    from reviewtui import assistant
+    from reviewtui.tui.screens.new_run import NewRunScreen
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    root = review_repo(tmp_path, monkeypatch, runs=())
+    unfinished = root / "results" / "reference" / assistant.PROMPT_VERSION
+    unfinished.mkdir(parents=True)
+    (unfinished / "manifest.json").write_text(json.dumps({"prompt_version": assistant.PROMPT_VERSION,
+                                                          "backend": "rules", "status": "cancelled"}), encoding="utf-8")
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewRunScreen)
+        assert app.screen.query_one("#resume", Checkbox).value is True
