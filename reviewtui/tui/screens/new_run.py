@@ -29,6 +29,7 @@ from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
 from ...cases import load_case_set
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
+from ...identity import results_home_of
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
 from ...runner import Progress, redact_secrets
 from ...runs import Run, run_info
@@ -152,7 +153,8 @@ class NewRunScreen(Screen[None]):
 
     @property
     def _run_paths(self) -> RunPaths:
-        return RunPaths(self.results_dir, assistant.PROMPT_VERSION)
+        """Where a run with the default backend goes: the auditor's runs have their own folder."""
+        return RunPaths(results_home_of(self.results_dir, self._default_backend()[0]), assistant.PROMPT_VERSION)
 
     def _previous_unfinished(self) -> bool:
         """Resume by default when the last run of this prompt version did not finish."""
