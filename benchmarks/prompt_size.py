@@ -15,6 +15,7 @@ import sys
 
 from reviewtui import assistant
 from reviewtui.cases import load_case_set
+from reviewtui.compact import compact_text
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value")
 
@@ -43,7 +44,7 @@ def main(cases_dir: str = "cases") -> None:
         daily = json.loads(text).get("daily") or []
         rows.append(len(daily))
         snapshot_bytes.append(len(text.encode("utf-8")))
-        request_chars.append(system + schema + len(assistant.user_message(text)))
+        request_chars.append(system + schema + len(assistant.user_message(compact_text(text))))
         extra.append(totals_size(daily))
     med = statistics.median
     print(f"cases {len(cases)}; system prompt {system:,} chars, schema {schema:,} chars "

@@ -19,8 +19,9 @@ from functools import lru_cache
 from typing import Any
 
 from . import taxonomy
+from .compact import compact_text
 
-PROMPT_VERSION = "audit-v2"
+PROMPT_VERSION = "audit-v3"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 CHEAP_MODEL = "claude-haiku-5-5"
 # Thinking and the answer share max_tokens. 20,000 leaves room for a long think
@@ -41,7 +42,10 @@ _PROMPT_HEAD = """\
 You are a senior paid-media auditor. You receive one advertising account's \
 snapshot for one month as JSON (account, period, targets, budgets with their \
 change history, flight plans, campaigns, change events, conversion actions, \
-daily rows per campaign, search terms, ads). Audit it the way a careful senior \
+daily rows per campaign, search terms, ads). The JSON is compact: a list of \
+objects that share their fields is written as a table, {"columns": [field \
+names], "rows": [...]}, one row per line, each row an array of its values in \
+column order (a row with other fields stays an object). Audit it the way a careful senior \
 would before writing to the account's owner, and return your findings as JSON \
 in the required schema. Work the figures out in your thinking first (sums per \
 campaign and date range, pacing against the schedule, expected conversions); \
@@ -397,7 +401,15 @@ def user_message(snapshot_text: str) -> str:
 
 
 def build_request(snapshot_text: str, *, model: str = DEFAULT_MODEL, max_tokens: int = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
-    """Keyword arguments for ``client.messages.create`` (anthropic SDK 2.x)."""
+    """Keyword arguments for ``client.messages.create`` (anthropic SDK 2.x).
+
+    The snapshot goes in compact (``compact.compact_text``: the same values in
+    less than half the bytes); ValueError when the text is not JSON.
+    """
+    return _request(compact_text(snapshot_text), model=model, max_tokens=max_tokens)
+
+
+def _request(snapshot_text: str, *, model: str, max_tokens: int) -> dict[str, Any]:
     return {
         "model": model,
         "max_tokens": max_tokens,
@@ -423,7 +435,7 @@ def prompt_sha256(max_tokens: int = DEFAULT_MAX_TOKENS) -> str:
     (system text, schema, thinking, max_tokens, the user-message template,
     cache markers, any setting added later) is covered without a list to keep.
     """
-    request = build_request(_SNAPSHOT_SLOT, max_tokens=max_tokens)
+    request = _request(_SNAPSHOT_SLOT, model=DEFAULT_MODEL, max_tokens=max_tokens)
     del request["model"]  # the run stamps the model on its own
     return hashlib.sha256(json.dumps(request, sort_keys=True).encode("utf-8")).hexdigest()
 

@@ -20,7 +20,7 @@ from ruamel.yaml import events as yaml_events
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from . import taxonomy, yaml_comments
+from . import parse_cache, taxonomy, yaml_comments
 from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
 from .snapshot import PointerError, Snapshot, SnapshotError, period_problems, required_field_problems
@@ -126,6 +126,10 @@ class ExpectedDoc:
             text, newline = decode_text(raw)
         except UnicodeDecodeError as exc:
             raise CaseFileError(Problem(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")) from None
+        # A tree is cached only once its bytes passed the checks below under these limits.
+        data = parse_cache.load(raw, salt=repr(LIMITS))
+        if data is not None:
+            return cls(path, data, raw, newline)
         try:
             unsafe = _unsafe_yaml(text)
             if unsafe is not None:
@@ -145,6 +149,7 @@ class ExpectedDoc:
             data = CommentedMap()
         if not isinstance(data, CommentedMap):
             raise CaseFileError(Problem(path, 1, "expected.yaml must be a mapping with keys case, kind, must_find, ..."))
+        parse_cache.store(raw, data, salt=repr(LIMITS))
         return cls(path, data, raw, newline)
 
     # -- editing ------------------------------------------------------------

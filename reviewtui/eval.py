@@ -18,16 +18,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, TextIO
+from typing import Any, Callable, Iterator, Mapping, TextIO
 
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .cases import CaseSet
 from .grounding import FIGURE_MODES
+from .identity import results_home, results_role
 from .report import (
     THRESHOLDS,
     CaseRecord,
@@ -37,8 +41,11 @@ from .report import (
     format_summary,
     now_iso,
 )
-from .runner import Progress, run_cases
+from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
+from .ci import colour_summary, summary_json, use_colour, write_junit
+from .runner import Progress, cancel_on_sigint, run_cases
 from .runs import Run
+from .snapshot import Snapshot
 from .untrusted import printable
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -56,7 +63,7 @@ class UsageError(Exception):
 
 
 def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency: int, repeats: int,
-               max_unparseable: int = 0) -> dict[str, Any]:
+               max_unparseable: int = 0, batch: bool = False) -> dict[str, Any]:
     """What the manifest records about the run before it starts."""
     details = backend.describe()
     return {
@@ -64,6 +71,7 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         # The stamp covers max_tokens too: the backend's when it has one, else the default.
         "prompt_sha256": assistant.prompt_sha256(details.get("max_tokens") or assistant.DEFAULT_MAX_TOKENS),
         "backend": backend.name,
+        "results_role": results_role(backend.name),
         "model": details.get("model", backend.model),
         "backend_details": details,
         "cases_dir": str(case_set.root),
@@ -72,22 +80,27 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         "thresholds": {**THRESHOLDS, "max_unparseable": max_unparseable},
         "concurrency": concurrency,
         "repeats": repeats,
+        "batch": batch,
         "started_at": now_iso(),
     }
 
 
 def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
                 concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1, resume: bool = False,
-                on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0) -> RunRecorder:
+                on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0,
+                batch: bool = False) -> RunRecorder:
     """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
+
+    The folder is the backend's own (``identity.results_home``): only Claude writes the assistant's.
 
     ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
     """
     if figures not in FIGURE_MODES:
         raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
     header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats,
-                        max_unparseable=max_unparseable)
-    recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
+                        max_unparseable=max_unparseable, batch=batch)
+    paths = RunPaths(results_home(results_dir, backend), assistant.PROMPT_VERSION)
+    recorder = RunRecorder(paths, header, case_set.cases,
                            figures=figures, repeats=repeats)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
     if resume:
@@ -97,18 +110,36 @@ def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path,
     return recorder
 
 
+@dataclass(frozen=True)
+class BatchSettings:
+    """``--batch``: send the run as one Message Batch and wait for it (``reviewtui.batch``)."""
+
+    poll_seconds: float = DEFAULT_POLL_SECONDS
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    on_note: Callable[[str], None] | None = None
+
+
 async def record_run(recorder: RunRecorder, backend: Backend, *, concurrency: int, repeats: int,
                      on_progress: Callable[[Progress], None] | None = None,
-                     cancel: asyncio.Event | None = None) -> str:
-    """Run the backend over the recorder's cases; returns the run status. Does not close the backend."""
+                     cancel: asyncio.Event | None = None, batch: BatchSettings | None = None) -> str:
+    """Run the backend over the recorder's cases; returns the run status. Does not close the backend.
+
+    With ``batch``, through a Message Batch whose id is kept in the run folder's batch.json.
+    """
 
     def progress(p: Progress) -> None:
         recorder.set_progress(p)
         if on_progress is not None:
             on_progress(p)
 
-    outcome = await run_cases(recorder.pending_cases(), backend, concurrency=concurrency, repeats=repeats,
-                              on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
+    if batch is not None:
+        outcome = await run_batch(recorder.pending_cases(), backend, state_path=recorder.paths.run_dir / STATE_FILE,
+                                  repeats=repeats, poll_seconds=batch.poll_seconds,
+                                  timeout_seconds=batch.timeout_seconds, on_note=batch.on_note,
+                                  on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
+    else:
+        outcome = await run_cases(recorder.pending_cases(), backend, concurrency=concurrency, repeats=repeats,
+                                  on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     return outcome.status
 
 
@@ -178,6 +209,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="claude: seconds per request attempt before it counts as timed out (default 600)")
     parser.add_argument("--max-retries", type=_non_negative_int, metavar="N",
                         help="claude: retries per case on 429, 5xx, 529, timeouts and dropped connections (default 2)")
+    parser.add_argument("--estimate", action="store_true",
+                        help="print the run's input tokens and cost (direct and batched, with and without prompt "
+                        f"caching) and exit without a model call; counted by the API when {API_KEY_ENV} is set, "
+                        "approximated offline otherwise")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="the summary (or the estimate) on stdout as text (default) or as one JSON object")
+    parser.add_argument("--junit", metavar="FILE",
+                        help="also write a JUnit XML report: one testcase per case, a failure naming the missed ids "
+                        "and fabrications")
+    parser.add_argument("--batch", action="store_true",
+                        help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
+                        "the batch id is kept in the run folder, so rerunning the same command resumes it")
+    parser.add_argument("--batch-poll", type=_positive_float, default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
+                        help=f"with --batch: seconds between status checks (default {DEFAULT_POLL_SECONDS:g})")
+    parser.add_argument("--batch-timeout", type=_positive_float, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+                        help="with --batch: stop waiting after this long and print the batch id for a later "
+                        f"resume (default {DEFAULT_TIMEOUT_SECONDS:g}: the API ends a batch within 24 hours)")
     return parser
 
 
@@ -277,20 +325,39 @@ class _ProgressPrinter:
               file=self.stream, flush=True)
 
 
+EXIT_INCOMPLETE = 3
+
+
 def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> int:
-    """``reviewtui eval``; returns the exit code. ``backend``: a ready backend instead of ``--backend``."""
+    """``reviewtui eval``; returns the exit code. ``backend``: a ready backend instead of ``--backend``.
+
+    Ctrl-C at any moment exits 3 without a traceback: before the run starts
+    nothing was run; during it, what finished is kept (``_run``); while the
+    results are written, a second Ctrl-C waits for them.
+    """
+    try:
+        return _run(argv, backend)
+    except KeyboardInterrupt:
+        print("cancelled before the run started: nothing was run or written", file=sys.stderr)
+        return EXIT_INCOMPLETE
+
+
+def _run(argv: list[str] | None, backend: Backend | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed the usage line
         return EXIT_USAGE if exc.code not in (0, None) else 0
 
+    info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
     try:
-        if backend is None:
+        if args.estimate:
+            pass  # no run: the backend is chosen for counting tokens only
+        elif backend is None:
             name, why = choose_backend(args.backend)
-            print(why, flush=True)
+            print(why, file=info, flush=True)
         else:
-            print(f"backend {backend.name}: supplied by the caller", flush=True)
+            print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
         case_set, problems = check.validate(args.cases)
         if check.has_errors(problems):
             for problem in problems:
@@ -302,11 +369,22 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         warnings = len(problems)
         if warnings:
             print(f"note: {warnings} warning(s) in the case set; `reviewtui check` lists them", file=sys.stderr)
+        if args.junit and not Path(args.junit).resolve().parent.is_dir():
+            raise UsageError(f"--junit {args.junit}: the folder {Path(args.junit).resolve().parent} does not exist")
+        if args.estimate:
+            return _print_estimate(case_set, args, backend)
         if backend is None:
             backend = make_backend(name, args)
+        if args.batch:
+            if not backend.supports_batch:
+                raise UsageError(f"--batch needs the claude backend (Message Batches), not {backend.name}")
+            try:  # a damaged state file stops the run before the folder is touched
+                BatchState.load(RunPaths(Path(args.results_dir), assistant.PROMPT_VERSION).run_dir / STATE_FILE)
+            except BatchStateError as exc:
+                raise UsageError(str(exc)) from None
         recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
                                concurrency=args.concurrency, repeats=args.repeats,
-                               max_unparseable=args.max_unparseable)
+                               max_unparseable=args.max_unparseable, batch=args.batch)
     except (UsageError, ResultsError, OSError) as exc:
         message = (f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
                    if isinstance(exc, OSError) else str(exc))
@@ -316,7 +394,8 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
         return EXIT_USAGE
     _note_replaced_results(recorder)
 
-    print(f"running {len(case_set.cases)} case(s) x {args.repeats} with concurrency {args.concurrency}; "
+    how = "as a Message Batch" if args.batch else f"with concurrency {args.concurrency}"
+    print(f"running {len(case_set.cases)} case(s) x {args.repeats} {how}; "
           f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
     status = "cancelled"
     try:
@@ -324,11 +403,21 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
     except KeyboardInterrupt:
         status = "cancelled"
     finally:
-        result = finish_run(recorder, backend, status)
+        with _sigint_held():
+            result = finish_run(recorder, backend, status)
     if result.manifest["status"] == "cancelled":
         print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
-    sys.stdout.write(printable(format_summary(result.manifest)))
-    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", flush=True)
+    if args.junit:
+        try:
+            write_junit(args.junit, result.manifest, result.records.values())
+        except OSError as exc:
+            print(f"reviewtui eval: cannot write --junit {args.junit}: {exc.strerror or exc}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(summary_json(result.manifest), indent=2))
+    else:
+        summary = printable(format_summary(result.manifest))
+        sys.stdout.write(colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary)
+    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", file=info, flush=True)
     return result.exit_code
 
 
@@ -343,22 +432,85 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
               file=sys.stderr)
 
 
+def _print_estimate(case_set: CaseSet, args: argparse.Namespace, backend: Backend | None) -> int:
+    """``--estimate``: count (or approximate) every request's input tokens and print the four prices."""
+    from .cache import ResponseCache, cache_key, default_cache_dir
+    from .estimate import approximate_tokens, estimate_run, format_estimate
+
+    if (backend is not None and backend.name != "claude") or args.backend not in (None, "claude"):
+        raise UsageError("--estimate prices claude calls; leave out --backend or use --backend claude")
+    model = args.model or assistant.DEFAULT_MODEL
+    max_tokens = args.max_tokens or assistant.DEFAULT_MAX_TOKENS
+    cache = None if args.no_cache else ResponseCache(default_cache_dir(args.results_dir))
+    requests, needed, cached = [], [], 0
+    for case in case_set.cases:
+        snapshot = case.snapshot if case.snapshot is not None else Snapshot.load(case.snapshot_path)
+        request = assistant.build_request(snapshot.text, model=model, max_tokens=max_tokens)
+        hits = sum(1 for r in range(args.repeats) if cache is not None and cache.get(cache_key(request, r)))
+        requests.append(request)
+        needed.append(args.repeats - hits)
+        cached += hits
+    first = requests[0] if requests else assistant.build_request("{}", model=model, max_tokens=max_tokens)
+    shared = {"model": model, "system": first["system"], "messages": [{"role": "user", "content": "."}]}
+    if os.environ.get(API_KEY_ENV, "").strip():
+        counter = backend if backend is not None else make_backend("claude", args)
+        counts = asyncio.run(_count_all(counter, [shared, *requests], args.concurrency))
+        method = "counted by the API's token-counting endpoint"
+    else:
+        counts = [approximate_tokens(r) for r in [shared, *requests]]
+        method = "approximated offline at 4 characters a token (set ANTHROPIC_API_KEY to count them)"
+    estimate = estimate_run(list(zip(counts[1:], needed)), shared_tokens=counts[0], model=model, method=method,
+                            cached=cached, repeats=args.repeats)
+    if args.format == "json":
+        print(json.dumps(estimate.to_dict(), indent=2))
+    else:
+        sys.stdout.write(format_estimate(estimate))
+    return 0
+
+
+async def _count_all(backend: Backend, requests: list[dict[str, Any]], concurrency: int) -> list[int]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(request: dict[str, Any]) -> int:
+        async with gate:
+            return await backend.count_tokens(request)  # type: ignore[attr-defined]
+
+    try:
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+    except BackendUsageError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        await backend.aclose()
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Ctrl-C waits while the results are written (they are small and written atomically)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: nothing to hold
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _print_note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    handled = False
     try:
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here: KeyboardInterrupt instead
-        pass
-    try:
-        return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
-                                on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel)
+        batch = BatchSettings(args.batch_poll, args.batch_timeout, _print_note) if args.batch else None
+        with cancel_on_sigint(cancel):
+            return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
+                                    on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
+                                    batch=batch)
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGINT)
         await backend.aclose()
 
 

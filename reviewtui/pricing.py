@@ -124,5 +124,5 @@ def cost_of_output(model: str | None, output: Any, *, batch: bool = False) -> fl
         output.output_tokens,
         cache_write_tokens=getattr(output, "cache_creation_input_tokens", 0) or 0,
         cache_read_tokens=getattr(output, "cache_read_input_tokens", 0) or 0,
-        batch=batch,
+        batch=batch or bool(getattr(output, "batch", False)),
     )

@@ -30,9 +30,11 @@ from typing import Any, Callable, Iterable
 from .atomic import atomic_write_text
 from .backends.base import CaseOutput
 from .cases import CASE_ID_RE, Case
+from .identity import ASSISTANT, role_label, role_of
 from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
+from .throttle import backoff_sentence
 from .untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
@@ -533,6 +535,8 @@ def format_summary(manifest: dict[str, Any]) -> str:
     usage = manifest.get("usage") or {}
     lines = []
     scored = f"{s.get('scored', 0)} of {s.get('cases', 0)} cases scored" if s.get("scored") != s.get("cases") else f"{s.get('cases', 0)} cases"
+    if role_of(manifest) != ASSISTANT:
+        lines.append(f"results of the {role_label(manifest)}")
     lines.append(
         f"prompt {manifest.get('prompt_version')} (sha256 {str(manifest.get('prompt_sha256'))[:12]}), "
         f"backend {manifest.get('backend')}, model {manifest.get('model') or '-'}, {scored}, "
@@ -589,6 +593,9 @@ def format_summary(manifest: dict[str, Any]) -> str:
     if s.get("not_run"):
         lines.append(f"not run         {s['not_run']}: {', '.join(s.get('not_run_cases') or [])}")
     lines.append(_usage_line(usage))
+    backoff = backoff_sentence((manifest.get("backend_details") or {}).get("concurrency"))
+    if backoff:
+        lines.append(f"rate limits     {backoff}")
 
     if gate.get("passed") is None:
         lines.append("gate            NO VERDICT (run incomplete)")

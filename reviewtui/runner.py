@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from .backends.base import Backend, CaseOutput
 from .cases import Case
+from .throttle import AdaptiveLimit
 
 RUN_STATUSES = ("complete", "incomplete", "cancelled")
 # Queue priorities: repeats of a case that has its first answer, then first requests, then "stop".
@@ -74,6 +78,26 @@ def default_cost_estimator() -> CostEstimator:
     return cost_of_output
 
 
+@contextmanager
+def cancel_on_sigint(cancel: asyncio.Event) -> Iterator[None]:
+    """Within the running loop, Ctrl-C sets ``cancel`` so a run stops and keeps what finished.
+
+    Where the loop cannot take signal handlers, Ctrl-C stays a KeyboardInterrupt.
+    """
+    loop = asyncio.get_running_loop()
+    handled = False
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass
+    try:
+        yield
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
+
+
 def redact_secrets(text: str) -> str:
     """Never let the API key reach a result file, a log or a message."""
     key = os.environ.get("ANTHROPIC_API_KEY")
@@ -82,7 +106,7 @@ def redact_secrets(text: str) -> str:
     return text
 
 
-class _Tally:
+class Tally:
     """Running totals behind ``Progress``."""
 
     def __init__(self, total: int, estimate: CostEstimator, default_model: str | None) -> None:
@@ -129,6 +153,72 @@ class _Tally:
         )
 
 
+class Finisher:
+    """Hands each output to ``on_case_done`` in the order they came back, then reports its progress.
+
+    A plain function runs in one worker thread, off the event loop: scoring a
+    case takes tens of milliseconds, and on the loop it would hold back the
+    requests of every other worker. A coroutine function is awaited on the loop.
+    One at a time, so the callback never runs twice at once.
+    """
+
+    def __init__(self, on_case_done: OnCaseDone | None, tally: Tally,
+                 on_progress: Callable[[Progress], None] | None) -> None:
+        self.on_case_done = on_case_done
+        self.tally = tally
+        self.on_progress = on_progress
+        self._queue: asyncio.Queue[tuple[Case, CaseOutput, int] | None] = asyncio.Queue()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reviewtui-score")
+        self.task = asyncio.ensure_future(self._consume())
+        self.drained = False
+
+    def submit(self, case: Case, output: CaseOutput, repeat: int) -> None:
+        self._queue.put_nowait((case, output, repeat))
+
+    async def drain(self) -> None:
+        """Finish everything submitted so far; raises what a callback raised."""
+        self._queue.put_nowait(None)
+        await self.task
+        self.drained = True
+
+    async def _consume(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while (item := await self._queue.get()) is not None:
+                case, output, repeat = item
+                progress = self.tally.add(output, repeat)
+                callback = self.on_case_done
+                if callback is not None:
+                    if asyncio.iscoroutinefunction(callback):
+                        await callback(case, output, repeat)
+                    else:
+                        result = await loop.run_in_executor(self._executor, callback, case, output, repeat)
+                        if asyncio.iscoroutine(result):
+                            await result
+                if self.on_progress is not None:
+                    self.on_progress(progress)
+        finally:
+            self._executor.shutdown(wait=False)
+
+    def flush_now(self) -> None:
+        """When the run itself is torn down (Ctrl-C as KeyboardInterrupt): finish the outputs that came
+        back, synchronously, so none is lost. The one in the worker thread completes there."""
+        self.task.cancel()
+        self._executor.shutdown(wait=True)
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is None:
+                continue
+            case, output, repeat = item
+            progress = self.tally.add(output, repeat)
+            if self.on_case_done is not None and not asyncio.iscoroutinefunction(self.on_case_done):
+                result = self.on_case_done(case, output, repeat)
+                if asyncio.iscoroutine(result):
+                    result.close()  # no loop left to run it on
+            if self.on_progress is not None:
+                self.on_progress(progress)
+
+
 async def _call_backend(backend: Backend, case: Case, repeat: int) -> CaseOutput:
     try:
         output = await backend.run(case, repeat=repeat)
@@ -163,8 +253,7 @@ async def run_cases(
     if repeats < 1:
         raise ValueError("repeats must be at least 1")
     jobs = [(case, repeat) for case in cases for repeat in range(repeats)]
-    tally = _Tally(len(jobs), cost_estimator or default_cost_estimator(), backend.model)
-    outcome = RunOutcome(status="complete")
+    tally = Tally(len(jobs), cost_estimator or default_cost_estimator(), backend.model)
     finished: dict[str, dict[int, CaseOutput]] = {}
     stop = cancel or asyncio.Event()
     workers = min(concurrency, len(jobs))
@@ -186,11 +275,6 @@ async def run_cases(
             case = cases[index]
             output = await _call_backend(backend, case, repeat)
             finished.setdefault(case.case_id, {})[repeat] = output
-            if on_case_done is not None:
-                result = on_case_done(case, output, repeat)
-                if asyncio.iscoroutine(result):
-                    await result
-            progress = tally.add(output, repeat)
             if repeat == 0:
                 for later in range(1, repeats):
                     queue.put_nowait((_REPEAT, index, later))
@@ -198,42 +282,49 @@ async def run_cases(
             if remaining == 0:  # every job done: release the idle workers
                 for _ in range(workers):
                     queue.put_nowait((_DONE, -1, 0))
-            if on_progress is not None:
-                on_progress(progress)
+            finisher.submit(case, output, repeat)  # scored off the loop; the worker sends its next request
 
+    backend.use_limit(AdaptiveLimit(workers))  # fewer attempts in flight while the API rate-limits
+    finisher = Finisher(on_case_done, tally, on_progress)
     tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
     stop_waiter = asyncio.ensure_future(stop.wait())
     cancelled = False
     try:
         pending: set[asyncio.Future[Any]] = set(tasks)
         while pending:
-            done, pending = await asyncio.wait(pending | {stop_waiter}, return_when=asyncio.FIRST_COMPLETED)
+            done, pending = await asyncio.wait(pending | {stop_waiter, finisher.task},
+                                               return_when=asyncio.FIRST_COMPLETED)
             pending.discard(stop_waiter)
+            pending.discard(finisher.task)
             for task in done:
                 if task is not stop_waiter and not task.cancelled() and (error := task.exception()) is not None:
                     raise error  # a bug in a callback: surface it
             if stop.is_set():
                 cancelled = True
                 break
-    finally:  # on our own cancellation too: abandon the cases in flight, then re-raise
+        await finisher.drain()  # what came back before a stop is kept too
+    finally:  # on our own cancellation too: abandon the cases in flight, keep what came back, re-raise
         stop_waiter.cancel()
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, stop_waiter, return_exceptions=True)
+        if not finisher.drained:
+            finisher.flush_now()
+        await asyncio.gather(*tasks, stop_waiter, finisher.task, return_exceptions=True)
 
-    for case, repeat in jobs:
-        got = finished.get(case.case_id, {})
-        if repeat in got:
-            continue
-        if case.case_id not in outcome.not_run:
-            outcome.not_run.append(case.case_id)
+    return build_outcome(cases, repeats, finished, tally, "cancelled" if cancelled else "complete")
+
+
+def build_outcome(cases: Sequence[Case], repeats: int, finished: dict[str, dict[int, CaseOutput]], tally: Tally,
+                  status: str) -> RunOutcome:
+    """The outcome of a run (direct or batched) from the outputs that finished."""
+    outcome = RunOutcome(status=status)
     for case in cases:
-        by_repeat = finished.get(case.case_id)
-        if by_repeat:
-            outcome.outputs[case.case_id] = [by_repeat[r] for r in sorted(by_repeat)]
+        got = finished.get(case.case_id, {})
+        if len(got) < repeats:
+            outcome.not_run.append(case.case_id)
+        if got:
+            outcome.outputs[case.case_id] = [got[r] for r in sorted(got)]
     outcome.progress = tally.snapshot()
-    if cancelled:
-        outcome.status = "cancelled"
-    elif outcome.errors:
+    if outcome.status == "complete" and outcome.errors:
         outcome.status = "incomplete"
     return outcome

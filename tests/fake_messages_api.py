@@ -18,6 +18,16 @@ implements ``POST /v1/messages``:
   (``usage.cache_creation_input_tokens``) and read by later ones
   (``usage.cache_read_input_tokens``), at about 4 characters a token.
 
+It also serves the Message Batches endpoints (``POST /v1/messages/batches``,
+``GET /v1/messages/batches/{id}``, ``GET /v1/messages/batches/{id}/results``
+as JSONL, in reverse order of the requests, as the API promises no order)
+and ``POST /v1/messages/count_tokens``. Each request of a batch is checked
+like a direct one and answered from the same plans when the batch is
+created: a planned answer is a ``succeeded`` result, a planned API error an
+``errored`` one, ``batch_canceled()`` and ``batch_expired()`` the other two
+result types. A batch reports ``in_progress`` for its first
+``batch_polls`` retrieves (``None``: until ``end_batches()``), then ``ended``.
+
 Use (``serving_in_env`` also sets ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL)::
 
     with serving_in_env(monkeypatch, "sk-test") as api:
@@ -34,7 +44,9 @@ Planned responses: ``answer``, ``slow_answer``, ``answer_with_thinking``, ``trun
 from __future__ import annotations
 
 import json
+import re
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -63,6 +75,7 @@ class Planned:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering (a read timeout when above the client's)
     label: str = ""
+    raw: bytes | None = None  # a body that is not JSON (a batch's JSONL results)
 
 
 def _message(content: list[dict[str, Any]], stop_reason: str, *, output_tokens: int | None = None, **extra: Any) -> dict:
@@ -113,6 +126,16 @@ def api_error(status: int, error_type: str, message: str, headers: dict[str, str
 def rate_limited(retry_after: str = "1") -> Planned:
     """429 with a retry-after header (seconds), as the API sends it."""
     return api_error(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", {"retry-after": retry_after})
+
+
+def batch_canceled() -> Planned:
+    """In a batch: the request was canceled before it was processed."""
+    return Planned(status=0, label="canceled")
+
+
+def batch_expired() -> Planned:
+    """In a batch: the batch reached its 24 hours before the request was processed."""
+    return Planned(status=0, label="expired")
 
 
 def overloaded() -> Planned:
@@ -278,6 +301,8 @@ class RecordedRequest:
     label: str
     usage: dict[str, Any] | None = None  # the usage of a 200 answer (prompt-cache counts included)
     cache_prefixes: list[str] = field(default_factory=list)  # written to the prompt cache once answered
+    received_at: float = field(default_factory=time.monotonic)
+    answered_at: float | None = None  # when the answer was sent (after any delay)
 
 
 class FakeMessagesAPI:
@@ -293,6 +318,11 @@ class FakeMessagesAPI:
         self._released = threading.Event()  # set on stop, so hanging handlers end at once
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.batches: dict[str, dict[str, Any]] = {}  # id -> {"requests": [...], "results": [...], "retrieves": n}
+        self.batch_polls: int | None = 1  # retrieves that report in_progress before a batch ends; None: never
+        self.extra_result_lines: list[dict[str, Any]] = []  # appended to every results file (unknown custom_ids)
+        self.in_flight = 0  # direct requests being answered now
+        self.max_in_flight = 0
 
     # -- planning and counting ------------------------------------------------
 
@@ -307,6 +337,15 @@ class FakeMessagesAPI:
         """Requests received (for one marker, or all)."""
         with self._lock:
             return sum(1 for r in self.requests if marker is None or r.marker == marker)
+
+    def end_batches(self) -> None:
+        """Every batch reports ``ended`` from its next retrieve on."""
+        with self._lock:
+            self.batch_polls = 0
+
+    def batches_created(self) -> list[str]:
+        with self._lock:
+            return list(self.batches)
 
     def clear_requests(self) -> None:
         with self._lock:
@@ -335,7 +374,7 @@ class FakeMessagesAPI:
 
     def start(self) -> "FakeMessagesAPI":
         handler = type("Handler", (_Handler,), {"api": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-messages-api", daemon=True
@@ -368,9 +407,14 @@ class FakeMessagesAPI:
             planned = api_error(400, "invalid_request_error", f"the body is not JSON: {exc}")
         else:
             planned = self._check_and_plan(method, path, headers, body)
+        return self.respond_to(method, path, headers, body, planned)
+
+    def respond_to(self, method: str, path: str, headers: dict[str, str], body: Any,
+                   planned: Planned) -> tuple[Planned, RecordedRequest]:
+        """Fill in a planned message (id, model, usage, prompt cache) and record the request."""
         marker = self._marker_in(user_text(body)) if isinstance(body, dict) else None
         usage, prefixes = None, []
-        if planned.status == 200 and planned.body is not None:
+        if planned.status == 200 and planned.body is not None and planned.body.get("type") == "message":
             planned = _fill_in(planned, body, len(self.requests) + 1)
             prefixes = cache_prefixes(body)
             with self._lock:
@@ -382,12 +426,20 @@ class FakeMessagesAPI:
         return planned, record
 
     def _check_and_plan(self, method: str, path: str, headers: dict[str, str], body: Any) -> Planned:
-        if method != "POST" or path.split("?")[0] != "/v1/messages":
-            return api_error(404, "not_found_error", f"the fake serves POST /v1/messages only, not {method} {path}")
+        route = path.split("?")[0]
         if headers.get("authorization") != f"Bearer {self.api_key}":
             return api_error(401, "authentication_error", "invalid x-api-key or bearer token")
         if not headers.get("anthropic-version"):
             return api_error(400, "invalid_request_error", "anthropic-version: header is required")
+        if route.startswith("/v1/messages/batches"):
+            return self._batches(method, route, body)
+        if (method, route) == ("POST", "/v1/messages/count_tokens"):
+            return self._count_tokens(body)
+        if method != "POST" or route != "/v1/messages":
+            return api_error(404, "not_found_error", f"the fake serves /v1/messages, its batches and count_tokens, not {method} {path}")
+        return self._plan_for(body)
+
+    def _plan_for(self, body: Any) -> Planned:
         problem = request_problem(body)
         if problem:
             return api_error(400, "invalid_request_error", problem)
@@ -395,6 +447,96 @@ class FakeMessagesAPI:
         if planned is None:
             return api_error(400, "invalid_request_error", "fake server: no planned response matches this request")
         return planned
+
+
+    # -- count_tokens and Message Batches -----------------------------------------
+
+    def _count_tokens(self, body: Any) -> Planned:
+        if not isinstance(body, dict) or not isinstance(body.get("model"), str) or not body.get("messages"):
+            return api_error(400, "invalid_request_error", "count_tokens needs model and messages")
+        unknown = sorted(set(body) - KNOWN_PARAMS)
+        if unknown or "max_tokens" in body:
+            return api_error(400, "invalid_request_error", f"{(unknown or ['max_tokens'])[0]}: Extra inputs are not permitted")
+        return Planned(body={"input_tokens": request_tokens(body)}, label="count_tokens")
+
+    def _batches(self, method: str, route: str, body: Any) -> Planned:
+        parts = route.split("/")[4:]  # after /v1/messages/batches
+        if method == "POST" and not parts:
+            return self._create_batch(body)
+        batch = self.batches.get(parts[0]) if parts else None
+        if batch is None:
+            return api_error(404, "not_found_error", f"message batch {parts[0] if parts else ''!r} not found")
+        if method == "GET" and len(parts) == 1:
+            with self._lock:
+                batch["retrieves"] += 1
+            return Planned(body=self._batch_object(parts[0]), label="batch")
+        if method == "GET" and parts[1:] == ["results"]:
+            if not self._batch_ended(batch):
+                return api_error(400, "invalid_request_error", "the batch has not ended yet")
+            lines = [*reversed(batch["results"]), *self.extra_result_lines]
+            return Planned(body=None, label="results", headers={"content-type": "application/binary"},
+                           raw="".join(json.dumps(line) + "\n" for line in lines).encode("utf-8"))
+        return api_error(404, "not_found_error", f"the fake does not serve {method} {route}")
+
+    def _create_batch(self, body: Any) -> Planned:
+        requests = body.get("requests") if isinstance(body, dict) else None
+        if not isinstance(requests, list) or not requests:
+            return api_error(400, "invalid_request_error", "requests: Field required")
+        seen: set[str] = set()
+        for i, item in enumerate(requests):
+            custom_id = item.get("custom_id") if isinstance(item, dict) else None
+            if not isinstance(custom_id, str) or not CUSTOM_ID.fullmatch(custom_id):
+                return api_error(400, "invalid_request_error", f"requests.{i}.custom_id: must match {CUSTOM_ID.pattern}")
+            if custom_id in seen:
+                return api_error(400, "invalid_request_error", f"requests.{i}.custom_id: {custom_id!r} is not unique")
+            seen.add(custom_id)
+            problem = request_problem(item.get("params"))
+            if problem:
+                return api_error(400, "invalid_request_error", f"requests.{i}.params.{problem}")
+        batch_id = f"msgbatch_fake_{len(self.batches) + 1:04d}"
+        results = []
+        for item in requests:  # each request is answered now, as if it were sent on its own
+            params = item["params"]
+            planned, record = self.respond_to("POST", f"/v1/messages/batches#{item['custom_id']}", {}, params,
+                                              self._plan_for(params))
+            with self._lock:
+                self.prompt_cache.update(record.cache_prefixes)
+            results.append({"custom_id": item["custom_id"], "result": _batch_result(planned)})
+        with self._lock:
+            self.batches[batch_id] = {"results": results, "retrieves": 0}
+        return Planned(body=self._batch_object(batch_id), label="batch created")
+
+    def _batch_ended(self, batch: dict[str, Any]) -> bool:
+        return self.batch_polls is not None and batch["retrieves"] > self.batch_polls
+
+    def _batch_object(self, batch_id: str) -> dict[str, Any]:
+        batch = self.batches.get(batch_id) or {"results": [], "retrieves": 0}
+        ended = bool(batch["results"]) and self._batch_ended(batch)
+        counts = {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        for line in batch["results"]:
+            counts[line["result"]["type"] if ended else "processing"] += 1
+        return {
+            "id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+            "request_counts": counts, "created_at": "2026-01-01T00:00:00Z", "expires_at": "2026-01-02T00:00:00Z",
+            "ended_at": "2026-01-01T01:00:00Z" if ended else None, "archived_at": None, "cancel_initiated_at": None,
+            "results_url": f"{self.base_url}/v1/messages/batches/{batch_id}/results" if ended else None,
+        }  # fmt: skip
+
+
+CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """The fake's token count of a request: about 4 characters a token."""
+    return max(1, len(json.dumps(body)) // 4)
+
+
+def _batch_result(planned: Planned) -> dict[str, Any]:
+    if planned.label in ("canceled", "expired"):
+        return {"type": planned.label}
+    if planned.status == 200:
+        return {"type": "succeeded", "message": planned.body}
+    return {"type": "errored", "error": planned.body}
 
 
 @contextmanager
@@ -411,8 +553,8 @@ def _fill_in(planned: Planned, request: dict[str, Any], number: int) -> Planned:
     body = json.loads(json.dumps(planned.body))
     body["id"] = f"msg_fake_{number:04d}"
     body["model"] = request.get("model")
-    body["usage"]["input_tokens"] = max(1, len(json.dumps(request)) // 4)
-    return Planned(planned.status, body, dict(planned.headers), planned.delay, planned.label)
+    body["usage"]["input_tokens"] = request_tokens(request)
+    return Planned(planned.status, body, dict(planned.headers), planned.delay, planned.label, planned.raw)
 
 
 def _cache_usage(usage: dict[str, Any], prefixes: list[str], cache: set[str]) -> None:
@@ -429,6 +571,12 @@ def _cache_usage(usage: dict[str, Any], prefixes: list[str], cache: set[str]) ->
     usage["input_tokens"] = max(0, total - read - written)
 
 
+class _Server(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 makes the 6th simultaneous connection wait for a
+    # SYN retry (a second): a client at concurrency 16 would look slow for the fake's sake.
+    request_queue_size = 128
+
+
 class _Handler(BaseHTTPRequestHandler):
     api: FakeMessagesAPI
     protocol_version = "HTTP/1.1"
@@ -440,21 +588,34 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
-        planned, record = self.api.respond(self.command, self.path, headers, raw)
-        if planned.delay and self.api._released.wait(planned.delay):
-            return  # the server is stopping
-        with self.api._lock:  # the answer is on its way: its prefixes are cached from now on
-            self.api.prompt_cache.update(record.cache_prefixes)
-        payload = json.dumps(planned.body or {}).encode("utf-8")
+        api = self.api
+        direct = self.path.split("?")[0] == "/v1/messages"
+        if direct:
+            with api._lock:
+                api.in_flight += 1
+                api.max_in_flight = max(api.max_in_flight, api.in_flight)
+        try:
+            planned, record = api.respond(self.command, self.path, headers, raw)
+            if planned.delay and api._released.wait(planned.delay):
+                return  # the server is stopping
+        finally:
+            if direct:
+                with api._lock:
+                    api.in_flight -= 1
+        with api._lock:  # the answer is on its way: its prefixes are cached from now on
+            api.prompt_cache.update(record.cache_prefixes)
+        payload = planned.raw if planned.raw is not None else json.dumps(planned.body or {}).encode("utf-8")
         try:
             self.send_response(planned.status)
-            self.send_header("content-type", "application/json")
+            if "content-type" not in planned.headers:
+                self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
             self.send_header("request-id", "req_fake")
             for name, value in planned.headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
+            record.answered_at = time.monotonic()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout), as a real client would
 
@@ -493,6 +654,13 @@ def write_case(cases_dir: Path, case_id: str, marker: str, *, must_find: str = "
         encoding="utf-8",
     )
     return case_dir
+
+
+def write_cases(cases_dir: Path, markers: dict[str, str]) -> Path:
+    """``write_case`` for each case id -> marker; returns the case folder."""
+    for case_id, marker in markers.items():
+        write_case(cases_dir, case_id, marker)
+    return Path(cases_dir)
 
 
 def findings_json(*finding_ids: str) -> str:

@@ -42,7 +42,7 @@ def efficiency_ratio(s: Series, tot: Totals) -> float | None:
 
 def _recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
     dates = set(s.complete_dates()[-days:])
-    return [(v, r.pointer) for r in s.rows if r.campaign_id == cid and r.day in dates and (v := r.get(LOST_FIELD)) is not None]
+    return [(v, r.pointer) for r in s.rows_of([cid]) if r.day in dates and (v := r.get(LOST_FIELD)) is not None]
 
 
 def lost_to_budget(ctx: Context) -> list[str]:
@@ -143,5 +143,5 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
         f"a day over the last 7 complete days of a {text.money(budget, s.currency)} daily budget; {s.label(good)}: "
         f"{_efficiency_words(ctx, good)}.",
         severity="medium",
-        rows=[r.pointer for r in s.rows if r.campaign_id in (poor, good)][-6:],
+        rows=[r.pointer for r in s.rows_of([poor, good])][-6:],
     )

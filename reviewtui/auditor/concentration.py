@@ -79,7 +79,7 @@ def spend(ctx: Context) -> None:
         "results ride on one campaign, and any problem there hits everything.",
         _share_line(ctx, top, "cost", "share of account cost", text.money) + ".",
         severity="medium" if share < t.number("high_share") else "high",
-        rows=[r.pointer for r in s.rows if r.campaign_id == top][:6],
+        rows=[r.pointer for r in s.rows_of([top])][:6],
     )
 
 
@@ -108,5 +108,5 @@ def conversions(ctx: Context) -> None:
         _share_line(ctx, top, "conversions", "share of account conversions", text.count)
         + (f", at a CPA of {text.money(cpa, s.currency)}" if (cpa := ctx.period(top, "CPA")) is not None else "") + ".",
         severity="medium",
-        rows=[r.pointer for r in s.rows if r.campaign_id == top][:6],
+        rows=[r.pointer for r in s.rows_of([top])][:6],
     )

@@ -160,8 +160,9 @@ def currency_mismatch(ctx: Context) -> None:
     if not odd:
         ctx.rejected(kind, None, f"every currency code given matches the account's {account}")
         return
-    odd_campaigns = {cid for cid, c in s.campaigns.items() if c.pointer in {p for p, _, _ in odd}}
-    odd_campaigns |= {r.campaign_id for r in s.rows if r.pointer in {p for p, _, _ in odd}}
+    odd_pointers = {p for p, _, _ in odd}
+    odd_campaigns = {cid for cid, c in s.campaigns.items() if c.pointer in odd_pointers}
+    odd_campaigns |= {r.campaign_id for r in s.rows if r.pointer in odd_pointers}
     codes = sorted({code for _, _, code in odd})
     wheres = sorted({where for _, where, _ in odd if not where[:4].isdigit()}) or [where for _, where, _ in odd[:3]]
     ctx.breaks(kind, f"amounts in {', '.join(codes)} are summed with {account} amounts", odd_campaigns or None)

@@ -37,7 +37,7 @@ def serving_stopped(ctx: Context) -> None:
     min_days = int(t.number("min_days"))
     found = False
     for cid, camp in sorted(s.campaigns.items()):
-        served = sorted({r.day for r in s.rows if r.campaign_id == cid and (r.get("impressions") or 0) > 0 and r.day <= end})
+        served = sorted({r.day for r in s.rows_of([cid]) if (r.get("impressions") or 0) > 0 and r.day <= end})
         if not served:
             continue
         last = served[-1]
@@ -50,7 +50,7 @@ def serving_stopped(ctx: Context) -> None:
             ctx.rejected(STOPPED, cid, f"no impressions from {text.day(stop)}, explained: {reason}")
             continue
         found = True
-        row = next(r for r in reversed(s.rows) if r.campaign_id == cid and r.day == last)
+        row = next(r for r in reversed(s.rows_of([cid])) if r.day == last)
         # An absent status is unknown: the claim then says neither enabled nor paused.
         claim = (f"{s.label(cid)} is enabled but has had no impressions since {text.day(stop)}, with no pause, "
                  "end date, flight end or budget change to explain it: check eligibility, billing and policy status."

@@ -74,14 +74,34 @@ def poisson_at_most(observed: float, expected: float) -> float:
     return total
 
 
+class _Explainers:
+    """The supported assessments that can explain a CPA, indexed by scope as they are recorded.
+
+    Asked once per campaign, a scan of every assessment would make the audit
+    quadratic in campaigns; this reads each new assessment once.
+    """
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.by_scope: dict[str | None, list[tuple[int, str]]] = {}  # scope -> (position, kind), in order
+
+    def first(self, ctx: Context, scope: str | None) -> str | None:
+        for position in range(self.seen, len(ctx.assessments)):
+            item = ctx.assessments[position]
+            if item.supported and (item.kind in EXPLAINED_BY
+                                   or (item.kind == "bidding.learning_period" and item.scope is not None)):
+                self.by_scope.setdefault(item.scope, []).append((position, item.kind))
+        self.seen = len(ctx.assessments)
+        own = [(p, k) for p, k in self.by_scope.get(scope, ())][:1] if scope is not None else []
+        account = [(p, k) for p, k in self.by_scope.get(None, ()) if k in EXPLAINED_BY][:1]
+        candidates = own + account
+        return min(candidates)[1] if candidates else None
+
+
 def _explained(ctx: Context, scope: str | None) -> str | None:
     """A tracking fault or a learning period that explains a CPA, if recorded for this scope."""
-    for item in ctx.assessments:
-        if item.supported and item.kind in EXPLAINED_BY and item.scope in (scope, None):
-            return item.kind
-        if item.supported and item.kind == "bidding.learning_period" and item.scope == scope and scope is not None:
-            return item.kind
-    return None
+    explainers = ctx.__dict__.setdefault("_efficiency_explainers", _Explainers())
+    return explainers.first(ctx, scope)
 
 
 def _reportable(ctx: Context, kind: str, scope: str | None, campaigns_found: bool) -> bool:
@@ -202,7 +222,7 @@ def _report_off_account(ctx: Context, scope: str) -> None:
         "rule out chance; the snapshot sets no CPA or ROAS target, so the account's own CPA is the reference.",
         figure + ".",
         severity="high",
-        rows=[r.pointer for r in s.rows if r.campaign_id == scope][:6],
+        rows=[r.pointer for r in s.rows_of([scope])][:6],
     )
 
 
@@ -258,7 +278,7 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
             f"{where} runs at a CPA far above the {text.money(target_cpa, cur)} target on a sample large enough to rule out chance.",
             f"{figure} CPA of {text.money(target_cpa, cur)}.",
             severity="high",
-            rows=["/targets/target_cpa"] + [r.pointer for r in s.rows if scope is None or r.campaign_id == scope][:6],
+            rows=["/targets/target_cpa"] + [r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))][:6],
         )
     else:
         roas, value = ctx.period(scope, "ROAS"), ctx.period(scope, "conversions_value")
@@ -272,7 +292,7 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
             f"spend in {where_in} is not paying back.",
             f"{figure} against a target ROAS of {target_roas:g}.",
             severity="high",
-            rows=["/targets/target_roas"] + [r.pointer for r in s.rows if scope is None or r.campaign_id == scope][:6],
+            rows=["/targets/target_roas"] + [r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))][:6],
         )
 
 
@@ -310,7 +330,8 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
             "with enough conversions in each to rule out chance.",
             _drift_evidence(ctx, scope) + ".",
             severity="medium",
-            rows=[r.pointer for r in s.rows if r.day in set(early[:1] + late[-1:]) and (scope is None or r.campaign_id == scope)][:8],
+            rows=[r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))
+                  if r.day in set(early[:1] + late[-1:])][:8],
         )
     if not found:
         ctx.rejected(DRIFT, None, "no material CPA rise between settled windows")

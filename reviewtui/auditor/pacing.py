@@ -142,7 +142,7 @@ def _daily_caps(ctx: Context) -> None:
     flagged = False
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
-        for day in sorted({r.day for r in s.rows if r.campaign_id in budget.campaign_ids}):
+        for day in sorted({r.day for r in s.rows_of(budget.campaign_ids)}):
             amount = budget.highest_on(day)
             cost = sum(s.cell(day, cid).cost for cid in budget.campaign_ids)
             if amount and cost > amount * cap_multiple(t, s.is_meta, day) * (1 + t.number("margin")):
@@ -166,7 +166,7 @@ def _daily_caps(ctx: Context) -> None:
             f"On {text.day(day)} cost was {text.money(cost, s.currency)} against a daily budget of "
             f"{text.money(amount, s.currency)} in force that day ({text.multiple(cost / amount)} the budget).",
             severity="medium",
-            rows=[r.pointer for r in s.rows if r.campaign_id in budget.campaign_ids and r.day in set(days)][:8]
+            rows=[r.pointer for r in s.rows_of(budget.campaign_ids) if r.day in set(days)][:8]
             + [budget.pointer],
         )
     if not flagged:

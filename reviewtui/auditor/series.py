@@ -165,6 +165,8 @@ class Series:
     # rows by (date, campaign), to find duplicates and cite pointers
     rows_by_cell: dict[tuple[date, str], list[Row]] = field(default_factory=dict)
     rows_by_day: dict[date, list[Row]] = field(default_factory=dict)
+    # rows by campaign, in row order: a detector reads one campaign's rows without scanning them all
+    rows_by_campaign: dict[str, list[Row]] = field(default_factory=dict)
 
     # -- dates ---------------------------------------------------------------
 
@@ -188,6 +190,13 @@ class Series:
         if end is None:
             return []
         return [end - timedelta(days=i) for i in range(n - 1, -1, -1)]
+
+    def rows_of(self, campaign_ids: Iterable[str]) -> list[Row]:
+        """The rows of these campaigns, in the snapshot's row order."""
+        ids = list(dict.fromkeys(campaign_ids))
+        if len(ids) == 1:
+            return list(self.rows_by_campaign.get(ids[0], ()))
+        return sorted((r for cid in ids for r in self.rows_by_campaign.get(cid, ())), key=lambda r: r.index)
 
     # -- totals --------------------------------------------------------------
 
@@ -316,6 +325,7 @@ def _read_row(series: Series, index: int, raw: Any) -> None:
     key = (day, campaign_id)
     series.rows_by_cell.setdefault(key, []).append(row)
     series.rows_by_day.setdefault(day, []).append(row)
+    series.rows_by_campaign.setdefault(campaign_id, []).append(row)
     series.cells.setdefault(key, Totals()).add(metrics)
     series.days.setdefault(day, Totals()).add(metrics)
     if series.in_period(day):

@@ -421,7 +421,7 @@ def missing_conversion_value(ctx: Context) -> None:
         return
     found = False
     for cid in sorted(s.campaign_totals):
-        rows = [r for r in s.rows if r.campaign_id == cid and r.day in complete]
+        rows = [r for r in s.rows_of([cid]) if r.day in complete]
         valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
         # The trailing run of rows with conversions but zero value
         run: list[Row] = []

@@ -158,7 +158,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
             continue
         share = tot.cost / account.cost
         rate = reference_rate(s, excluding=cid)
-        dates = sorted({r.day for r in s.rows if r.campaign_id == cid})
+        dates = sorted({r.day for r in s.rows_of([cid])})
         expected = sum(s.cell(d, cid).clicks * (rate or 0.0) * lag.credited(d) for d in dates)
         if share < t.number("min_share_of_account_cost"):
             ctx.rejected(CAMPAIGN, cid, f"no conversions but only {text.percent(share)} of account cost")
@@ -178,7 +178,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
             "share of spend: pause it or fix its conversion setup.",
             _spend_line(ctx, cid, dates) + ", with 0 conversions.",
             severity="high" if share >= t.number("high_share_of_account_cost") else "medium",
-            rows=[r.pointer for r in s.rows if r.campaign_id == cid][:10],
+            rows=[r.pointer for r in s.rows_of([cid])][:10],
         )
     if not found:
         ctx.rejected(CAMPAIGN, None, "every campaign with material spend records conversions")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, AsyncIterator, Protocol
 
 from ..cases import Case
 
@@ -26,6 +26,7 @@ class CaseOutput:
     model: str | None = None
     cache_creation_input_tokens: int = 0  # of input_tokens: written to the prompt cache (dearer)
     cache_read_input_tokens: int = 0  # of input_tokens: read from the prompt cache (cheaper)
+    batch: bool = False  # answered through a Message Batch (priced at the batch discount)
 
     @property
     def obtained(self) -> bool:
@@ -35,15 +36,55 @@ class CaseOutput:
         return asdict(self)
 
 
+# A Message Batch's request counts, in the order the progress line gives them.
+BATCH_COUNTS = ("processing", "succeeded", "errored", "canceled", "expired")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One (case, repeat) ready to send: its request, cache key and cached answer (None on a miss)."""
+
+    key: str
+    request: dict[str, Any]
+    cached: CaseOutput | None
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    processing_status: str  # "in_progress" | "canceling" | "ended"
+    counts: dict[str, int]
+
+    @property
+    def ended(self) -> bool:
+        return self.processing_status == "ended"
+
+
+class BatchError(Exception):
+    """A batch that cannot be created, found or read; ``unknown``: the API does not know its id."""
+
+    def __init__(self, message: str, *, unknown: bool = False) -> None:
+        super().__init__(message)
+        self.unknown = unknown
+
+
 class Backend(abc.ABC):
-    """Produces the assistant's output for one case."""
+    """Produces the assistant's output for one case.
+
+    A backend with ``supports_batch`` also implements ``prepare``, ``remember``,
+    ``create_batch``, ``batch_status`` and ``batch_results`` (``reviewtui.batch``
+    drives them).
+    """
 
     name: str = "?"
     model: str | None = None
+    supports_batch: bool = False
 
     @abc.abstractmethod
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
         """The output for ``case`` (``repeat`` numbers repeated runs of the same case)."""
+
+    def use_limit(self, limit: Any) -> None:  # noqa: B027 - a hook: only a backend that sends requests uses it
+        """The run's ``throttle.AdaptiveLimit``, for a backend that makes requests it can rate-limit."""
 
     async def aclose(self) -> None:  # noqa: B027 - a hook: most backends hold no connection
         """Release connections; called once at the end of a run."""
@@ -55,3 +96,20 @@ class Backend(abc.ABC):
 
 class BackendUsageError(Exception):
     """A backend that cannot be used as asked (unknown name, missing key...): exit 2."""
+
+
+class BatchBackend(Protocol):
+    """What ``reviewtui.batch`` calls on a backend with ``supports_batch``."""
+
+    name: str
+    model: str | None
+
+    def prepare(self, case: Case, repeat: int = 0) -> Prepared: ...
+
+    def remember(self, key: str, output: CaseOutput) -> None: ...
+
+    async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str: ...
+
+    async def batch_status(self, batch_id: str) -> BatchStatus: ...
+
+    def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]: ...

@@ -22,16 +22,18 @@ Concurrency is the runner's business; the SDK's connection pool is shared.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
 from ..cache import CachedResponse, ResponseCache, cache_key
 from ..cases import Case
 from ..snapshot import Snapshot
+from ..throttle import AdaptiveLimit
 from ..untrusted import printable
-from .base import Backend, BackendUsageError, CaseOutput
+from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -61,6 +63,7 @@ _STATUS_NAMES = {
 
 class ClaudeBackend(Backend):
     name = "claude"
+    supports_batch = True
 
     def __init__(
         self,
@@ -93,6 +96,8 @@ class ClaudeBackend(Backend):
         self.cache = ResponseCache(cache_dir, read=use_cache) if cache_dir is not None else None
         self.api_calls = 0
         self.cache_hits = 0
+        self.batches_created = 0
+        self.batch_requests = 0
         self._run_wide_error: str | None = None
 
         import anthropic  # deferred: only a claude run pays for the SDK import
@@ -100,56 +105,122 @@ class ClaudeBackend(Backend):
         self._sdk = anthropic
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
+        self.limit: AdaptiveLimit | None = None
         try:
-            self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout, max_retries=self.max_retries)
+            http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
+            self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout,
+                                                    max_retries=self.max_retries, http_client=http_client)
         except Exception as exc:  # the SDK's HTTP layer rejects a malformed ANTHROPIC_BASE_URL here
             raise BackendUsageError(self._redact(
                 f"cannot set up the Messages API client ({type(exc).__name__}: {exc}); "
                 f"check ANTHROPIC_BASE_URL ({printable(os.environ.get('ANTHROPIC_BASE_URL', 'not set'), one_line=True)})"
             )) from None
 
+    def use_limit(self, limit: AdaptiveLimit) -> None:
+        """Gate every message attempt (the SDK's retries too) on the run's adaptive limit."""
+        self.limit = limit
+
     def __repr__(self) -> str:  # never show the key
         return f"ClaudeBackend(model={self.model!r}, max_tokens={self.max_tokens})"
 
-    async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
+    def prepare(self, case: Case, repeat: int = 0) -> Prepared:
+        """The case's request, its cache key, and its cached answer if there is one."""
         snapshot = case.snapshot if case.snapshot is not None else Snapshot.load(case.snapshot_path)
         request = build_request(snapshot.text, model=self.model, max_tokens=self.max_tokens)
         key = cache_key(request, repeat)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.cache_hits += 1
-                return CaseOutput(
-                    case.case_id,
-                    hit.text,
-                    input_tokens=hit.input_tokens,
-                    output_tokens=hit.output_tokens,
-                    stop_reason=hit.stop_reason,
-                    cached=True,
-                    model=hit.model,
-                )
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is None:
+            return Prepared(key, request, None)
+        self.cache_hits += 1
+        output = CaseOutput(case.case_id, hit.text, input_tokens=hit.input_tokens, output_tokens=hit.output_tokens,
+                            stop_reason=hit.stop_reason, cached=True, model=hit.model)
+        return Prepared(key, request, output)
+
+    def remember(self, key: str, output: CaseOutput) -> None:
+        """Keep a successful answer in the response cache (direct and batched alike)."""
+        if output.obtained and self.cache is not None:
+            self.cache.put(key, CachedResponse(text=output.raw_text or "", stop_reason=output.stop_reason,
+                                               input_tokens=output.input_tokens, output_tokens=output.output_tokens,
+                                               model=output.model))
+
+    async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
+        prepared = self.prepare(case, repeat)
+        if prepared.cached is not None:
+            return prepared.cached
         if self._run_wide_error is not None:
             return CaseOutput(case.case_id, None, error=self._run_wide_error, model=self.model)
 
         self.api_calls += 1
         try:
-            message = await self._client.messages.create(**request)
+            message = await self._client.messages.create(**prepared.request)
         except self._sdk.AnthropicError as exc:
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
         output = self._case_output(case.case_id, message)
-        if output.obtained and self.cache is not None:
-            self.cache.put(
-                key,
-                CachedResponse(
-                    text=output.raw_text or "",
-                    stop_reason=output.stop_reason,
-                    input_tokens=output.input_tokens,
-                    output_tokens=output.output_tokens,
-                    model=output.model,
-                ),
-            )
+        self.remember(prepared.key, output)
         return output
+
+    async def count_tokens(self, request: dict[str, Any]) -> int:
+        """Input tokens of a request, from the API's token-counting endpoint (no message is made)."""
+        params = {k: v for k, v in request.items() if k != "max_tokens"}
+        try:
+            counted = await self._client.messages.count_tokens(**params)
+        except self._sdk.AnthropicError as exc:
+            raise BackendUsageError(self._redact(f"token counting failed: {self._describe_error(exc)}")) from None
+        return counted.input_tokens
+
+    # -- Message Batches ------------------------------------------------------------
+
+    async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
+        """Send (custom_id, request) pairs as one Message Batch; its id. BatchError when refused."""
+        try:
+            batch = await self._client.messages.batches.create(
+                # build_request's dict is the Messages API body (its shape is checked against the fake API)
+                requests=[{"custom_id": custom_id, "params": params} for custom_id, params in requests])  # type: ignore[typeddict-item]
+        except self._sdk.AnthropicError as exc:
+            raise BatchError(self._redact(f"cannot create the batch: {self._describe_error(exc)}")) from None
+        self.batches_created += 1
+        self.batch_requests += len(requests)
+        return batch.id
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        try:
+            batch = await self._client.messages.batches.retrieve(batch_id)
+        except self._sdk.AnthropicError as exc:
+            raise self._batch_error(batch_id, exc) from None
+        counts = batch.request_counts
+        return BatchStatus(batch.processing_status, {name: getattr(counts, name) for name in BATCH_COUNTS})
+
+    async def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]:
+        """Each result line as (custom_id, output); the output's case_id is left to the caller."""
+        try:
+            lines = await self._client.messages.batches.results(batch_id)
+            async for line in lines:
+                yield line.custom_id, self._batch_output(line.result)
+        except self._sdk.AnthropicError as exc:
+            raise self._batch_error(batch_id, exc) from None
+
+    def _batch_output(self, result: Any) -> CaseOutput:
+        if result.type == "succeeded":
+            output = self._case_output("", result.message)
+        elif result.type == "errored":
+            error = getattr(result.error, "error", None)
+            what = f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}".rstrip(": ")
+            output = CaseOutput("", None, error=self._redact(f"batch request errored ({what})"), model=self.model)
+        elif result.type == "expired":
+            output = CaseOutput("", None, error="batch request expired (the batch reached its 24 hours first)",
+                                model=self.model)
+        else:
+            output = CaseOutput("", None, error=f"batch request {result.type}", model=self.model)
+        output.batch = True
+        return output
+
+    def _batch_error(self, batch_id: str, exc: Exception) -> BatchError:
+        status = getattr(exc, "status_code", None)
+        if status == 404:
+            return BatchError(f"batch {batch_id} is not known to the API (HTTP 404): it was deleted, its results "
+                              "are past their 29 days, or it belongs to another key or workspace", unknown=True)
+        return BatchError(self._redact(f"batch {batch_id}: {self._describe_error(exc)}"))
 
     def _case_output(self, case_id: str, message: Any) -> CaseOutput:
         """Turn a Message into the case's output: the text block's JSON, or why there is none."""
@@ -226,7 +297,48 @@ class ClaudeBackend(Backend):
             "cache_reads": bool(self.cache and self.cache.read),
             "api_calls": self.api_calls,  # messages.create calls; the SDK's retries are not counted
             "cache_hits": self.cache_hits,
+            **({"concurrency": self.limit.describe()} if self.limit is not None else {}),
+            **({"batches_created": self.batches_created, "batch_requests": self.batch_requests}
+               if self.batches_created else {}),
         }
+
+
+def _load_transport() -> type:
+    """The throttled transport class, built on first use: httpx2 comes with the anthropic SDK."""
+    global _Throttled
+    if _Throttled is not None:
+        return _Throttled
+    import httpx2
+
+    class Throttled(httpx2.AsyncBaseTransport):
+        """The SDK's transport, with each POST /v1/messages attempt waiting for a slot of the backend's limit."""
+
+        def __init__(self, backend: ClaudeBackend) -> None:
+            self.backend = backend
+            self.inner = httpx2.AsyncHTTPTransport(
+                limits=httpx2.Limits(max_connections=1000, max_keepalive_connections=100))
+
+        async def handle_async_request(self, request: Any) -> Any:
+            limit = self.backend.limit
+            if limit is None or request.url.path.rstrip("/") != "/v1/messages":
+                return await self.inner.handle_async_request(request)
+            await limit.acquire()
+            try:
+                response = await self.inner.handle_async_request(request)
+            except BaseException:
+                await asyncio.shield(limit.release(None))
+                raise
+            await limit.release(response.status_code, response.headers)
+            return response
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    _Throttled = Throttled
+    return Throttled
+
+
+_Throttled: Any = None
 
 
 def _refusal_detail(details: Any) -> str:

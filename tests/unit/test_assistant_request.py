@@ -10,6 +10,7 @@ from datetime import date, timedelta
 import pytest
 from ruamel.yaml import YAML
 
+from reviewtui.compact import compact_text
 from reviewtui import assistant, taxonomy
 from reviewtui.auditor.lag import LagModel
 from reviewtui.backends.claude import ClaudeBackend
@@ -134,7 +135,7 @@ def test_the_checklist_follows_the_snapshot(sent):
     [block] = body["messages"][0]["content"]
     text = block["text"]
     after = text.split("</snapshot>", 1)[1]
-    assert case.snapshot.text.strip() in text.split("</snapshot>", 1)[0]
+    assert compact_text(case.snapshot.text) in text.split("</snapshot>", 1)[0]
     steps = [after.index(s) for s in ("1. Data integrity", "2. The settled window", "3. Each group", "4. Then the summary")]
     assert steps == sorted(steps)
     groups = after[after.index("(", steps[2]) + 1: after.index(")", steps[2])].split(", ")
@@ -218,7 +219,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 
 
 def test_the_prompt_version_is_bumped():
-    assert assistant.PROMPT_VERSION == "audit-v2"
+    assert assistant.PROMPT_VERSION == "audit-v3"
 
 
 def test_eval_stamps_the_backends_max_tokens(monkeypatch, tmp_path):

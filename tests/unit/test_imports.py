@@ -26,7 +26,7 @@ def heavy_modules_after_import(module: str) -> list[str]:
 
 
 # cli imports every command's module (the app and the Claude backend only on use).
-@pytest.mark.parametrize("module", ["reviewtui.cli", "reviewtui.backends"])
+@pytest.mark.parametrize("module", ["reviewtui.cli", "reviewtui.backends", "reviewtui.weekly.cli"])
 def test_headless_entry_points_load_neither_textual_nor_anthropic(module):
     assert heavy_modules_after_import(module) == []
 

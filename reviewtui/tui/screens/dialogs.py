@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
+from ..plain import label as label_content
 from ..plain import para, plain
 
 ResultType = TypeVar("ResultType")
@@ -61,7 +62,8 @@ class ConfirmModal(ReviewModal[str]):
             yield Static(para(self.question), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 for index, (key, label) in enumerate(self.choices):
-                    yield Button(f"[{key}] {label}", id=f"choice-{key}", variant="primary" if index == 0 else "default")
+                    # The key hint in brackets would be read as markup (``[r]`` is a style) if given as a str.
+                    yield Button(label_content(f"[{key}] {label}"), id=f"choice-{key}", variant="primary" if index == 0 else "default")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

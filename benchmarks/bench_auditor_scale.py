@@ -1,0 +1,42 @@
+"""The reference auditor on large snapshots: 10,000 and 100,000 daily rows (30 days x 334 / 3,334 campaigns).
+
+Run: python benchmarks/bench_auditor_scale.py [--runs 3]
+
+Prints the median wall time of ``audit()`` (the series built once, every
+detector) and the number of findings; the snapshots are bench_scoring's
+synthetic accounts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_scoring import make_snapshot  # noqa: E402
+
+from reviewtui.auditor.audit import audit  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    for campaigns in (334, 3334):
+        snapshot = make_snapshot(campaigns, 30)
+        times, findings = [], 0
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            findings = len(audit(snapshot).findings)
+            times.append(time.perf_counter() - start)
+        print(f"auditor, {len(snapshot['daily']):,} rows x {campaigns:,} campaigns: median {statistics.median(times):.2f} s "
+              f"({', '.join(f'{t:.2f}' for t in times)}), {findings} findings")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""Scale and cost of a claude run, against the local fake Messages API in this process.
+
+Run: python benchmarks/bench_scale.py [--runs 3] [--latency-ms 200] [--concurrency 16] [--repeats 3]
+
+Each eval is a real `python -m reviewtui.eval --backend claude` process; the
+fake API (tests/fake_messages_api.py) answers every request after
+``--latency-ms`` and stamps when each request arrived and each answer left.
+
+1. Throughput: the fifty cases x ``--repeats`` at ``--concurrency``: the time
+   from the first request's arrival to the last answer, against the ideal
+   ceil(N*k / c) x latency; and the start-up (process start to the first
+   request) less the anthropic SDK's import time, measured alone.
+2. The same run again: every answer from the response cache, 0 requests.
+3. ``--batch``: one Message Batch (the fake ends it at the second poll).
+4. Input size on the fifty: snapshot bytes raw against compact, and the
+   estimated tokens (4 characters a token) of the whole request each way.
+5. ``reviewtui eval --help`` against a bare ``python -c pass``.
+
+Medians of ``--runs`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from reviewtui import assistant  # noqa: E402
+from reviewtui.cases import load_case_set  # noqa: E402
+from reviewtui.compact import compact_text  # noqa: E402
+from tests.fake_messages_api import FakeMessagesAPI, findings_json, slow_answer  # noqa: E402
+
+KEY = "fake-anthropic-key-bench-scale"
+CASES = REPO / "cases"
+
+
+def seconds_of(code: str, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def help_seconds(runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "reviewtui.cli", "eval", "--help"], check=True, cwd=REPO,
+                       stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def sdk_import_seconds(runs: int) -> float:
+    code = "import time; t = time.perf_counter(); import anthropic; print(time.perf_counter() - t)"
+    return statistics.median(float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                                  check=True, cwd=REPO).stdout) for _ in range(runs))
+
+
+def eval_run(api: FakeMessagesAPI, results: Path, *extra: str) -> tuple[float, float, int, int]:
+    """(start-up to first request, first request to last answer, requests, exit code)."""
+    api.clear_requests()
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "reviewtui.eval", "--backend", "claude", "--cases", str(CASES),
+                           "--results-dir", str(results), *extra], env=env, cwd=REPO, capture_output=True, text=True)
+    ended = time.monotonic()
+    messages = [r for r in api.requests if r.path == "/v1/messages" or "#" in r.path]  # direct, or a batch's
+    if not messages:
+        return 0.0, ended - started, 0, proc.returncode
+    first = min(r.received_at for r in messages)
+    last = max((r.answered_at or r.received_at) for r in messages)
+    return first - started, last - first, len(messages), proc.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--latency-ms", type=float, default=200.0)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    latency = args.latency_ms / 1000
+    med = statistics.median
+
+    cases = load_case_set(CASES).cases
+    raw = sum(len(c.snapshot.text.encode()) for c in cases)
+    compact = sum(len(compact_text(c.snapshot.text).encode()) for c in cases)
+    shared = len(assistant.system_prompt()) + len(json.dumps(assistant.output_schema(), separators=(",", ":")))
+    raw_tokens = statistics.mean((shared + len(assistant.user_message(c.snapshot.text))) / 4 for c in cases)
+    compact_tokens = statistics.mean((shared + len(assistant.user_message(compact_text(c.snapshot.text)))) / 4
+                                     for c in cases)
+    print(f"input on the fifty: snapshots {raw:,} bytes raw, {compact:,} compact ({compact / raw:.0%}); "
+          f"request about {raw_tokens:,.0f} tokens a case raw, {compact_tokens:,.0f} compact")
+
+    pass_s, help_s = seconds_of("pass", args.runs), help_seconds(args.runs)
+    print(f"reviewtui eval --help: {help_s * 1000:.0f} ms; python -c pass: {pass_s * 1000:.0f} ms "
+          f"(+{(help_s - pass_s) * 1000:.0f} ms)")
+    sdk = sdk_import_seconds(args.runs)
+
+    answer = slow_answer(findings_json("summary.no_material_issues"), latency)
+    jobs = len(cases) * args.repeats
+    ideal = math.ceil(jobs / args.concurrency) * latency
+    with FakeMessagesAPI(api_key=KEY, default=answer) as api:
+        api.batch_polls = 1
+        starts, spans, warm, batch = [], [], [], []
+        for _ in range(args.runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                results = Path(tmp)
+                start, span, n, code = eval_run(api, results, "--concurrency", str(args.concurrency),
+                                                "--repeats", str(args.repeats))
+                assert n == jobs, f"expected {jobs} requests, got {n} (exit {code})"
+                starts.append(start)
+                spans.append(span)
+                t = time.monotonic()
+                _, _, n_warm, _ = eval_run(api, results, "--concurrency", str(args.concurrency),
+                                           "--repeats", str(args.repeats))
+                warm.append((time.monotonic() - t, n_warm))
+            with tempfile.TemporaryDirectory() as tmp:
+                t = time.monotonic()
+                _, _, n_batch, code = eval_run(api, Path(tmp), "--batch", "--batch-poll", "0.5",
+                                               "--repeats", str(args.repeats))
+                batch.append((time.monotonic() - t, n_batch, code))
+    span = med(spans)
+    print(f"throughput: {len(cases)} cases x {args.repeats} at {args.latency_ms:g} ms, concurrency "
+          f"{args.concurrency}: first request to last answer {span:.2f} s (runs: "
+          f"{', '.join(f'{s:.2f}' for s in spans)}), ideal {ideal:.2f} s, ratio {span / ideal:.2f}")
+    print(f"start-up to the first request: {med(starts):.2f} s; the SDK import alone {sdk:.2f} s; "
+          f"beyond it {med(starts) - sdk:.2f} s")
+    print(f"warm-cache rerun: {med(w[0] for w in warm):.2f} s, {max(w[1] for w in warm)} request(s)")
+    print(f"--batch: {med(b[0] for b in batch):.2f} s for {batch[0][1]} batched request(s) (poll every 0.5 s), "
+          f"exit {batch[0][2]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""``reviewtui eval --batch`` end to end: the real anthropic SDK against the fake API's Message Batches.
+
+Each result type reported per case, a rerun sending only what did not
+succeed, a warm rerun sending nothing; a real process killed while waiting
+and a rerun that resumes the same batch; a batch the API does not know, a
+damaged state file, a batch that does not end in time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewtui.eval import main
+from reviewtui.pricing import estimate_cost
+from tests.fake_messages_api import (
+    answer,
+    api_error,
+    batch_canceled,
+    batch_expired,
+    findings_json,
+    serving_in_env,
+    write_cases,
+)
+
+KEY = "fake-anthropic-key-batch-test-7d2e"
+GOOD = findings_json("tracking.conversions_stopped")
+MARKERS = {"c01-ok": "ACCT-B01", "c02-errored": "ACCT-B02", "c03-canceled": "ACCT-B03", "c04-expired": "ACCT-B04"}
+
+
+@pytest.fixture
+def api(monkeypatch):
+    with serving_in_env(monkeypatch, KEY) as server:
+        yield server
+
+
+@pytest.fixture
+def cases_dir(tmp_path):
+    return write_cases(tmp_path / "cases", MARKERS)
+
+
+def args(cases_dir: Path, results: Path, *extra: str) -> list[str]:
+    return ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results), "--batch",
+            "--batch-poll", "0.05", *extra]  # fmt: skip
+
+
+def manifest(results: Path) -> dict:
+    [path] = results.glob("*/manifest.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def batch_items(api) -> list:
+    return [r for r in api.requests if "#" in r.path]
+
+
+def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir, tmp_path, capsys):
+    api.plan("ACCT-B01", answer(GOOD))
+    api.plan("ACCT-B02", api_error(500, "api_error", "Internal server error"))
+    api.plan("ACCT-B03", batch_canceled())
+    api.plan("ACCT-B04", batch_expired())
+    api.batch_polls = 2
+    api.extra_result_lines = [{"custom_id": "not-ours-r0", "result": {"type": "canceled"}}]
+    results = tmp_path / "results"
+
+    assert main(args(cases_dir, results, "--repeats", "2")) == 3
+    first = capsys.readouterr()
+    assert api.batches_created() == ["msgbatch_fake_0001"]
+    assert len(batch_items(api)) == 8 and {r.path.split("#")[1] for r in batch_items(api)} == {
+        f"{c}-r{k}" for c in MARKERS for k in (0, 1)}
+    assert "batch msgbatch_fake_0001: in_progress; 8 processing, 0 succeeded" in first.err
+    assert "batch msgbatch_fake_0001: ended; 0 processing, 2 succeeded, 2 errored, 2 canceled, 2 expired" in first.err
+    assert "unknown custom_id 'not-ours-r0'" in first.err
+    assert "  c02-errored: batch request errored (api_error: Internal server error)" in first.out
+    assert "  c03-canceled: batch request canceled" in first.out
+    assert "  c04-expired: batch request expired" in first.out
+    m = manifest(results)
+    assert m["batch"] is True and m["summary"]["error_cases"] and m["status"] == "incomplete"
+    # every succeeded answer is priced at the batch discount, each kind of token at its rate
+    paid = [r.usage for r in batch_items(api) if r.usage]
+    expected = sum(estimate_cost("claude-sonnet-5-5", u["input_tokens"] + u["cache_creation_input_tokens"]
+                                 + u["cache_read_input_tokens"], u["output_tokens"], batch=True,
+                                 cache_write_tokens=u["cache_creation_input_tokens"],
+                                 cache_read_tokens=u["cache_read_input_tokens"]) for u in paid)
+    assert m["usage"]["cost_usd"] == pytest.approx(expected, abs=1e-6)
+    assert m["usage"]["cache_read_tokens"] > 0  # the second repeat read the prefix the first wrote
+    state = json.loads((results / "audit-v3" / "batch.json").read_text(encoding="utf-8"))
+    assert state["batches"][0]["id"] == "msgbatch_fake_0001" and state["batches"][0]["collected"] is True
+
+    for marker in list(MARKERS.values())[1:]:
+        api.plan(marker, answer(GOOD))
+    api.clear_requests()
+    assert main(args(cases_dir, results, "--repeats", "2")) == 0
+    assert api.batches_created()[-1] == "msgbatch_fake_0002"
+    assert sorted(r.marker for r in batch_items(api)) == sorted(["ACCT-B02", "ACCT-B03", "ACCT-B04"] * 2)
+    assert "2 answer(s) from the cache cost nothing" in capsys.readouterr().out
+
+    api.clear_requests()
+    assert main(args(cases_dir, results, "--repeats", "2")) == 0
+    assert api.count() == 0 and len(api.batches_created()) == 2
+
+
+def _env(api) -> dict[str, str]:
+    return {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+
+
+def _eval(api, argv: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api), capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+def _start_and_kill(api, argv: list[str], state: Path) -> None:
+    """Start a batch run in a real process and kill it (SIGKILL: no clean-up) while it waits."""
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+        while not (state.exists() and api.batches and next(iter(api.batches.values()))["retrieves"] >= 2):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+
+
+def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_dir, tmp_path):
+    for marker in MARKERS.values():
+        api.plan(marker, answer(GOOD))
+    api.batch_polls = None  # in progress until the test ends it
+    results = tmp_path / "results"
+    argv = args(cases_dir, results)
+    _start_and_kill(api, argv, results / "audit-v3" / "batch.json")
+    assert api.batches_created() == ["msgbatch_fake_0001"]
+
+    api.end_batches()
+    rerun = _eval(api, argv)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert "resuming batch msgbatch_fake_0001" in rerun.stderr
+    assert api.batches_created() == ["msgbatch_fake_0001"]  # no second batch
+    assert sorted(r.marker for r in batch_items(api)) == sorted(MARKERS.values())  # each request paid once
+    assert manifest(results)["summary"]["scored"] == 4
+
+
+def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path):
+    for marker in MARKERS.values():
+        api.plan(marker, answer(GOOD))
+    api.batch_polls = None
+    results = tmp_path / "results"
+    argv = args(cases_dir, results)
+    state = results / "audit-v3" / "batch.json"
+    _start_and_kill(api, argv, state)
+    api.batches.clear()  # deleted at the API
+
+    rerun = _eval(api, argv)
+    assert rerun.returncode == 3
+    assert "batch msgbatch_fake_0001 is not known to the API (HTTP 404)" in rerun.stderr
+    assert f"delete {state} to send its requests in a new batch" in rerun.stderr
+    assert state.exists()  # nothing thrown away
+
+
+def test_a_damaged_state_file_stops_before_anything_runs(api, cases_dir, tmp_path):
+    results = tmp_path / "results"
+    state = results / "audit-v3" / "batch.json"
+    state.parent.mkdir(parents=True)
+    state.write_text("{not json", encoding="utf-8")
+    run = _eval(api, args(cases_dir, results))
+    assert run.returncode == 2
+    assert f"{state} is not a batch state file" in run.stderr and "delete it" in run.stderr
+    assert api.count() == 0 and state.read_text(encoding="utf-8") == "{not json"
+
+
+def test_a_batch_that_does_not_end_in_time_names_its_id_and_a_rerun_collects_it(api, cases_dir, tmp_path):
+    for marker in MARKERS.values():
+        api.plan(marker, answer(GOOD))
+    api.batch_polls = None
+    results = tmp_path / "results"
+    first = _eval(api, args(cases_dir, results, "--batch-timeout", "0.3"))
+    assert first.returncode == 3
+    assert "batch msgbatch_fake_0001 still not ended after 0.3s" in first.stderr
+    assert "rerun the same command to resume it" in first.stderr
+    api.end_batches()
+    second = _eval(api, args(cases_dir, results))
+    assert second.returncode == 0, second.stderr
+    assert api.batches_created() == ["msgbatch_fake_0001"]
+
+
+def test_batch_needs_the_claude_backend(cases_dir, tmp_path, capsys):
+    assert main(["--backend", "rules", "--cases", str(cases_dir), "--results-dir", str(tmp_path / "r"), "--batch"]) == 2
+    assert "--batch needs the claude backend" in capsys.readouterr().err

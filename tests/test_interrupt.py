@@ -1,0 +1,41 @@
+"""Ctrl-C at any moment of `reviewtui eval`, start-up included: a real process, a real SIGINT, exit 3, no traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fake_messages_api import hang, serving_in_env, write_case
+
+KEY = "fake-anthropic-key-interrupt"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("delay", [0.15, 0.4, 0.8, 1.5, 3.0])
+def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
+    cases = tmp_path / "cases"
+    for i in range(6):
+        write_case(cases, f"c0{i}-int", f"ACCT-I0{i}")
+    with serving_in_env(monkeypatch, KEY) as api:
+        for i in range(6):
+            api.plan(f"ACCT-I0{i}", hang(60))
+        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", "--backend", "claude", "--cases",
+                                 str(cases), "--results-dir", str(tmp_path / "r")], cwd=REPO, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err
+    assert "cancelled" in err
