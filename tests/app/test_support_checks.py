@@ -76,7 +76,7 @@ async def test_edits_during_a_check_do_not_start_a_second_one(repo):
         screen = app.screen
         screen.query_one("#expectations").focus()
         await pilot.press("delete", "ctrl+z", "delete", "ctrl+z")  # four validations while it runs
-        await pilot.pause(0.2)
+        await pilot.pause(0.2)  # a window for a second check to start (it must not): no event to wait for
         assert check.most_at_once == 1
         check.go.set()
         await settle(pilot)
