@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from reviewtui import assistant  # noqa: E402
 from reviewtui.backends.base import Backend, CaseOutput  # noqa: E402
-from reviewtui.cases import Case  # noqa: E402
+from reviewtui.caseset.cases import Case  # noqa: E402
 from reviewtui.tui.app import ReviewApp  # noqa: E402
 from reviewtui.tui.screens.case_review import CaseReviewScreen  # noqa: E402
 from reviewtui.tui.screens.compare import CompareScreen  # noqa: E402

@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from reviewtui import assistant  # noqa: E402
-from reviewtui.cases import load_case_set  # noqa: E402
+from reviewtui.caseset.cases import load_case_set  # noqa: E402
 from reviewtui.compact import compact_text  # noqa: E402
 from tests.fake_messages_api import FakeMessagesAPI, findings_json, slow_answer  # noqa: E402
 

@@ -29,10 +29,10 @@ from pathlib import Path
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui import taxonomy
-from reviewtui.cases import load_case, load_case_set
-from reviewtui.derived import compute_derived_index
-from reviewtui.grounding import GroundingIndex
-from reviewtui.scoring import score_case
+from reviewtui.caseset.cases import load_case, load_case_set
+from reviewtui.scoring.derived import compute_derived_index
+from reviewtui.scoring.grounding import GroundingIndex
+from reviewtui.scoring.score import score_case
 
 TEN_FINDINGS = {"findings": [
     {"id": "tracking.conversions_stopped", "scope": "1001",

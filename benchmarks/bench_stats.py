@@ -22,7 +22,7 @@ from reviewtui.backends.base import CaseOutput
 from reviewtui.report import THRESHOLDS, CaseRecord, RunPaths, summarize
 from reviewtui.run_stats import run_statistics
 from reviewtui.runs import Run
-from reviewtui.scoring import CaseScore
+from reviewtui.scoring.score import CaseScore
 from reviewtui.compare import paired_comparison
 
 KINDS = ["tracking.conversions_stopped", "pacing.overspend", "waste.zero_conv_search_terms",

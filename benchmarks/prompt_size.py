@@ -14,7 +14,7 @@ import statistics
 import sys
 
 from reviewtui import assistant
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.compact import compact_text
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value")

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
-from .cases import CaseSet, Problem, load_case_set
+from .caseset.cases import CaseSet, Problem, load_case_set
 
 Check = Callable[[CaseSet], list[Problem]]
 
@@ -26,7 +26,7 @@ Check = Callable[[CaseSet], list[Problem]]
 # the case-set mix and write-up checks, and the auditor's "do the rows
 # support this finding?" warnings.
 CHECK_MODULES = (
-    "reviewtui.caseset_checks",
+    "reviewtui.caseset.checks",
     "reviewtui.auditor.checks",
 )
 

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Iterable
 
-from .atomic import atomic_write_text
+from .caseset.atomic import atomic_write_text
 from .report import CaseRecord, exit_code
 
 

@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterator, Mapping, TextIO
 
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
-from .cases import CaseSet
-from .grounding import FIGURE_MODES
+from .caseset.cases import CaseSet
+from .scoring.grounding import FIGURE_MODES
 from .identity import results_home, results_role
 from .report import (
     THRESHOLDS,
@@ -45,8 +45,8 @@ from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, Ba
 from .ci import colour_summary, summary_json, use_colour, write_junit
 from .runner import Progress, cancel_on_sigint, run_cases
 from .runs import Run
-from .snapshot import Snapshot
-from .untrusted import printable
+from .caseset.snapshot import Snapshot
+from .caseset.untrusted import printable
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_CONCURRENCY = 4

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from .backends.base import Backend, CaseOutput
-from .cases import Case
+from .caseset.cases import Case
 from .throttle import AdaptiveLimit
 
 RUN_STATUSES = ("complete", "incomplete", "cancelled")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cases import CaseSet
+from .caseset.cases import CaseSet
 from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
 from .report import (
     MANIFEST_FILE,

@@ -28,7 +28,7 @@ from typing import Callable, Iterable
 
 from reviewtui import taxonomy
 from reviewtui.backends.base import Backend, CaseOutput
-from reviewtui.cases import Case
+from reviewtui.caseset.cases import Case
 
 EMPTY_OUTPUT = json.dumps({"findings": []})
 FIXTURE_CASES = Path(__file__).parent / "fixtures" / "cases"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui import assistant, stats
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.cli import main as cli_main
 from reviewtui.compare import main as compare_main
 from reviewtui.eval import main as eval_main

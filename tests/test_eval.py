@@ -22,7 +22,7 @@ import pytest
 
 from reviewtui import assistant
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.cli import main as cli_main
 from reviewtui.eval import main, run_eval
 from tests.stub_backends import (

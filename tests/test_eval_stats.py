@@ -11,7 +11,7 @@ import json
 import pytest
 
 from reviewtui import assistant
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import main
 from tests.stub_backends import (
     FIXTURE_CASES,

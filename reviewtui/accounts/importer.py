@@ -14,9 +14,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from ..atomic import atomic_write_text
-from ..rowcheck import daily_problems
-from ..snapshot import required_field_problems
+from ..caseset.atomic import atomic_write_text
+from ..caseset.rowcheck import daily_problems
+from ..caseset.snapshot import required_field_problems
 from .build import FileRows, Settings, build, campaign_totals_file, campaign_totals_snapshot, cents
 from .csvread import DATE_FORMATS, InputError
 

@@ -34,8 +34,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_write_text
-from ..snapshot import Snapshot, SnapshotError
+from ..caseset.atomic import atomic_write_text
+from ..caseset.snapshot import Snapshot, SnapshotError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2

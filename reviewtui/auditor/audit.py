@@ -20,17 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import taxonomy
-from . import (
-    bidding,
-    budget,
-    concentration,
-    data_quality,
-    delivery,
-    efficiency,
-    pacing,
-    tracking,
-    waste,
-)
+from . import bidding, budget, concentration, data_quality, delivery, efficiency, pacing, tracking, waste
 from .findings import Assessment, Context
 from .series import build_series
 from .thresholds import Thresholds

@@ -11,7 +11,7 @@ import re
 from datetime import date, timedelta
 
 from . import text
-from ..snapshot import as_array
+from ..caseset.snapshot import as_array
 from .findings import Context
 from .series import parse_moment
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from ..derived import budget_in_force
-from ..snapshot import as_array
+from ..scoring.derived import budget_in_force
+from ..caseset.snapshot import as_array
 from .series import Series, parse_day
 
 

@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
 # One reading of "a number" and "a date" for the auditor and the scoring's derived index
-from ..derived import META_PLATFORMS, number, parse_day
+from ..scoring.derived import META_PLATFORMS, number, parse_day
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")

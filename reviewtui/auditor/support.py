@@ -131,7 +131,7 @@ def _scoped(finding_id: str, kind: str, scope: str, items: list[Assessment]) -> 
 
 def support_problems(case_set: Any) -> list[Any]:
     """``reviewtui check`` warnings: must_find the rows do not support, must_not_say they do."""
-    from ..cases import Problem  # cases imports ruamel; only the check needs it
+    from ..caseset.cases import Problem  # cases imports ruamel; only the check needs it
 
     problems: list[Problem] = []
     for case in case_set.cases:

@@ -11,7 +11,7 @@ import abc
 from dataclasses import asdict, dataclass
 from typing import Any, AsyncIterator, Protocol
 
-from ..cases import Case
+from ..caseset.cases import Case
 
 
 @dataclass

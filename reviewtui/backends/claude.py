@@ -29,10 +29,10 @@ from typing import Any, AsyncIterator
 
 from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
 from ..cache import CachedResponse, ResponseCache, cache_key
-from ..cases import Case
-from ..snapshot import Snapshot
+from ..caseset.cases import Case
+from ..caseset.snapshot import Snapshot
 from ..throttle import AdaptiveLimit
-from ..untrusted import printable
+from ..caseset.untrusted import printable
 from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..auditor import AUDITOR_VERSION, Thresholds, audit
 from ..auditor.thresholds import OVERRIDE_ENV, ThresholdError
-from ..cases import Case
-from ..snapshot import Snapshot, SnapshotError
+from ..caseset.cases import Case
+from ..caseset.snapshot import Snapshot, SnapshotError
 from .base import Backend, BackendUsageError, CaseOutput
 
 log = logging.getLogger("reviewtui.auditor")

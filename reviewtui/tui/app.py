@@ -17,8 +17,8 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from ..backends.base import Backend
-from ..cases import CaseFileError, CaseSet
-from ..snapshot import Snapshot, SnapshotError
+from ..caseset.cases import CaseFileError, CaseSet
+from ..caseset.snapshot import Snapshot, SnapshotError
 from .commands import ReviewCommands
 from .messages import CaseSaved
 from .screens.author import AuthorScreen
@@ -28,7 +28,7 @@ from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from .screens.weekly import WeeklyScreen
-from ..untrusted import printable
+from ..caseset.untrusted import printable
 from .support import SupportChecks, SupportVerdict, check_support
 
 

@@ -19,7 +19,7 @@ from typing import Callable
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..runs import RunInfo, list_runs, run_key
-from ..snapshot import PointerError
+from ..caseset.snapshot import PointerError
 
 
 def run_verdict(info: RunInfo) -> str:

@@ -10,11 +10,11 @@ from typing import Any
 
 from textual.message import Message
 
-from ..cases import CaseSet, Problem
+from ..caseset.cases import CaseSet, Problem
 from ..report import CaseRecord
 from ..runner import Progress
 from ..runs import CaseDiff, Run
-from ..snapshot import Snapshot
+from ..caseset.snapshot import Snapshot
 from .snapshot_sections import SectionTable
 
 

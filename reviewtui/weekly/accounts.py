@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..cases import SNAPSHOT_FILE, Case
-from ..snapshot import Snapshot, SnapshotError, required_field_problems
+from ..caseset.cases import SNAPSHOT_FILE, Case
+from ..caseset.snapshot import Snapshot, SnapshotError, required_field_problems
 
 ExportReader = Callable[[Path], "Snapshot | None"]
 EXPORT_READERS: list[ExportReader] = []

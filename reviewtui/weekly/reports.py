@@ -15,7 +15,7 @@ import io
 import json
 from typing import Any
 
-from ..atomic import atomic_write_text
+from ..caseset.atomic import atomic_write_text
 from ..backends.base import CaseOutput
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 

@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..assistant import OutputError, parse_output
-from ..atomic import atomic_write_text
+from ..caseset.atomic import atomic_write_text
 from ..backends.base import Backend, CaseOutput
-from ..cases import Case
+from ..caseset.cases import Case
 from ..identity import WEEKLY_DIR
 from ..report import now_iso
 from ..runner import Progress, run_cases
-from ..scoring import score_case
+from ..scoring.score import score_case
 from .accounts import Account
 
 READY = "ready to send"

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import assistant
-from ..cases import load_case_set
+from ..caseset.cases import load_case_set
 from ..identity import REFERENCE_DIR, role_label
 from ..report import THRESHOLDS, ResultsError, RunPaths, read_manifest
 

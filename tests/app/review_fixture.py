@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewtui.backends.base import Backend, CaseOutput
-from reviewtui.cases import Case
+from reviewtui.caseset.cases import Case
 from tests.app.apphelpers import make_review_app, wait_until  # noqa: F401 - the harness, for the review tests
 
 CAMPAIGNS = [

@@ -6,7 +6,7 @@ import difflib
 
 from textual.command import CommandPalette
 
-from reviewtui import disputes
+from reviewtui.caseset import disputes
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dialogs import ConfirmModal

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewtui import disputes
+from reviewtui.caseset import disputes
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.dispute import DisputeModal

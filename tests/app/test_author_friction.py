@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from reviewtui import disputes
+from reviewtui.caseset import disputes
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.tag import TagModal
 from reviewtui.tui.widgets.writeup_view import WriteupView

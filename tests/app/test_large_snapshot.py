@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from reviewtui.snapshot import Snapshot
+from reviewtui.caseset.snapshot import Snapshot
 from reviewtui.tui.screens import author as author_module
 from reviewtui.tui.screens.help import HelpScreen
 from reviewtui.tui.widgets.snapshot_panel import SnapshotPanel

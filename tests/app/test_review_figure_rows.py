@@ -7,7 +7,7 @@ import json
 import pytest
 from textual.widgets import OptionList
 
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.runs import rescore_run
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import run_eval
 from reviewtui.runs import load_run
 from tests.app.review_fixture import CASE_IDS, CountingStubBackend, write_case_set

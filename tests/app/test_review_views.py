@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import DataTable, OptionList, TextArea
 
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.report import read_manifest
 from reviewtui.runs import rescore_run
 from reviewtui.tui.screens.author import AuthorScreen

@@ -99,7 +99,7 @@ def test_two_threads_asking_for_the_same_snapshot_s_audit_share_one_audit(monkey
     import json
 
     from reviewtui.auditor import support
-    from reviewtui.snapshot import Snapshot
+    from reviewtui.caseset.snapshot import Snapshot
     from tests.app.apphelpers import FIXTURE
 
     text = (FIXTURE / "cases" / CASE / "snapshot.json").read_text()

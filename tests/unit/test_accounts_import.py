@@ -133,7 +133,7 @@ def test_imported_snapshot_passes_check_as_a_case(tmp_path, capsys):
     case = tmp_path / "cases" / "imported"
     assert run(capsys, "--format", "google", FIXTURES / "google_campaign_daily.csv", "-o", case)[0] == 0
     (case / "expected.yaml").write_text("case: imported\nkind: clean\nmust_find: []\nmay_find: []\nmust_not_say: []\n")
-    from reviewtui.cases import load_case_set, validate_case
+    from reviewtui.caseset.cases import load_case_set, validate_case
 
     case_set = load_case_set(tmp_path / "cases")
     assert [c.case_id for c in case_set.cases] == ["imported"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from reviewtui.auditor import audit
 from reviewtui.cli import main
-from reviewtui.grounding import verdicts_for_text
-from reviewtui.snapshot import Snapshot
+from reviewtui.scoring.grounding import verdicts_for_text
+from reviewtui.caseset.snapshot import Snapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "accounts"
 

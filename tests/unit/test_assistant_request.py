@@ -14,7 +14,7 @@ from reviewtui.compact import compact_text
 from reviewtui import assistant, taxonomy
 from reviewtui.auditor.lag import LagModel
 from reviewtui.backends.claude import ClaudeBackend
-from reviewtui.cases import load_case
+from reviewtui.caseset.cases import load_case
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
 
 KEY = "fake-anthropic-key-test-request-shape-0123456789"
@@ -223,7 +223,7 @@ def test_the_prompt_version_is_bumped():
 
 
 def test_eval_stamps_the_backends_max_tokens(monkeypatch, tmp_path):
-    from reviewtui.cases import load_case_set
+    from reviewtui.caseset.cases import load_case_set
     from reviewtui.eval import run_header
 
     write_case(tmp_path / "cases", "c01-shape", "ACCT-SHAPE")

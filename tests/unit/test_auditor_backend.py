@@ -11,7 +11,7 @@ import pytest
 from reviewtui.assistant import parse_output
 from reviewtui.auditor.thresholds import OVERRIDE_ENV
 from reviewtui.backends import BackendUsageError, create_backend
-from reviewtui.cases import load_case
+from reviewtui.caseset.cases import load_case
 from reviewtui.eval import main as eval_main
 from tests.fixtures.auditor.build import PLANTED
 from tests.fixtures.auditor.helpers import fixture

@@ -12,8 +12,8 @@ import pytest
 
 from reviewtui.assistant import parse_output
 from reviewtui.auditor import audit
-from reviewtui.cases import load_case
-from reviewtui.grounding import GroundingIndex
+from reviewtui.caseset.cases import load_case
+from reviewtui.scoring.grounding import GroundingIndex
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
 CASE_DIRS = sorted(p for p in CASES_DIR.glob("*") if (p / "snapshot.json").is_file() and (p / "expected.yaml").is_file())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 
 REPO = Path(__file__).resolve().parents[2]
 CONV = "concentration.conversions_single_campaign"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.cases import (
+from reviewtui.caseset.cases import (
     CaseFileError,
     ExpectedDoc,
     ExternalChangeError,
@@ -196,7 +196,7 @@ def test_snapshots_of_the_wrong_shape_are_problems_not_crashes(tmp_path, snapsho
 
 
 def test_required_sections_of_the_wrong_type_are_named():
-    from reviewtui.snapshot import required_field_problems
+    from reviewtui.caseset.snapshot import required_field_problems
 
     problems = required_field_problems({"schema_version": "1.0", "platform": "x", "account": "acct", "period": [], "daily": {}})
     assert problems == ["'account' must be an object", "'period' must be an object", "'daily' must be a list of rows"]

@@ -1,4 +1,4 @@
-"""reviewtui.caseset_checks on real case folders in tmp_path, through `reviewtui check`."""
+"""reviewtui.caseset.checks on real case folders in tmp_path, through `reviewtui check`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui import caseset_checks as cc
-from reviewtui.cases import load_case_set
+from reviewtui.caseset import checks as cc
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.check import main as check_main
 
 SNAPSHOT = {

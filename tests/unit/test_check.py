@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from reviewtui import check
-from reviewtui.cases import Problem, load_case_set
+from reviewtui.caseset.cases import Problem, load_case_set
 from reviewtui.cli import main as cli_main
 from tests.stub_backends import FIXTURE_CASES, copy_fixture_cases
 
@@ -81,7 +81,7 @@ def plugin_modules(tmp_path, monkeypatch):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("", encoding="utf-8")
     (pkg / "mix.py").write_text(textwrap.dedent("""
-        from reviewtui.cases import Problem
+        from reviewtui.caseset.cases import Problem
 
         def too_few_cases(case_set):
             return [Problem(case_set.root, 1, f"only {len(case_set.cases)} cases; the set needs 50")]

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case
-from reviewtui.claims import affirmed_match
-from reviewtui.scoring import score_case
+from reviewtui.caseset.cases import load_case
+from reviewtui.scoring.claims import affirmed_match
+from reviewtui.scoring.score import score_case
 
 SNAPSHOT = Path(__file__).parents[1] / "fixtures" / "scoring" / "snapshot.json"
 

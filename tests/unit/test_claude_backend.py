@@ -13,7 +13,7 @@ from reviewtui.assistant import build_request
 from reviewtui.backends import BackendUsageError, create_backend
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.cache import cache_key
-from reviewtui.cases import load_case
+from reviewtui.caseset.cases import load_case
 from tests.fake_messages_api import (
     FakeMessagesAPI,
     answer,

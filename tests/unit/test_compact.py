@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.backends.claude import ClaudeBackend
-from reviewtui.cases import load_case
+from reviewtui.caseset.cases import load_case
 from reviewtui.compact import compact_text, expand
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
 

@@ -1,10 +1,10 @@
-"""disputed.md parsing and atomic append / reopen (reviewtui.disputes)."""
+"""disputed.md parsing and atomic append / reopen (reviewtui.caseset.disputes)."""
 
 from pathlib import Path
 
 import pytest
 
-from reviewtui import disputes
+from reviewtui.caseset import disputes
 
 EXISTING = """# Disputed claims
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case
-from reviewtui.derived import ROWS_LIMIT, RowList, derived_index, derived_named, derived_rows
-from reviewtui.grounding import GroundingIndex
-from reviewtui.scoring import CaseScore, score_case
+from reviewtui.caseset.cases import load_case
+from reviewtui.scoring.derived import ROWS_LIMIT, RowList, derived_index, derived_named, derived_rows
+from reviewtui.scoring.grounding import GroundingIndex
+from reviewtui.scoring.score import CaseScore, score_case
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "scoring" / "snapshot.json"
 

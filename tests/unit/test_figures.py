@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.figures import Identifiers, find_figures, scan
-from reviewtui.grounding import GroundingIndex, verdicts_for_text
-from reviewtui.snapshot import Snapshot
+from reviewtui.scoring.figures import Identifiers, find_figures, scan
+from reviewtui.scoring.grounding import GroundingIndex, verdicts_for_text
+from reviewtui.caseset.snapshot import Snapshot
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "scoring" / "snapshot.json"
 

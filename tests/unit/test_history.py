@@ -1,7 +1,7 @@
-"""Undo / redo of expected.yaml edits (reviewtui.history)."""
+"""Undo / redo of expected.yaml edits (reviewtui.caseset.history)."""
 
-from reviewtui.cases import ExpectedDoc
-from reviewtui.history import History
+from reviewtui.caseset.cases import ExpectedDoc
+from reviewtui.caseset.history import History
 
 YAML = """\
 # the senior's own comment

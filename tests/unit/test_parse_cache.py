@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from reviewtui import parse_cache
-from reviewtui.cases import LIMITS, ExpectedDoc, _line, _yaml
+from reviewtui.caseset.cases import LIMITS, ExpectedDoc, _line, _yaml
 
 CASE = Path(__file__).resolve().parents[2] / "cases" / "c01-outdoor-retail" / "expected.yaml"
 

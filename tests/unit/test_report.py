@@ -9,7 +9,7 @@ import json
 import pytest
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.report import (
     CSV_COLUMNS,
     CaseRecord,
@@ -29,7 +29,7 @@ from reviewtui.report import (
     write_case_record,
     write_manifest,
 )
-from reviewtui.scoring import CaseScore
+from reviewtui.scoring.score import CaseScore
 from tests.stub_backends import FIXTURE_CASES
 
 HEADER = {"prompt_version": "audit-v9", "prompt_sha256": "a" * 64, "backend": "stub", "model": "m",

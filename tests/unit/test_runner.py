@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case_set
+from reviewtui.caseset.cases import load_case_set
 from reviewtui.runner import Progress, redact_secrets, run_cases
 from tests.stub_backends import FIXTURE_CASES, GatedBackend, ScriptedBackend
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui import assistant
-from reviewtui.cases import ExpectedDoc, load_case_set
+from reviewtui.caseset.cases import ExpectedDoc, load_case_set
 from reviewtui.eval import main
 from reviewtui.report import ResultsError, RunPaths
 from reviewtui.runs import compare_runs, format_comparison, list_runs, load_run, rescore_run

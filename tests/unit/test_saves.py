@@ -1,4 +1,4 @@
-"""The authoring saves never lose a senior's work (reviewtui.atomic, ExpectedDoc.save, disputes).
+"""The authoring saves never lose a senior's work (reviewtui.caseset.atomic, ExpectedDoc.save, disputes).
 
 Races are made real: a second writer (``sed -i``, another thread's save, other
 processes) runs inside the save, between its check and its rename, through a
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui import disputes
-from reviewtui.cases import ExpectedDoc, ExternalChangeError, load_case_set
+from reviewtui.caseset import disputes
+from reviewtui.caseset.cases import ExpectedDoc, ExternalChangeError, load_case_set
 
 from tests.unit.test_cases import EXPECTED, write_case
 
@@ -150,7 +150,7 @@ def test_two_saves_at_once_the_second_is_refused(tmp_path, during_save):
 CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from reviewtui.cases import ExpectedDoc, ExternalChangeError
+    from reviewtui.caseset.cases import ExpectedDoc, ExternalChangeError
     path, n, go = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
     doc = ExpectedDoc.load(path)
     doc.add_entry("may_find", {"id": f"waste.child_{n}", "evidence": f"written by child {n}"})

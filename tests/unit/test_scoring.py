@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.cases import load_case
-from reviewtui.scoring import CaseScore, score_case
+from reviewtui.caseset.cases import load_case
+from reviewtui.scoring.score import CaseScore, score_case
 
 SNAPSHOT = Path(__file__).parents[1] / "fixtures" / "scoring" / "snapshot.json"
 

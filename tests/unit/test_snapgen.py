@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from reviewtui.cases import load_case, validate_case
+from reviewtui.caseset.cases import load_case, validate_case
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
-"""Sentence splitting of markdown write-ups (reviewtui.writeup)."""
+"""Sentence splitting of markdown write-ups (reviewtui.caseset.writeup)."""
 
-from reviewtui.writeup import claim_key, parse_writeup, plain_text, split_sentences
+from reviewtui.caseset.writeup import claim_key, parse_writeup, plain_text, split_sentences
 
 
 def texts(md: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 - every write-up sits beside its snapshot, is 250 to 700 words, dated after the snapshot's as_of and signed;
 - every claim of a write-up case is one whole sentence of its write-up, as the app's sentence cursor sees it;
-- disputed.md parses with ``reviewtui.disputes``; each dispute quotes a whole sentence of the write-up its
+- disputed.md parses with ``reviewtui.caseset.disputes``; each dispute quotes a whole sentence of the write-up its
   section names, belongs to the case built from that write-up, and points at rows that resolve;
 - a disputed sentence is never also the claim of a case entry.
 """
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui import disputes
-from reviewtui.cases import load_case_set
-from reviewtui.snapshot import Snapshot
-from reviewtui.writeup import claim_key, parse_writeup
+from reviewtui.caseset import disputes
+from reviewtui.caseset.cases import load_case_set
+from reviewtui.caseset.snapshot import Snapshot
+from reviewtui.caseset.writeup import claim_key, parse_writeup
 
 REPO = Path(__file__).resolve().parents[2]
 WRITEUPS = sorted((REPO / "writeups").glob("wu*.md"))

@@ -29,11 +29,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ... import disputes
-from ...cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
-from ...history import History, StepRefused
-from ...snapshot import Snapshot, SnapshotError
-from ...writeup import Writeup, WriteupError, parse_writeup, read_writeup
+from ...caseset import disputes
+from ...caseset.cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
+from ...caseset.history import History, StepRefused
+from ...caseset.snapshot import Snapshot, SnapshotError
+from ...caseset.writeup import Writeup, WriteupError, parse_writeup, read_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..plain import safe
 from ..snapshot_sections import snapshot_sections

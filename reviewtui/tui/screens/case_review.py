@@ -29,9 +29,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...cases import LISTS, Case, Expectation
-from ...scoring import CaseScore
-from ...untrusted import printable
+from ...caseset.cases import LISTS, Case, Expectation
+from ...scoring.score import CaseScore
+from ...caseset.untrusted import printable
 from ..plain import label, plain, safe
 from ..widgets.review.finding_text import expectation_line, figure_line, finding_block, figures_of
 from .help import register_help

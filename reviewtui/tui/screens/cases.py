@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ...cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
-from ...snapshot import SnapshotError
+from ...caseset.cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
+from ...caseset.snapshot import SnapshotError
 from ...check import run_checks
 from ..messages import CaseChecksDone, CaseSetLoaded
 from ..plain import cells, plain, safe

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from ...disputes import field_problems
+from ...caseset.disputes import field_problems
 from ..plain import para, plain
 
 from .dialogs import ReviewModal

@@ -27,7 +27,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Stat
 
 from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
-from ...cases import load_case_set
+from ...caseset.cases import load_case_set
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
 from ...identity import results_home_of
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest

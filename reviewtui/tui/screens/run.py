@@ -21,11 +21,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...cases import Case, CaseFileError, load_case, load_case_set
+from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
 from ...report import ResultsError
 from ...runs import CaseDiff, Run, load_run, rescore_run
-from ...scoring import CaseScore
-from ...snapshot import SnapshotError
+from ...scoring.score import CaseScore
+from ...caseset.snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored
 from ..widgets.review.case_table import ReviewCaseTable, case_fails
 from ..widgets.review.diff_table import CaseDiffTable

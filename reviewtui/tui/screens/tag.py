@@ -21,9 +21,9 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import taxonomy
-from ...cases import LISTS
-from ...snapshot import PointerError, Snapshot
-from ...untrusted import printable
+from ...caseset.cases import LISTS
+from ...caseset.snapshot import PointerError, Snapshot
+from ...caseset.untrusted import printable
 from ..plain import para, plain
 from ..support import SupportVerdict
 from .dialogs import ReviewModal

@@ -35,7 +35,7 @@ from ... import assistant
 from ...backends import BackendUsageError, create_backend
 from ...eval import UsageError
 from ...runner import redact_secrets
-from ...snapshot import Snapshot, SnapshotError
+from ...caseset.snapshot import Snapshot, SnapshotError
 from ...weekly.accounts import load_accounts
 from ...weekly.cli import build_parser, claude_backend
 from ...weekly.reports import index_row

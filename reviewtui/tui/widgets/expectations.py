@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from ...cases import LISTS, Case, Expectation
+from ...caseset.cases import LISTS, Case, Expectation
 from ..plain import safe
 
 LIST_STYLES = {"must_find": "bold green", "may_find": "bold cyan", "must_not_say": "bold red"}

@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...untrusted import printable
+from ...caseset.untrusted import printable
 from ..snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40

@@ -3,7 +3,7 @@
 Each markdown block is one ``BlockView``; a block re-renders only when the
 cursor or a mark touches one of its sentences. Inline markup (``**``, ``*``,
 backticks, links) is rendered as style, and the sentence spans from
-``reviewtui.writeup`` are mapped from source offsets to the displayed text,
+``reviewtui.caseset.writeup`` are mapped from source offsets to the displayed text,
 so the highlight covers exactly the sentence.
 """
 
@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...writeup import INLINE_GROUPS, INLINE_MARKUP, Block, Sentence, Writeup
+from ...caseset.writeup import INLINE_GROUPS, INLINE_MARKUP, Block, Sentence, Writeup
 from ..plain import para, safe
 
 _CONTINUATION = re.compile(r"\n[ \t]*(?:>[ \t]?)*")

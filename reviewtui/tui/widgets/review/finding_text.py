@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from rich.text import Text
 
-from ....cases import Expectation
+from ....caseset.cases import Expectation
 
 GROUNDED_STYLE = "underline green"
 FABRICATED_STYLE = "bold white on red"

@@ -45,14 +45,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from . import taxonomy
+from .. import taxonomy
 from .derived import (
     DUPLICATES_ONCE, VALUE_UNITS, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows,
     number, parse_day, rows_of, value_unit,
 )
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
-from .snapshot import as_object
+from ..caseset.snapshot import as_object
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")

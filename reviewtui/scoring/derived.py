@@ -36,9 +36,9 @@ import threading
 from datetime import date, timedelta
 from typing import Any, Iterable, NamedTuple
 
-from .snapshot import MAX_PERIOD_DAYS
-from .snapshot import as_array as _list
-from .snapshot import as_object as _dict
+from ..caseset.snapshot import MAX_PERIOD_DAYS
+from ..caseset.snapshot import as_array as _list
+from ..caseset.snapshot import as_object as _dict
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
@@ -53,7 +53,7 @@ META_PLATFORMS = ("meta", "facebook", "instagram")
 def daily_cap_multiple(platform: str, day: date | None) -> float:
     """The most a platform lets one day spend, as a multiple of the daily budget, on ``day``
     (taxonomy.yaml, pacing.daily_cap_exceeded: Meta's allowance changed on a date)."""
-    from .auditor.thresholds import DAILY_CAP, Thresholds, cap_multiple  # the auditor package imports this module
+    from ..auditor.thresholds import DAILY_CAP, Thresholds, cap_multiple  # the auditor package imports this module
 
     is_meta = any(word in platform.lower() for word in META_PLATFORMS)
     return cap_multiple(Thresholds().of(DAILY_CAP), is_meta, day or date.today())

@@ -20,7 +20,8 @@ from ruamel.yaml import events as yaml_events
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from . import parse_cache, taxonomy, yaml_comments
+from .. import parse_cache, taxonomy
+from . import yaml_comments
 from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
 from .snapshot import PointerError, Snapshot, SnapshotError, period_problems, required_field_problems
@@ -213,7 +214,7 @@ class ExpectedDoc:
         return sha256(raw) != self.loaded_digest
 
     def save(self, *, force: bool = False) -> None:
-        """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.atomic).
+        """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.caseset.atomic).
 
         Refuses with ExternalChangeError when the file on disk is not the one loaded (or last
         saved), checked both before the new text is written and right before the rename,

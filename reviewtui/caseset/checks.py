@@ -23,12 +23,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import taxonomy
+from .. import taxonomy
 from .cases import Case, CaseSet, Problem
 from .writeup import WriteupError, read_writeup
 
 PLANNED_MIX = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
-SHIPPED_CASES = Path(__file__).resolve().parent.parent / "cases"
+SHIPPED_CASES = Path(__file__).resolve().parents[2] / "cases"
 WRITEUP_SUFFIX = ".md"
 WRITEUP_SNAPSHOT_SUFFIX = ".snapshot.json"
 

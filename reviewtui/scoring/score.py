@@ -30,15 +30,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from . import taxonomy
-from .assistant import Finding, OutputError, parse_output
-from .backends.base import CaseOutput
-from .cases import Case, Expectation
+from .. import taxonomy
+from ..assistant import Finding, OutputError, parse_output
+from ..backends.base import CaseOutput
+from ..caseset.cases import Case, Expectation
 from .claims import affirmed_match
 from .derived import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
-from .snapshot import Snapshot
-from .untrusted import UnsafePattern, says_regex
+from ..caseset.snapshot import Snapshot
+from ..caseset.untrusted import UnsafePattern, says_regex
 
 STATUSES = ("ok", "unparseable", "error")
 FINDING_VERDICTS = ("matched", "may_find", "extra", "duplicate", "must_not_say")
