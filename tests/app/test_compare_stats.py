@@ -51,3 +51,22 @@ async def test_compare_header_shows_the_paired_interval_sign_test_and_mcnemar(ro
     # McNemar P = 2 * C(2,0) / 2^2 = 0.5; five kinds compared, BH lifts it to 1.
     assert "finding kinds (McNemar, BH over 5): tracking.conversions_stopped -0/+2 p(BH) = 1" in header
     assert "regression" not in header
+
+
+async def test_a_case_in_one_run_only_shows_a_dash_for_the_missing_status(root):
+    (root / "results" / "audit-t1" / "cases" / "c04-healthy.json").unlink()
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        runs = app.screen
+        runs.query_one(DataTable).move_cursor(row=1)  # audit-t1
+        await pilot.press("space")
+        runs.query_one(DataTable).move_cursor(row=0)  # audit-t2
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        table = app.screen.query_one("#compare-table", DataTable)
+        cells = [str(c) for c in table.get_row("c04-healthy")]
+        assert cells[0] == "c04-healthy (only in audit-t2)"
+        assert cells[3] == "–→ok"
