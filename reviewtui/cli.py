@@ -1,4 +1,4 @@
-"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``check``, ``compare``, ``import``, ``redact``.
+"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``check``, ``compare``, ``weekly``, ``import``, ``redact``.
 
 The subcommands import only the headless core; the app's Textual import
 happens only when no subcommand is given.
@@ -22,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
         from .compare import main as compare_main
 
         return compare_main(args[1:])
+    if args and args[0] == "weekly":
+        from .weekly.cli import main as weekly_main
+
+        return weekly_main(args[1:])
     if args and args[0] == "check":
         from .check import main as check_main
 
@@ -40,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
             "       reviewtui eval [options]                      run and gate the evaluation (see reviewtui eval --help)\n"
             "       reviewtui check [--cases DIR]                 validate the case set\n"
             "       reviewtui compare A B [options]               is run B better than run A? (see reviewtui compare --help)\n"
+            "       reviewtui weekly ACCOUNTS [options]           the weekly run, behind the gate (see reviewtui weekly --help)\n"
             "       reviewtui import --format meta|google|csv FILE... -o OUT   an export to snapshot.json\n"
             "       reviewtui redact SNAPSHOT -o OUT --key KEYFILE  pseudonymise a snapshot into a case"
         )

@@ -31,6 +31,7 @@ from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .cases import CaseSet
 from .grounding import FIGURE_MODES
+from .identity import results_home, results_role
 from .report import (
     THRESHOLDS,
     CaseRecord,
@@ -42,7 +43,7 @@ from .report import (
 )
 from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .ci import colour_summary, summary_json, use_colour, write_junit
-from .runner import Progress, run_cases
+from .runner import Progress, cancel_on_sigint, run_cases
 from .runs import Run
 from .untrusted import printable
 
@@ -69,6 +70,7 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         # The stamp covers max_tokens too: the backend's when it has one, else the default.
         "prompt_sha256": assistant.prompt_sha256(details.get("max_tokens") or assistant.DEFAULT_MAX_TOKENS),
         "backend": backend.name,
+        "results_role": results_role(backend.name),
         "model": details.get("model", backend.model),
         "backend_details": details,
         "cases_dir": str(case_set.root),
@@ -88,13 +90,16 @@ def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path,
                 batch: bool = False) -> RunRecorder:
     """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
 
+    The folder is the backend's own (``identity.results_home``): only Claude writes the assistant's.
+
     ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
     """
     if figures not in FIGURE_MODES:
         raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
     header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats,
                         max_unparseable=max_unparseable, batch=batch)
-    recorder = RunRecorder(RunPaths(Path(results_dir), assistant.PROMPT_VERSION), header, case_set.cases,
+    paths = RunPaths(results_home(results_dir, backend), assistant.PROMPT_VERSION)
+    recorder = RunRecorder(paths, header, case_set.cases,
                            figures=figures, repeats=repeats)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
     if resume:
@@ -497,21 +502,13 @@ def _print_note(text: str) -> None:
 async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    handled = False
-    try:
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
-        handled = True
-    except (NotImplementedError, RuntimeError, ValueError):  # no signal handlers here: KeyboardInterrupt instead
-        pass
     try:
         batch = BatchSettings(args.batch_poll, args.batch_timeout, _print_note) if args.batch else None
-        return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
-                                on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
-                                batch=batch)
+        with cancel_on_sigint(cancel):
+            return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
+                                    on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
+                                    batch=batch)
     finally:
-        if handled:
-            loop.remove_signal_handler(signal.SIGINT)
         await backend.aclose()
 
 

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable
 from .atomic import atomic_write_text
 from .backends.base import CaseOutput
 from .cases import CASE_ID_RE, Case
+from .identity import ASSISTANT, role_label, role_of
 from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
 from .scoring import CaseScore, score_case
@@ -535,6 +536,8 @@ def format_summary(manifest: dict[str, Any]) -> str:
     usage = manifest.get("usage") or {}
     lines = []
     scored = f"{s.get('scored', 0)} of {s.get('cases', 0)} cases scored" if s.get("scored") != s.get("cases") else f"{s.get('cases', 0)} cases"
+    if role_of(manifest) != ASSISTANT:
+        lines.append(f"results of the {role_label(manifest)}")
     lines.append(
         f"prompt {manifest.get('prompt_version')} (sha256 {str(manifest.get('prompt_sha256'))[:12]}), "
         f"backend {manifest.get('backend')}, model {manifest.get('model') or '-'}, {scored}, "

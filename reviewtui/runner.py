@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Sequence
+from typing import Awaitable, Callable, Iterator, Sequence
 
 from .backends.base import Backend, CaseOutput
 from .cases import Case
@@ -74,6 +76,26 @@ def default_cost_estimator() -> CostEstimator:
     from .pricing import cost_of_output
 
     return cost_of_output
+
+
+@contextmanager
+def cancel_on_sigint(cancel: asyncio.Event) -> Iterator[None]:
+    """Within the running loop, Ctrl-C sets ``cancel`` so a run stops and keeps what finished.
+
+    Where the loop cannot take signal handlers, Ctrl-C stays a KeyboardInterrupt.
+    """
+    loop = asyncio.get_running_loop()
+    handled = False
+    try:
+        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        handled = True
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass
+    try:
+        yield
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
 
 
 def redact_secrets(text: str) -> str:

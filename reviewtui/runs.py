@@ -2,7 +2,8 @@
 
 Headless functions for the app's review screens (and for tests):
 
-- ``list_runs(results_dir)``: one ``RunInfo`` per ``<results>/<version>/manifest.json``, newest first;
+- ``list_runs(results_dir)``: one ``RunInfo`` per ``<results>/<version>/manifest.json``, and per run of
+  the reference auditor and of replays in their own folders (``identity.py``), newest first;
 - ``load_run(run_dir)``: the manifest and every case record;
 - ``rescore_run(run_dir, case_set)``: score the stored outputs again against the
   (edited) case set, rewrite the case files, the CSV and the manifest, and say
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .cases import CaseSet
+from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
 from .report import (
     MANIFEST_FILE,
     CaseRecord,
@@ -54,6 +56,8 @@ class RunInfo:
     mean_precision: float | None
     fabrications: int | None
     cases: int | None
+    role: str = "assistant"  # identity.ASSISTANT, REFERENCE or REPLAY
+    role_label: str = ""
 
 
 @dataclass
@@ -92,7 +96,17 @@ def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
         mean_precision=summary.get("mean_precision"),
         fabrications=summary.get("fabrications"),
         cases=summary.get("cases"),
+        role=role_of(manifest),
+        role_label=role_label(manifest),
     )
+
+
+def run_key(info: RunInfo, results_dir: str | Path) -> str:
+    """The run's folder relative to the results folder: ``audit-v3``, ``reference/audit-v3``."""
+    try:
+        return info.run_dir.relative_to(results_dir).as_posix()
+    except ValueError:
+        return info.run_dir.name
 
 
 def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> list[RunInfo]:
@@ -105,7 +119,8 @@ def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> lis
     if not results_dir.is_dir():
         return []
     runs = []
-    for manifest_path in results_dir.glob(f"*/{MANIFEST_FILE}"):
+    places = (f"*/{MANIFEST_FILE}", f"{REFERENCE_DIR}/*/{MANIFEST_FILE}", f"{REPLAY_DIR}/*/*/{MANIFEST_FILE}")
+    for manifest_path in (path for pattern in places for path in results_dir.glob(pattern)):
         if manifest_path.parent.name.startswith("."):
             continue  # .cache and other tool folders
         try:

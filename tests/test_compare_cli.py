@@ -46,7 +46,7 @@ def eval_run(tmp_path: Path, name: str, stub, cases: Path) -> Path:
     replay = stub.write_replay_dir(case_set.cases, tmp_path / f"replay-{name}")
     eval_main(["--backend", "replay", "--replay-dir", str(replay), "--cases", str(cases),
                "--results-dir", str(tmp_path / name)])
-    return tmp_path / name / VERSION
+    return tmp_path / name / "replay" / replay.name / VERSION
 
 
 @pytest.fixture(scope="module")

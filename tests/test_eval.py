@@ -55,15 +55,20 @@ def run_replay(stub: TextAssistant, case_set, tmp_path: Path, *extra: str) -> in
                  "--results-dir", str(tmp_path / "results"), *extra])
 
 
-def read_csv(tmp_path: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
-    with (tmp_path / "results" / f"{VERSION}.csv").open(newline="", encoding="utf-8") as fh:
+def replay_home(tmp_path: Path) -> Path:
+    """Where ``run_replay`` results go: a replay never writes the assistant's ``results/<version>``."""
+    return tmp_path / "results" / "replay" / "replay"
+
+
+def read_csv(tmp_path: Path, home: Path | None = None) -> tuple[list[str], dict[str, dict[str, str]]]:
+    with ((home or replay_home(tmp_path)) / f"{VERSION}.csv").open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         rows = {row["case_id"]: row for row in reader}
         return list(reader.fieldnames or []), rows
 
 
-def read_manifest(tmp_path: Path) -> dict:
-    return json.loads((tmp_path / "results" / VERSION / "manifest.json").read_text(encoding="utf-8"))
+def read_manifest(tmp_path: Path, home: Path | None = None) -> dict:
+    return json.loads(((home or replay_home(tmp_path)) / VERSION / "manifest.json").read_text(encoding="utf-8"))
 
 
 def without_warning_note(err: str) -> str:
@@ -149,7 +154,7 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     assert manifest["thresholds"] == {"min_mean_recall": 0.9, "max_fabrications": 0, "max_unparseable": 0}
     assert manifest["summary"]["cases"] == len(fixture_set.cases)
 
-    case_file = tmp_path / "results" / VERSION / "cases" / f"{MADE_UP[0]}.json"
+    case_file = replay_home(tmp_path) / VERSION / "cases" / f"{MADE_UP[0]}.json"
     stored = json.loads(case_file.read_text(encoding="utf-8"))
     raw = (tmp_path / "replay" / f"{MADE_UP[0]}.json").read_text(encoding="utf-8")
     assert stored["output"]["raw_text"] == raw
@@ -198,7 +203,7 @@ def test_repeats_average_scores_and_add_fabrications(fixture_set, tmp_path):
     _, rows = read_csv(tmp_path)
     assert rows[MADE_UP[0]]["runs"] == "2"
     assert rows[MADE_UP[0]]["fabrication"] == "2"
-    stored = json.loads((tmp_path / "results" / VERSION / "cases" / f"{MADE_UP[0]}.json").read_text(encoding="utf-8"))
+    stored = json.loads((replay_home(tmp_path) / VERSION / "cases" / f"{MADE_UP[0]}.json").read_text(encoding="utf-8"))
     assert len(stored["repeats"]) == 2
 
 
@@ -262,7 +267,7 @@ def test_unparseable_output_is_a_row_with_recall_0_and_the_raw_text_kept(fixture
         assert rows[case_id]["status"] == "unparseable"
         assert rows[case_id]["recall"] == "0"
         assert rows[case_id]["error"].startswith(("not JSON", "not the output schema"))
-    stored = json.loads((tmp_path / "results" / VERSION / "cases" / "c02-brand-lost-is.json").read_text(encoding="utf-8"))
+    stored = json.loads((replay_home(tmp_path) / VERSION / "cases" / "c02-brand-lost-is.json").read_text(encoding="utf-8"))
     assert stored["output"]["raw_text"] == not_json
     assert stored["score"]["status"] == "unparseable"
     assert "unparseable     2" in out and "  c02-brand-lost-is: not JSON" in out
@@ -279,9 +284,9 @@ def test_output_not_obtained_makes_the_run_incomplete_exit_3(fixture_set, tmp_pa
     assert "  c05-duplicate-rows: API overloaded (HTTP 529)" in out
     assert "  c06-micros-not-converted: backend raised RuntimeError: boom" in out
     assert "gate            NO VERDICT (run incomplete)" in out
-    _, rows = read_csv(tmp_path)
+    _, rows = read_csv(tmp_path, tmp_path / "results")
     assert rows["c05-duplicate-rows"]["status"] == "error" and len(rows) == len(fixture_set.cases)
-    manifest = read_manifest(tmp_path)
+    manifest = read_manifest(tmp_path, tmp_path / "results")
     assert manifest["status"] == "incomplete" and manifest["gate"]["passed"] is None
     # the means still describe the cases that were scored
     assert manifest["summary"]["scored"] == len(fixture_set.cases) - 2
@@ -294,9 +299,9 @@ def test_keyboard_interrupt_keeps_what_finished_and_exits_3(fixture_set, tmp_pat
     assert code == 3
     captured = capsys.readouterr()
     assert "cancelled: what finished is kept" in captured.err
-    _, rows = read_csv(tmp_path)
+    _, rows = read_csv(tmp_path, tmp_path / "results")
     assert sorted(rows) == ["c01-tracking-stopped", "c02-brand-lost-is", "c03-zero-conv-campaign"]
-    manifest = read_manifest(tmp_path)
+    manifest = read_manifest(tmp_path, tmp_path / "results")
     assert manifest["status"] == "cancelled" and manifest["gate"]["passed"] is None
     assert "c04-overspend-disapproved" in manifest["summary"]["not_run_cases"]
     assert sorted(p.stem for p in (tmp_path / "results" / VERSION / "cases").glob("*.json")) == sorted(rows)
@@ -326,15 +331,15 @@ def test_sigint_in_a_real_process_cancels_and_exits_3(tmp_path):
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
-    _, rows = read_csv(tmp_path)
+    _, rows = read_csv(tmp_path, tmp_path / "results")
     assert sorted(rows) == ["c01-tracking-stopped", "c02-brand-lost-is"]
-    assert read_manifest(tmp_path)["status"] == "cancelled"
+    assert read_manifest(tmp_path, tmp_path / "results")["status"] == "cancelled"
 
 
 def test_prompt_hash_guard_refuses_results_of_other_prompt_text(fixture_set, tmp_path, monkeypatch, capsys):
     assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
-    csv_before = (tmp_path / "results" / f"{VERSION}.csv").read_bytes()
-    manifest_before = (tmp_path / "results" / VERSION / "manifest.json").read_bytes()
+    csv_before = (replay_home(tmp_path) / f"{VERSION}.csv").read_bytes()
+    manifest_before = (replay_home(tmp_path) / VERSION / "manifest.json").read_bytes()
     capsys.readouterr()
 
     monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "f" * 64)  # the prompt text was edited
@@ -342,8 +347,8 @@ def test_prompt_hash_guard_refuses_results_of_other_prompt_text(fixture_set, tmp
     err = without_warning_note(capsys.readouterr().err)
     assert "bump PROMPT_VERSION in reviewtui/assistant.py" in err
     assert len(err.strip().splitlines()) == 1
-    assert (tmp_path / "results" / f"{VERSION}.csv").read_bytes() == csv_before
-    assert (tmp_path / "results" / VERSION / "manifest.json").read_bytes() == manifest_before
+    assert (replay_home(tmp_path) / f"{VERSION}.csv").read_bytes() == csv_before
+    assert (replay_home(tmp_path) / VERSION / "manifest.json").read_bytes() == manifest_before
 
 
 def test_same_prompt_rerun_replaces_the_results(fixture_set, tmp_path, capsys):
@@ -354,12 +359,29 @@ def test_same_prompt_rerun_replaces_the_results(fixture_set, tmp_path, capsys):
 
 
 def test_replacing_results_of_another_backend_is_noted(fixture_set, tmp_path, capsys):
-    assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
+    results = tmp_path / "results"
+    assert main(["--cases", str(fixture_set.root), "--results-dir", str(results)], backend=CorrectAssistant()) == 0
     capsys.readouterr()
-    assert main(["--cases", str(fixture_set.root), "--results-dir", str(tmp_path / "results")],
-                backend=ScriptedBackend({})) == 1
-    assert f"note: replacing the {VERSION} results of backend replay (model -, " in capsys.readouterr().err
-    assert read_manifest(tmp_path)["backend"] == "stub-scripted"
+    assert main(["--cases", str(fixture_set.root), "--results-dir", str(results)], backend=ScriptedBackend({})) == 1
+    assert f"note: replacing the {VERSION} results of backend stub-correct (model -, " in capsys.readouterr().err
+    assert read_manifest(tmp_path, results)["backend"] == "stub-scripted"
+
+
+def test_a_replay_never_replaces_or_passes_for_the_assistants_results(fixture_set, tmp_path, capsys):
+    results = tmp_path / "results"
+    assert main(["--cases", str(fixture_set.root), "--results-dir", str(results)], backend=EmptyAssistant()) == 1
+    assistant_csv = (results / f"{VERSION}.csv").read_bytes()
+    assistant_manifest = (results / VERSION / "manifest.json").read_bytes()
+    capsys.readouterr()
+
+    assert run_replay(CorrectAssistant(), fixture_set, tmp_path) == 0
+    out = capsys.readouterr().out
+    assert (results / f"{VERSION}.csv").read_bytes() == assistant_csv
+    assert (results / VERSION / "manifest.json").read_bytes() == assistant_manifest
+    assert out.splitlines()[1] == f"results of the replay of {tmp_path / 'replay'} (not the assistant's results)"
+    assert f"results: {replay_home(tmp_path) / (VERSION + '.csv')}" in out
+    assert read_manifest(tmp_path)["results_role"] == "replay"
+    assert read_manifest(tmp_path, results)["results_role"] == "assistant"
 
 
 def test_results_dir_that_cannot_be_written_exits_2(fixture_set, tmp_path, capsys):
@@ -404,7 +426,10 @@ def test_default_backend_without_a_key_is_rules_and_the_first_line_says_why(tmp_
         assert "the rules backend (the built-in reference auditor) is not in this build yet" in captured.err
     else:
         assert code in (0, 1)
-        assert (tmp_path / "results" / f"{VERSION}.csv").is_file()
+        # the reference auditor's results go under results/reference, never the assistant's place
+        assert (tmp_path / "results" / "reference" / f"{VERSION}.csv").is_file()
+        assert not (tmp_path / "results" / f"{VERSION}.csv").exists()
+        assert captured.out.splitlines()[1] == "results of the reference auditor (not the assistant's results)"
 
 
 def test_replay_without_a_stored_output_is_an_error_row(fixture_set, tmp_path, capsys):
@@ -421,7 +446,7 @@ def test_the_cli_entry_dispatches_eval(fixture_set, tmp_path, capsys):
     code = cli_main(["eval", "--backend", "replay", "--cases", str(fixture_set.root), "--replay-dir", str(replay),
                      "--results-dir", str(tmp_path / "results")])
     assert code == 1
-    assert (tmp_path / "results" / f"{VERSION}.csv").is_file()
+    assert (replay_home(tmp_path) / f"{VERSION}.csv").is_file()
 
 
 def test_python_dash_m_reviewtui_eval(fixture_set, tmp_path):
@@ -459,7 +484,7 @@ async def test_run_eval_for_the_app_reports_progress_and_records(fixture_set, tm
     assert run.exit_code == 1 and run.manifest["status"] == "complete"
     assert sorted(r.case_id for r in records) == sorted(run.records) == sorted(c.case_id for c in fixture_set.cases)
     assert [p.done for p in progress] == list(range(1, 11))
-    assert read_manifest(tmp_path)["gate"]["passed"] is False
+    assert read_manifest(tmp_path, tmp_path / "results")["gate"]["passed"] is False
 
 
 async def test_run_eval_cancelled_before_it_starts_gives_no_verdict(fixture_set, tmp_path):
@@ -467,7 +492,7 @@ async def test_run_eval_cancelled_before_it_starts_gives_no_verdict(fixture_set,
     cancel.set()
     run = await run_eval(fixture_set, EmptyAssistant(), results_dir=tmp_path / "results", cancel=cancel)
     assert run.exit_code == 3 and run.manifest["status"] == "cancelled" and run.records == {}
-    assert read_manifest(tmp_path)["summary"]["not_run"] == len(fixture_set.cases)
+    assert read_manifest(tmp_path, tmp_path / "results")["summary"]["not_run"] == len(fixture_set.cases)
 
 
 # --------------------------------------------------------------------------
@@ -518,4 +543,4 @@ def test_eval_notes_the_same_warnings_check_lists_and_runs(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 0, err
     assert f"note: {len(warnings)} warning(s) in the case set; `reviewtui check` lists them" in err
-    assert (tmp_path / "results" / f"{VERSION}.csv").is_file()
+    assert (tmp_path / "results" / "reference" / f"{VERSION}.csv").is_file()

@@ -39,7 +39,7 @@ def test_repeats_with_a_stub_that_alternates_give_pass_all_0_pass_any_1_and_a_fl
     backend = AlternatingAssistant(CorrectAssistant(), EmptyAssistant(), only=[FLIPPER])
     assert run_stub(backend, tmp_path, "--repeats", "3") == 0  # recall 0.967 over the ten; nothing fabricated
     out = capsys.readouterr().out
-    columns, rows = read_csv(tmp_path)
+    columns, rows = read_csv(tmp_path, tmp_path / "results")
     assert columns[:5] == ["case_id", "recall", "precision", "fabrication", "missed_ids"]
     assert len(rows) == len(fixture_set.cases)  # one row per case, not per repeat
     flipper = rows[FLIPPER]
@@ -51,7 +51,7 @@ def test_repeats_with_a_stub_that_alternates_give_pass_all_0_pass_any_1_and_a_fl
     steady = rows["c02-brand-lost-is"]
     assert (steady["repeats_passed"], steady["pass_all"], steady["pass_any"], steady["flip"]) == ("3", "1", "1", "0")
 
-    consistency = read_manifest(tmp_path)["consistency"]
+    consistency = read_manifest(tmp_path, tmp_path / "results")["consistency"]
     assert consistency["repeats"] == 3 and consistency["pass_all"] == 9 and consistency["pass_any"] == 10
     assert consistency["flipping_cases"] == [{"case_id": FLIPPER, "passed": 2, "runs": 3}]
     assert consistency["sometimes_found"] == [{"case_id": FLIPPER, "id": i, "found": 2, "runs": 3} for i in must]
@@ -64,10 +64,10 @@ def test_a_fabrication_in_one_repeat_fails_the_gate(fixture_set, tmp_path, capsy
     made_up = CorrectAssistant(made_up=("c04-overspend-disapproved", "$48,213.77"))
     backend = AlternatingAssistant(CorrectAssistant(), made_up, CorrectAssistant())
     assert run_stub(backend, tmp_path, "--repeats", "3") == 1
-    manifest = read_manifest(tmp_path)
+    manifest = read_manifest(tmp_path, tmp_path / "results")
     assert manifest["summary"]["fabrications"] == 1
     assert manifest["gate"]["reasons"] == ["1 fabrication(s), 0 allowed: c04-overspend-disapproved (1)"]
-    _, rows = read_csv(tmp_path)
+    _, rows = read_csv(tmp_path, tmp_path / "results")
     assert rows["c04-overspend-disapproved"]["repeats_passed"] == "2"
     assert rows["c04-overspend-disapproved"]["flip"] == "1"
 

@@ -27,6 +27,7 @@ from .screens.dialogs import ConfirmModal, ReviewModal
 from .screens.help import HelpScreen, register_help
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
+from .screens.weekly import WeeklyScreen
 from ..untrusted import printable
 from .support import SupportChecks, SupportVerdict, check_support
 
@@ -41,6 +42,7 @@ class ReviewApp(App[None]):
     MODES = {
         "cases": CasesScreen,
         "runs": RunsScreen,
+        "weekly": WeeklyScreen,
     }
     DEFAULT_MODE = "cases"
     # The runs view's new-run form builds its backend with this ``(RunSettings, results_dir) -> Backend``;
@@ -52,6 +54,7 @@ class ReviewApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("f2", "view('cases')", "Cases"),
         Binding("f3", "view('runs')", "Runs"),
+        Binding("f4", "view('weekly')", "Weekly", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 

@@ -18,7 +18,7 @@ from typing import Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..runs import RunInfo, list_runs
+from ..runs import RunInfo, list_runs, run_key
 from ..snapshot import PointerError
 
 
@@ -55,7 +55,7 @@ class ReviewCommands(Provider):
              "an imported or redacted snapshot.json: type its path here, or pick one found in this folder"),
         ]
         for info in self.runs:
-            found.append((f"Open run {info.prompt_version}", partial(app.open_run, info.run_dir.name), run_help(info)))  # type: ignore[attr-defined]
+            found.append((f"Open run {info.prompt_version}", partial(app.open_run, run_key(info, app.results_dir)), run_help(info)))  # type: ignore[attr-defined]
         if len(self.runs) > 1:
             for info in self.runs:
                 found.append((f"Compare run {info.prompt_version} with…", partial(self.pick_second_run, info),
@@ -73,7 +73,7 @@ class ReviewCommands(Provider):
         """The palette again, listing the other runs; choosing one opens the compare view."""
         app = self.app
         others = [
-            (info.prompt_version, partial(app.compare_runs, first.run_dir.name, info.run_dir.name), run_help(info))  # type: ignore[attr-defined]
+            (info.prompt_version, partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)), run_help(info))  # type: ignore[attr-defined]
             for info in self.runs
             if info.run_dir != first.run_dir
         ]

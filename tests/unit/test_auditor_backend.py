@@ -100,7 +100,7 @@ def test_eval_without_a_key_runs_the_auditor_and_passes_on_the_fixture_cases(tmp
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("no ANTHROPIC_API_KEY: running the built-in reference auditor")
     assert code == 0, out
-    [manifest_path] = (tmp_path / "results").glob("*/manifest.json")
+    [manifest_path] = (tmp_path / "results" / "reference").glob("*/manifest.json")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     assert manifest["backend"] == "rules" and manifest["gate"]["passed"] is True
     assert manifest["summary"]["mean_recall"] == 1.0 and manifest["summary"]["fabrications"] == 0

@@ -19,7 +19,8 @@ def heavy_modules_after_import(module: str) -> list[str]:
 
 
 @pytest.mark.parametrize("module", ["reviewtui.eval", "reviewtui.check", "reviewtui.runs", "reviewtui.cli",
-                                    "reviewtui.compare", "reviewtui.stats", "reviewtui.run_stats",
+                                    "reviewtui.compare", "reviewtui.stats", "reviewtui.run_stats", "reviewtui.identity",
+                                    "reviewtui.weekly.cli", "reviewtui.weekly.run", "reviewtui.weekly.reports",
                                     "reviewtui.accounts.importer", "reviewtui.accounts.mapped",
                                     "reviewtui.accounts.redact"])
 def test_headless_modules_import_neither_textual_nor_anthropic(module):

@@ -24,9 +24,8 @@ class DropsC01(CorrectAssistant):
 
 
 def run_eval(stub: TextAssistant, cases_dir: Path, results_dir: Path) -> int:
-    replay = stub.write_replay_dir(load_case_set(cases_dir).cases, results_dir.parent / f"replay-{results_dir.name}")
-    return main(["--backend", "replay", "--cases", str(cases_dir), "--replay-dir", str(replay),
-                 "--results-dir", str(results_dir)])
+    """A run of a stand-in assistant, in the assistant's place under ``results_dir``."""
+    return main(["--cases", str(cases_dir), "--results-dir", str(results_dir)], backend=stub)
 
 
 @pytest.fixture
@@ -53,7 +52,7 @@ def test_list_runs_newest_first_with_what_the_app_shows(cases_dir, tmp_path, mon
     assert [r.prompt_version for r in runs] == ["audit-v1", "audit-v0"]
     newest, oldest = runs
     assert (newest.backend, newest.status, newest.passed, newest.mean_recall, newest.fabrications) == (
-        "replay", "complete", True, 1.0, 0)
+        "stub-correct", "complete", True, 1.0, 0)
     assert (oldest.passed, oldest.fabrications, oldest.date) == (False, 1, "2025-01-01T09:00:00+00:00")
     assert newest.case_set_hash == load_case_set(cases_dir).digest()
     assert newest.run_dir == results / "audit-v1"

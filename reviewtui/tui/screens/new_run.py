@@ -29,6 +29,7 @@ from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
 from ...check import validate
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
+from ...identity import results_home_of
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
 from ...runner import Progress, redact_secrets
 from ...runs import Run, run_info
@@ -152,7 +153,15 @@ class NewRunScreen(Screen[None]):
 
     @property
     def _run_paths(self) -> RunPaths:
-        return RunPaths(self.results_dir, assistant.PROMPT_VERSION)
+        """Where a run with the default backend goes: the auditor's runs have their own folder."""
+        return self._run_paths_for(self._default_backend()[0])
+
+    def _run_paths_for(self, backend_name: str, replay_dir: Path | None = None) -> RunPaths:
+        """Where a run of ``backend_name`` writes. A backend the app was handed (``backend_factory``)
+        writes the assistant's place whatever the form says, as ``identity`` documents."""
+        if self.app.backend_factory is not None:  # type: ignore[attr-defined]
+            return RunPaths(results_home_of(self.results_dir, None), assistant.PROMPT_VERSION)
+        return RunPaths(results_home_of(self.results_dir, backend_name, replay_dir), assistant.PROMPT_VERSION)
 
     def _previous_unfinished(self) -> bool:
         """Resume by default when the last run of this prompt version did not finish."""
@@ -218,7 +227,7 @@ class NewRunScreen(Screen[None]):
         settings = self.read_form()
         if settings is None:
             return
-        replaced = None if settings.resume else self._run_replaced()
+        replaced = None if settings.resume else self._run_replaced(settings)
         if replaced is None:
             self._start(settings)
             return
@@ -229,9 +238,9 @@ class NewRunScreen(Screen[None]):
             lambda choice: self._start(settings) if choice == "r" else None,
         )
 
-    def _run_replaced(self) -> str | None:
+    def _run_replaced(self, settings: RunSettings) -> str | None:
         """The run of this prompt version a new run would write over, described; None when there is none."""
-        paths = self._run_paths
+        paths = self._run_paths_for(settings.backend, settings.replay_dir)
         if not paths.manifest.exists():
             return None
         try:

@@ -1,7 +1,8 @@
 """The runs view (the app's "runs" mode): every run under the results folder, newest first.
 
-Each row is one ``results/<prompt_version>/`` folder: prompt version,
-model, backend, date, case-set hash, gate verdict, mean recall and
+Each row is one run folder: the assistant's ``results/<prompt_version>/``,
+or the reference auditor's and replays' own folders (``identity.py``),
+whose backend cell says so. Columns: prompt version, model, backend, date, case-set hash, gate verdict, mean recall and
 precision, fabrications. ``enter`` opens a run, ``n`` starts a new run (or
 resumes an unfinished one), ``space`` marks a run and ``c`` compares the
 marked run with the one under the cursor.
@@ -17,8 +18,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from ...identity import REFERENCE
 from ...report import ResultsError
-from ...runs import RunInfo, list_runs
+from ...runs import RunInfo, list_runs, run_key
 from ..plain import cells, para
 from .cases import RowTable
 from .compare import CompareScreen
@@ -37,6 +39,12 @@ def verdict_cell(info: RunInfo) -> Text:
 
 def _ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
+
+
+def backend_cell(info: RunInfo) -> str:
+    """The backend, and whose results these are when they are not the assistant's."""
+    name = info.backend or "–"
+    return f"{name} · reference auditor" if info.role == REFERENCE else name
 
 
 def short_date(iso: str | None) -> str:
@@ -94,15 +102,15 @@ class RunsScreen(Screen[None]):
         skipped: list[str] = []
         self.runs = list_runs(self.results_dir, skipped)
         table = self.query_one(DataTable)
-        keep = self.current_run.run_dir.name if self.current_run else None
+        keep = run_key(self.current_run, self.results_dir) if self.current_run else None
         table.clear()
         for info in self.runs:
-            name = info.run_dir.name
+            name = run_key(info, self.results_dir)
             table.add_row(*cells(
                 Text("●", style="bold cyan") if name == self.marked else "",
                 Text(info.prompt_version, style="bold"),
                 info.model or "–",
-                info.backend or "–",
+                backend_cell(info),
                 short_date(info.date),
                 (info.case_set_hash or "")[:8],
                 verdict_cell(info),
@@ -112,7 +120,7 @@ class RunsScreen(Screen[None]):
                      style="bold red" if info.fabrications else ""),
                 str(info.cases if info.cases is not None else "–"),
             ), key=name)
-        names = [info.run_dir.name for info in self.runs]
+        names = [run_key(info, self.results_dir) for info in self.runs]
         if keep in names:
             table.move_cursor(row=names.index(keep))
         self.query_one("#runs-header", Static).update(Text.assemble(
@@ -129,7 +137,7 @@ class RunsScreen(Screen[None]):
         if not self.runs or not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return next((info for info in self.runs if info.run_dir.name == key), None)
+        return next((info for info in self.runs if run_key(info, self.results_dir) == key), None)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -150,21 +158,21 @@ class RunsScreen(Screen[None]):
         current = self.current_run
         if current is None:
             return
-        name = current.run_dir.name
+        name = run_key(current, self.results_dir)
         self.marked = None if self.marked == name else name
         self.action_reload()
 
     def action_compare(self) -> None:
         current = self.current_run
-        marked = next((info for info in self.runs if info.run_dir.name == self.marked), None)
+        marked = next((info for info in self.runs if run_key(info, self.results_dir) == self.marked), None)
         if current is None or marked is None or marked is current:
             self.notify("Mark one run with space, move to another and press c", severity="warning")
             return
-        self.compare(marked.run_dir.name, current.run_dir.name)
+        self.compare(run_key(marked, self.results_dir), run_key(current, self.results_dir))
 
     def compare(self, first: str, second: str) -> None:
-        """Open the compare view of two runs (by folder name); the older one is "before"."""
-        runs = {info.run_dir.name: info for info in list_runs(self.results_dir)}
+        """Open the compare view of two runs (by ``run_key``); the older one is "before"."""
+        runs = {run_key(info, self.results_dir): info for info in list_runs(self.results_dir)}
         missing = [name for name in (first, second) if name not in runs]
         if missing:
             self.notify(f"No run {missing[0]} under {self.results_dir}", title="Cannot compare", severity="error", timeout=10)

@@ -1,0 +1,155 @@
+"""The weekly run's readable files: an account's report, and the index of the run.
+
+The report is what a person sends: on top, whether it may go as it is (or is
+held for review, with the figures the account's data does not support);
+then the findings by severity, each with its claim and evidence and the
+figures as the assistant wrote them. It ends with the reviewer's part: the
+reference auditor's second opinion, where the two disagree. That part is for
+the reviewer, and says so.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from ..atomic import atomic_write_text
+from ..backends.base import CaseOutput
+from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
+
+SEVERITY_ORDER = ("high", "medium", "low")
+INDEX_COLUMNS = ("account", "account_id", "status", "findings", "high", "medium", "low", "figures", "ungrounded",
+                 "auditor_only", "assistant_only", "reason", "report")
+
+
+def _scope(finding: dict[str, Any]) -> str:
+    return f" (campaign {finding['scope']})" if finding.get("scope") else ""
+
+
+def _finding_line(finding: dict[str, Any]) -> str:
+    text = finding.get("claim") or ""
+    return f"`{finding['id']}`{_scope(finding)}: {text}".rstrip(": ")
+
+
+def report_markdown(result: dict[str, Any]) -> str:
+    """The account's report (markdown), from its findings.json alone."""
+    name = result.get("display_name") or result["account"]
+    ident = f" ({result['account_id']})" if result.get("account_id") else ""
+    lines = [f"# Account audit: {name}{ident}", ""]
+    if result.get("period"):
+        lines += [f"Period: {result['period']}", ""]
+    status = result["status"]
+    if status == HOLD:
+        lines += [f"**HOLD FOR REVIEW: {len(result['ungrounded'])} figure(s) in this report are not found in the "
+                  "account's data. Check them against the account before sending.**", ""]
+        for item in result["ungrounded"]:
+            lines.append(f"- \"{item['text']}\" in finding {item['finding']} ({item['field']}): {item['reason']}")
+        lines.append("")
+    elif status == READY:
+        lines += [f"Every figure in this report ({result['figures']}) was checked against the account's data.", ""]
+    else:
+        lines += [f"**NO REPORT ({status.upper()}): {result.get('reason') or 'no reason recorded'}**", ""]
+        return "\n".join(lines)
+
+    findings = result["findings"]
+    if not findings:
+        lines += ["No findings.", ""]
+    for severity in SEVERITY_ORDER:
+        group = [f for f in findings if f.get("severity") == severity]
+        if not group:
+            continue
+        lines += [f"## {severity.capitalize()} severity", ""]
+        for finding in group:
+            number = findings.index(finding) + 1
+            flag = " **(figure not found in the data)**" if any(not f["grounded"] for f in finding["figures"]) else ""
+            lines.append(f"### {number}. {finding['id']}{_scope(finding)}{flag}")
+            lines.append("")
+            if finding.get("claim"):
+                lines += [finding["claim"], ""]
+            if finding.get("evidence"):
+                lines += [f"Evidence: {finding['evidence']}", ""]
+
+    lines += ["---", "", "## For the reviewer: the reference auditor's second opinion", ""]
+    opinion = result.get("second_opinion") or {}
+    if opinion.get("error"):
+        lines += [f"No second opinion: {opinion['error']}", ""]
+        return "\n".join(lines)
+    auditor_only, assistant_only = opinion.get("auditor_only") or [], opinion.get("assistant_only") or []
+    if not auditor_only and not assistant_only:
+        return "\n".join(lines + ["The reference auditor agrees on every finding kind and campaign.", ""])
+    lines += ["The auditor finds, the assistant does not say:", ""]
+    lines += [f"- {_finding_line(f)}" for f in auditor_only] or ["- nothing"]
+    lines += ["", "The assistant says, the auditor does not support:", ""]
+    lines += [f"- {_finding_line(f)}" for f in assistant_only] or ["- nothing"]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_account_files(paths: WeeklyPaths, result: dict[str, Any], output: CaseOutput | None) -> None:
+    name = result["account"]
+    paths.account_dir(name).mkdir(parents=True, exist_ok=True)
+    if output is not None and output.raw_text is not None:
+        atomic_write_text(paths.raw(name), output.raw_text)
+    atomic_write_text(paths.findings(name), json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(paths.report(name), report_markdown(result))
+
+
+def index_row(result: dict[str, Any]) -> dict[str, str]:
+    findings = result.get("findings") or []
+    opinion = result.get("second_opinion") or {}
+    by_severity = {s: sum(1 for f in findings if f.get("severity") == s) for s in SEVERITY_ORDER}
+    return {
+        "account": result["account"],
+        "account_id": result.get("account_id") or "",
+        "status": result["status"],
+        "findings": str(len(findings)),
+        **{s: str(n) for s, n in by_severity.items()},
+        "figures": str(result.get("figures", 0)),
+        "ungrounded": str(len(result.get("ungrounded") or [])),
+        "auditor_only": str(len(opinion.get("auditor_only") or [])),
+        "assistant_only": str(len(opinion.get("assistant_only") or [])),
+        "reason": (result.get("reason") or "").replace("\n", " "),
+        "report": f"accounts/{result['account']}/report.md",
+    }
+
+
+def index_csv(results: dict[str, dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(INDEX_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for result in results.values():
+        writer.writerow(index_row(result))
+    return buf.getvalue()
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> str:
+    stamp = manifest.get("stamp") or {}
+    counts = manifest.get("counts") or {}
+    lines = [f"# Weekly run {paths.run_dir.name}", "",
+             f"Prompt {stamp.get('prompt_version')} (sha256 {str(stamp.get('prompt_sha256'))[:12]}), model "
+             f"{stamp.get('model')}, cleared by the run of {stamp.get('finished_at')} on case set "
+             f"{str(stamp.get('case_set_hash'))[:12]}. Run {manifest.get('status')}: "
+             + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES) + ".", ""]
+    held = [r["account"] for r in results.values() if r["status"] in (HOLD, FAILED, SKIPPED, NOT_RUN)]
+    if held:
+        lines += [f"Not ready to send: {', '.join(held)}.", ""]
+    lines += ["| account | status | findings | high | medium | low | figures | not in data | auditor only | "
+              "assistant only | reason |", "|" + "---|" * 11]
+    for result in results.values():
+        row = index_row(result)
+        link = f"[{row['account']}]({row['report']})"
+        lines.append("| " + " | ".join(_cell(v) for v in (
+            link, row["status"], row["findings"], row["high"], row["medium"], row["low"], row["figures"],
+            row["ungrounded"], row["auditor_only"], row["assistant_only"], row["reason"])) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_index(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> None:
+    atomic_write_text(paths.index_csv, index_csv(results))
+    atomic_write_text(paths.index_md, index_markdown(paths, results, manifest))

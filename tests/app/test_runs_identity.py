@@ -1,0 +1,64 @@
+"""The runs view lists the assistant's run and the reference auditor's run of the same version apart."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from textual.widgets import DataTable
+
+from reviewtui.tui.screens.run import RunScreen
+from reviewtui.tui.screens.runs import RunsScreen
+from tests.app.review_fixture import SIZE, make_review_app, review_repo
+
+
+async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_path, monkeypatch):
+    root = review_repo(tmp_path, monkeypatch, runs=("audit-t1",))
+    reference = root / "results" / "reference"
+    reference.mkdir()
+    shutil.copytree(root / "results" / "audit-t1", reference / "audit-t1")
+    manifest_path = reference / "audit-t1" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest.update(backend="rules", results_role="reference", model="reference-auditor-1")
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        runs = app.screen
+        assert isinstance(runs, RunsScreen)
+        table = runs.query_one(DataTable)
+        assert table.row_count == 2
+        cells = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[3]) for i in range(2)}
+        assert cells == {"reference-auditor-1": "rules · reference auditor", "claude-sonnet-5-5": "replay"}
+        row = next(i for i in range(2) if str(table.get_row_at(i)[2]) == "reference-auditor-1")
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        assert app.screen.run_dir.resolve() == (reference / "audit-t1").resolve()
+
+
+async def test_the_new_run_form_resumes_the_auditors_unfinished_run_from_its_own_folder(tmp_path, monkeypatch):
+    """Without a key the form's run is the reference auditor's: its unfinished run sits in results/reference."""
+    from textual.widgets import Checkbox
+
+    from reviewtui import assistant
+    from reviewtui.tui.screens.new_run import NewRunScreen
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    root = review_repo(tmp_path, monkeypatch, runs=())
+    unfinished = root / "results" / "reference" / assistant.PROMPT_VERSION
+    unfinished.mkdir(parents=True)
+    (unfinished / "manifest.json").write_text(json.dumps({"prompt_version": assistant.PROMPT_VERSION,
+                                                          "backend": "rules", "status": "cancelled"}), encoding="utf-8")
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewRunScreen)
+        assert app.screen.query_one("#resume", Checkbox).value is True
