@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reviewtui.backends.base import Backend, CaseOutput  # noqa: E402
 from reviewtui.caseset.cases import load_case_set  # noqa: E402
 from reviewtui.eval import main as eval_main  # noqa: E402
-from reviewtui.runner import run_cases  # noqa: E402
+from reviewtui.runs.runner import run_cases  # noqa: E402
 from tests.stub_backends import FIXTURE_CASES, CorrectAssistant  # noqa: E402
 
 

@@ -17,13 +17,13 @@ import random
 import statistics
 import time
 
-from reviewtui import stats
+from reviewtui.runs import stats
 from reviewtui.backends.base import CaseOutput
-from reviewtui.report import THRESHOLDS, CaseRecord, RunPaths, summarize
-from reviewtui.run_stats import run_statistics
-from reviewtui.runs import Run
+from reviewtui.runs.results import THRESHOLDS, CaseRecord, RunPaths, summarize
+from reviewtui.runs.run_stats import run_statistics
+from reviewtui.runs.stored import Run
 from reviewtui.scoring.score import CaseScore
-from reviewtui.compare import paired_comparison
+from reviewtui.runs.compare import paired_comparison
 
 KINDS = ["tracking.conversions_stopped", "pacing.overspend", "waste.zero_conv_search_terms",
          "budget.lost_is_budget", "efficiency.off_target", "status.disapproved_ads"]

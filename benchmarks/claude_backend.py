@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reviewtui.caseset.cases import load_case  # noqa: E402
-from reviewtui.runner import run_cases  # noqa: E402
+from reviewtui.runs.runner import run_cases  # noqa: E402
 from tests.fake_messages_api import FakeMessagesAPI, answer, findings_json, write_case  # noqa: E402
 
 KEY = "fake-anthropic-key-benchmark-not-a-key"

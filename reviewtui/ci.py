@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .caseset.atomic import atomic_write_text
-from .report import CaseRecord, exit_code
+from .runs.results import CaseRecord, exit_code
 
 
 def summary_json(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
             return 3
         return eval_main(args[1:])
     if args and args[0] == "compare":
-        from .compare import main as compare_main
+        from .runs.compare import main as compare_main
 
         return compare_main(args[1:])
     if args and args[0] == "weekly":

@@ -31,8 +31,8 @@ from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
-from .identity import results_home, results_role
-from .report import (
+from .runs.identity import results_home, results_role
+from .runs.results import (
     THRESHOLDS,
     CaseRecord,
     ResultsError,
@@ -41,10 +41,10 @@ from .report import (
     format_summary,
     now_iso,
 )
-from .batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
+from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .ci import colour_summary, summary_json, use_colour, write_junit
-from .runner import Progress, cancel_on_sigint, run_cases
-from .runs import Run
+from .runs.runner import Progress, cancel_on_sigint, run_cases
+from .runs.stored import Run
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
 
@@ -112,7 +112,7 @@ def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path,
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """``--batch``: send the run as one Message Batch and wait for it (``reviewtui.batch``)."""
+    """``--batch``: send the run as one Message Batch and wait for it (``reviewtui.runs.batch``)."""
 
     poll_seconds: float = DEFAULT_POLL_SECONDS
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
@@ -280,7 +280,7 @@ def make_backend(name: str, args: argparse.Namespace) -> Backend:
     if name == "replay":
         options["replay_dir"] = args.replay_dir
     elif name == "claude":
-        from .cache import default_cache_dir
+        from .runs.cache import default_cache_dir
 
         options = {"model": args.model, "max_tokens": args.max_tokens,
                    "cache_dir": default_cache_dir(args.results_dir), "use_cache": not args.no_cache,
@@ -434,8 +434,8 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
 
 def _print_estimate(case_set: CaseSet, args: argparse.Namespace, backend: Backend | None) -> int:
     """``--estimate``: count (or approximate) every request's input tokens and print the four prices."""
-    from .cache import ResponseCache, cache_key, default_cache_dir
-    from .estimate import approximate_tokens, estimate_run, format_estimate
+    from .runs.cache import ResponseCache, cache_key, default_cache_dir
+    from .runs.estimate import approximate_tokens, estimate_run, format_estimate
 
     if (backend is not None and backend.name != "claude") or args.backend not in (None, "claude"):
         raise UsageError("--estimate prices claude calls; leave out --backend or use --backend claude")

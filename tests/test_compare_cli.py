@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui import assistant, stats
+from reviewtui import assistant
+from reviewtui.runs import stats
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.cli import main as cli_main
-from reviewtui.compare import main as compare_main
+from reviewtui.runs.compare import main as compare_main
 from reviewtui.eval import main as eval_main
 from reviewtui.taxonomy import split_id
 from tests.stub_backends import EMPTY_OUTPUT, FIXTURE_CASES, CorrectAssistant
@@ -200,8 +201,8 @@ def test_a_recall_drop_whose_interval_is_below_zero_is_a_regression(tmp_path, ca
 
 
 def test_must_not_say_hits_and_unparseable_answers_read_the_same_from_csv(tmp_path, monkeypatch, capsys):
-    from reviewtui.report import write_csv
-    from reviewtui.runs import load_run
+    from reviewtui.runs.results import write_csv
+    from reviewtui.runs.stored import load_run
     from tests.app.review_fixture import review_repo
 
     root = review_repo(tmp_path, monkeypatch)  # audit-t1 has a must_not_say hit, audit-t2 an unparseable answer

@@ -71,7 +71,7 @@ class Backend(abc.ABC):
     """Produces the assistant's output for one case.
 
     A backend with ``supports_batch`` also implements ``prepare``, ``remember``,
-    ``create_batch``, ``batch_status`` and ``batch_results`` (``reviewtui.batch``
+    ``create_batch``, ``batch_status`` and ``batch_results`` (``reviewtui.runs.batch``
     drives them).
     """
 
@@ -99,7 +99,7 @@ class BackendUsageError(Exception):
 
 
 class BatchBackend(Protocol):
-    """What ``reviewtui.batch`` calls on a backend with ``supports_batch``."""
+    """What ``reviewtui.runs.batch`` calls on a backend with ``supports_batch``."""
 
     name: str
     model: str | None

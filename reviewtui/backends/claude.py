@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
-from ..cache import CachedResponse, ResponseCache, cache_key
+from ..runs.cache import CachedResponse, ResponseCache, cache_key
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
-from ..throttle import AdaptiveLimit
+from ..runs.throttle import AdaptiveLimit
 from ..caseset.untrusted import printable
 from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
 

@@ -18,7 +18,7 @@ from typing import Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..runs import RunInfo, list_runs, run_key
+from ..runs.stored import RunInfo, list_runs, run_key
 from ..caseset.snapshot import PointerError
 
 

@@ -11,9 +11,9 @@ from typing import Any
 from textual.message import Message
 
 from ..caseset.cases import CaseSet, Problem
-from ..report import CaseRecord
-from ..runner import Progress
-from ..runs import CaseDiff, Run
+from ..runs.results import CaseRecord
+from ..runs.runner import Progress
+from ..runs.stored import CaseDiff, Run
 from ..caseset.snapshot import Snapshot
 from .snapshot_sections import SectionTable
 

@@ -18,7 +18,7 @@ from typing import Any
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
 from ..eval import DEFAULT_CONCURRENCY, UsageError, build_parser as eval_parser, make_backend
-from ..runner import Progress, cancel_on_sigint
+from ..runs.runner import Progress, cancel_on_sigint
 from .accounts import load_accounts
 from .run import READY, WeeklyPaths, run_weekly, today
 from .stamp import check_stamp

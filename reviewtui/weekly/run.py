@@ -34,9 +34,9 @@ from ..assistant import OutputError, parse_output
 from ..caseset.atomic import atomic_write_text
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
-from ..identity import WEEKLY_DIR
-from ..report import now_iso
-from ..runner import Progress, run_cases
+from ..runs.identity import WEEKLY_DIR
+from ..runs.results import now_iso
+from ..runs.runner import Progress, run_cases
 from ..scoring.score import score_case
 from .accounts import Account
 

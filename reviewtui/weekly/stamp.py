@@ -27,8 +27,8 @@ from typing import Any
 
 from .. import assistant
 from ..caseset.cases import load_case_set
-from ..identity import REFERENCE_DIR, role_label
-from ..report import THRESHOLDS, ResultsError, RunPaths, read_manifest
+from ..runs.identity import REFERENCE_DIR, role_label
+from ..runs.results import THRESHOLDS, ResultsError, RunPaths, read_manifest
 
 EVAL_HINT = "run `reviewtui eval --backend claude`"
 

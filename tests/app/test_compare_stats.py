@@ -8,7 +8,7 @@ import random
 import pytest
 from textual.widgets import DataTable
 
-from reviewtui import stats
+from reviewtui.runs import stats
 from reviewtui.tui.screens.compare import CompareScreen
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 from tests.app.test_review_views import text_of

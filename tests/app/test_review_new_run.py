@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import Checkbox, ProgressBar
 
 from reviewtui import assistant
-from reviewtui.report import read_manifest
+from reviewtui.runs.results import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.run import RunScreen

@@ -6,7 +6,7 @@ import asyncio
 
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import run_eval
-from reviewtui.runs import load_run
+from reviewtui.runs.stored import load_run
 from tests.app.review_fixture import CASE_IDS, CountingStubBackend, write_case_set
 
 

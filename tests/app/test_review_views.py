@@ -10,8 +10,8 @@ from rich.console import Console
 from textual.widgets import DataTable, OptionList, TextArea
 
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.report import read_manifest
-from reviewtui.runs import rescore_run
+from reviewtui.runs.results import read_manifest
+from reviewtui.runs.stored import rescore_run
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen, RawOutputScreen
 from reviewtui.tui.screens.compare import CompareScreen

@@ -10,7 +10,7 @@ import pytest
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.report import (
+from reviewtui.runs.results import (
     CSV_COLUMNS,
     CaseRecord,
     PromptChangedError,
@@ -205,7 +205,7 @@ def test_recorder_writes_each_case_as_it_lands_and_clears_a_stale_run(tmp_path):
 
 def test_a_resumed_run_counts_the_answers_it_kept():
     from reviewtui.backends.base import CaseOutput
-    from reviewtui.report import add_kept_usage, format_summary
+    from reviewtui.runs.results import add_kept_usage, format_summary
 
     this_session = {"input_tokens": 100, "output_tokens": 10, "cost_usd": 0.001, "cached": 0}
     kept = [

@@ -9,7 +9,7 @@ import pytest
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.runner import Progress, redact_secrets, run_cases
+from reviewtui.runs.runner import Progress, redact_secrets, run_cases
 from tests.stub_backends import FIXTURE_CASES, GatedBackend, ScriptedBackend
 
 

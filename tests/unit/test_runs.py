@@ -11,8 +11,8 @@ import pytest
 from reviewtui import assistant
 from reviewtui.caseset.cases import ExpectedDoc, load_case_set
 from reviewtui.eval import main
-from reviewtui.report import ResultsError, RunPaths
-from reviewtui.runs import compare_runs, format_comparison, list_runs, load_run, rescore_run
+from reviewtui.runs.results import ResultsError, RunPaths
+from reviewtui.runs.stored import compare_runs, format_comparison, list_runs, load_run, rescore_run
 from tests.stub_backends import CorrectAssistant, TextAssistant, copy_fixture_cases, output_text
 
 MADE_UP = ("c04-overspend-disapproved", "$48,213.77")

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from reviewtui import stats
+from reviewtui.runs import stats
 
 
 def test_bootstrap_interval_matches_a_direct_computation_with_the_same_seed():

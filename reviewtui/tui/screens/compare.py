@@ -19,9 +19,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...compare import PairedComparison, interval_line, kinds_line, paired_comparison
-from ...report import ResultsError
-from ...runs import RunInfo, load_run
+from ...runs.compare import PairedComparison, interval_line, kinds_line, paired_comparison
+from ...runs.results import ResultsError
+from ...runs.stored import RunInfo, load_run
 from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .help import register_help

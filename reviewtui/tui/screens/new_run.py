@@ -29,10 +29,10 @@ from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
 from ...check import validate
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
-from ...identity import results_home_of
-from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
-from ...runner import Progress, redact_secrets
-from ...runs import Run, run_info
+from ...runs.identity import results_home_of
+from ...runs.results import CaseRecord, ResultsError, RunPaths, read_manifest
+from ...runs.runner import Progress, redact_secrets
+from ...runs.stored import Run, run_info
 from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..commands import run_verdict
 from ..plain import para

@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
-from ...report import ResultsError
-from ...runs import CaseDiff, Run, load_run, rescore_run
+from ...runs.results import ResultsError
+from ...runs.stored import CaseDiff, Run, load_run, rescore_run
 from ...scoring.score import CaseScore
 from ...caseset.snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored

@@ -18,9 +18,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ...identity import REFERENCE
-from ...report import ResultsError
-from ...runs import RunInfo, list_runs, run_key
+from ...runs.identity import REFERENCE
+from ...runs.results import ResultsError
+from ...runs.stored import RunInfo, list_runs, run_key
 from ..plain import cells, para
 from .cases import RowTable
 from .compare import CompareScreen

@@ -34,7 +34,7 @@ from textual.widgets.option_list import Option
 from ... import assistant
 from ...backends import BackendUsageError, create_backend
 from ...eval import UsageError
-from ...runner import redact_secrets
+from ...runs.runner import redact_secrets
 from ...caseset.snapshot import Snapshot, SnapshotError
 from ...weekly.accounts import load_accounts
 from ...weekly.cli import build_parser, claude_backend

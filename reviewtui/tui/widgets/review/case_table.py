@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import DataTable
 
-from ....report import CaseRecord
-from ....runs import CaseDiff
+from ....runs.results import CaseRecord
+from ....runs.stored import CaseDiff
 from ...plain import cells
 
 # Each sort puts the worst cases first: low recall / precision, many fabrications, failed status.

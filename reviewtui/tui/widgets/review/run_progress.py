@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Label, ProgressBar
 
-from ....runner import Progress
+from ....runs.runner import Progress
 from ...plain import para, plain
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from . import stats
-from .taxonomy import split_id
+from ..taxonomy import split_id
 
 if TYPE_CHECKING:
-    from .report import CaseRecord
+    from .results import CaseRecord
 
 SOMETIMES_SHOWN = 10
 

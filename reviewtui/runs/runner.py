@@ -26,8 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterator, Sequence
 
-from .backends.base import Backend, CaseOutput
-from .caseset.cases import Case
+from ..backends.base import Backend, CaseOutput
+from ..caseset.cases import Case
 from .throttle import AdaptiveLimit
 
 RUN_STATUSES = ("complete", "incomplete", "cancelled")
@@ -73,7 +73,7 @@ OnCaseDone = Callable[[Case, CaseOutput, int], "Awaitable[None] | None"]
 
 def default_cost_estimator() -> CostEstimator:
     """``pricing.cost_of_output``: each kind of token at its own rate."""
-    from .pricing import cost_of_output
+    from ..pricing import cost_of_output
 
     return cost_of_output
 

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .pricing import estimate_cost, price_for
+from ..pricing import estimate_cost, price_for
 
 CHARS_PER_TOKEN = 4
 ASSUMED_OUTPUT_TOKENS = 6000

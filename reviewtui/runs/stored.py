@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .caseset.cases import CaseSet
+from ..caseset.cases import CaseSet
 from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
-from .report import (
+from .results import (
     MANIFEST_FILE,
     CaseRecord,
     ResultsError,

@@ -27,7 +27,7 @@ from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any, Callable
 
-from .caseset.atomic import atomic_write_text
+from ..caseset.atomic import atomic_write_text
 
 CACHE_FORMAT = 1
 

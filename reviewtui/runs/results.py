@@ -27,15 +27,15 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable, Iterable
 
-from .caseset.atomic import atomic_write_text
-from .backends.base import CaseOutput
-from .caseset.cases import CASE_ID_RE, Case
+from ..caseset.atomic import atomic_write_text
+from ..backends.base import CaseOutput
+from ..caseset.cases import CASE_ID_RE, Case
 from .identity import ASSISTANT, role_label, role_of
 from .run_stats import by_kind_lines, consistency_lines, run_statistics, uncertainty_lines
 from .runner import Progress, redact_secrets
-from .scoring.score import CaseScore, score_case
+from ..scoring.score import CaseScore, score_case
 from .throttle import backoff_sentence
-from .caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
+from ..caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
@@ -410,7 +410,7 @@ def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, dict[str, Any]]:
     came back unparseable misses everything and says nothing about which
     findings the prompt misses; those are listed on their own.
     """
-    from .taxonomy import split_id
+    from ..taxonomy import split_id
 
     grouped: dict[str, dict[str, list[str]]] = {}
     for record in records:

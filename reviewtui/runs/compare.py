@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from . import stats
-from .report import CSV_FIRST_COLUMNS, CaseRecord, ResultsError, RunPaths, summarize
-from .runs import Run, RunComparison, case_change_lines, compare_runs, load_run
-from .scoring.score import STATUSES, CaseScore
-from .taxonomy import split_id
-from .caseset.untrusted import printable
+from .results import CSV_FIRST_COLUMNS, CaseRecord, ResultsError, RunPaths, summarize
+from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
+from ..scoring.score import STATUSES, CaseScore
+from ..taxonomy import split_id
+from ..caseset.untrusted import printable
 
 EXIT_REGRESSION = 1
 EXIT_USAGE = 2
