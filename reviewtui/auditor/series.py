@@ -56,11 +56,20 @@ class Totals:
     has_all_conversions: bool = False
 
     def add(self, metrics: dict[str, float | None]) -> None:
-        for name in METRICS:
-            value = metrics.get(name)
-            if value is not None:
-                setattr(self, name, getattr(self, name) + value)
-        if metrics.get("all_conversions") is not None:
+        # Spelled out (METRICS in order): every row is added three times when the series is built
+        get = metrics.get
+        if (value := get("impressions")) is not None:
+            self.impressions += value
+        if (value := get("clicks")) is not None:
+            self.clicks += value
+        if (value := get("cost")) is not None:
+            self.cost += value
+        if (value := get("conversions")) is not None:
+            self.conversions += value
+        if (value := get("conversions_value")) is not None:
+            self.conversions_value += value
+        if (value := get("all_conversions")) is not None:
+            self.all_conversions += value
             self.has_all_conversions = True
         self.rows += 1
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from reviewtui.auditor import efficiency
+from reviewtui.auditor import efficiency, tracking
 from reviewtui.auditor.findings import Assessment, Context
-from reviewtui.auditor.series import build_series
+from reviewtui.auditor.series import METRICS, Totals, build_series
 from reviewtui.auditor.thresholds import Thresholds
 
 
@@ -43,3 +43,47 @@ def test_the_indexed_explainers_answer_as_the_scan_does_while_assessments_are_ad
                                           rng.choice([True, False, None])))
         for scope in (None, "1", "2", "3", "4"):
             assert efficiency._explained(ctx, scope) == _scan(ctx, scope)
+
+
+def _fractional_snapshot(seed: int) -> dict:
+    """Fractional conversions and costs (as data-driven attribution gives), so summation order shows in the last bits."""
+    rng = random.Random(seed)
+    daily = [{"date": f"2025-03-{d:02d}", "campaign_id": str(c), "clicks": rng.randint(0, 40),
+              "cost": round(rng.uniform(0, 90), 2), "conversions": round(rng.uniform(0, 6) * (0.4 if d > 15 else 1), 3),
+              "all_conversions": round(rng.uniform(0, 9), 3)}
+             for d in range(1, 31) for c in range(1, 5) if rng.random() > 0.1]
+    return {"platform": "google_ads", "account": {"id": "1"},
+            "period": {"start": "2025-03-01", "end": "2025-03-31", "as_of": "2025-03-31"}, "daily": daily}
+
+
+def test_the_step_scan_sees_each_split_as_change_does_to_the_last_bit():
+    for seed in range(8):
+        ctx = Context(build_series(_fractional_snapshot(seed)), Thresholds())
+        s, lag = ctx.series, tracking.lag_model(ctx)
+        for scope in (None, "1", "2", "3", "4"):
+            dates = [d for d in tracking._dates(s, scope) if lag.settled(d)]
+            seen = {}
+            for i, change in tracking._splits(s, scope, dates, 3, lag):
+                seen[i] = (change.before.clicks, change.before.conversions, change.after.clicks,
+                           change.after.conversions, change.expected_after, change.log_likelihood_ratio)
+            full = {}
+            for i in range(3, len(dates) - 3 + 1):
+                change = tracking._change(s, scope, dates[:i], dates[i:], lag)
+                if change is not None:
+                    full[i] = (change.before.clicks, change.before.conversions, change.after.clicks,
+                               change.after.conversions, change.expected_after, change.log_likelihood_ratio)
+            assert full and seen == full
+
+
+def test_totals_add_sums_every_metric_as_a_loop_over_metrics_does():
+    rng = random.Random(7)
+    fast, loop = Totals(), Totals()
+    for _ in range(500):
+        metrics = {m: rng.choice([None, rng.uniform(0, 100), rng.randint(0, 9)]) for m in METRICS if rng.random() > 0.2}
+        fast.add(metrics)
+        for name in METRICS:
+            if metrics.get(name) is not None:
+                setattr(loop, name, getattr(loop, name) + metrics[name])
+        loop.has_all_conversions |= metrics.get("all_conversions") is not None
+        loop.rows += 1
+    assert fast == loop
