@@ -87,3 +87,21 @@ def test_totals_add_sums_every_metric_as_a_loop_over_metrics_does():
         loop.has_all_conversions |= metrics.get("all_conversions") is not None
         loop.rows += 1
     assert fast == loop
+
+
+def test_an_audit_leaves_the_cyclic_collector_as_it_found_it():
+    import gc
+
+    from reviewtui.auditor.audit import audit
+
+    was = gc.isenabled()
+    try:
+        for state in (True, False):
+            gc.enable() if state else gc.disable()
+            audit(_snapshot())
+            assert gc.isenabled() is state
+        gc.enable()
+        audit({"daily": [{"date": "2025-03-01", "campaign_id": "1", "clicks": "many"}]})  # bad input, still restored
+        assert gc.isenabled()
+    finally:
+        gc.enable() if was else gc.disable()
