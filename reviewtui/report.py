@@ -417,7 +417,10 @@ def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, dict[str, Any]]:
     for record in records:
         if record.status != "ok":
             continue
-        for missed in record.missed_ids:
+        found = record.found_counts
+        # With repeats, an id found in some of them is "found only sometimes" (run_stats), a
+        # different problem from one no repeat found: only the latter is listed as missed.
+        for missed in (i for i in record.missed_ids if not found.get(i)):
             kind = split_id(missed)[0]
             grouped.setdefault(kind, {}).setdefault(missed, []).append(record.case_id)
     out = {}

@@ -132,7 +132,7 @@ def consistency_lines(manifest: dict[str, Any]) -> list[str]:
         lines.append("  flipping: " + ", ".join(f"{f['case_id']} (passed {f['passed']} of {f['runs']})" for f in flipping))
     sometimes = c["sometimes_found"]
     if sometimes:
-        lines.append(f"  found only sometimes ({len(sometimes)} id(s); never-found ids are under missed ids):")
+        lines.append(f"  found only sometimes ({len(sometimes)} id(s); ids no repeat found are under missed ids):")
         for s in sometimes[:SOMETIMES_SHOWN]:
             lines.append(f"    {s['case_id']}: {s['id']} found {s['found']} of {s['runs']} times")
         if len(sometimes) > SOMETIMES_SHOWN:

@@ -316,7 +316,7 @@ def case_change_lines(comparison: RunComparison) -> list[str]:
     for d in comparison.changed:
         parts = [f"recall {_signed(d.recall_delta)}", f"precision {_signed(d.precision_delta)}"]
         if d.status_before != d.status_after:
-            parts.append(f"status {d.status_before} -> {d.status_after}")
+            parts.append(f"status {d.status_before or 'n/a'} -> {d.status_after or 'n/a'}")
         lines.append(f"  {d.case_id}: " + ", ".join(parts) + (f" ({d.note})" if d.note else ""))
         for label, items in (("newly missed", d.newly_missed), ("newly found", d.newly_found),
                              ("fabrications added", d.fabrications_added),

@@ -58,6 +58,10 @@ def test_repeats_with_a_stub_that_alternates_give_pass_all_0_pass_any_1_and_a_fl
     assert "repeats         3 per case: pass^3 9 of 10 cases, pass@3 10, 1 flip" in out
     assert f"  flipping: {FLIPPER} (passed 2 of 3)" in out
     assert f"    {FLIPPER}: {must[0]} found 2 of 3 times" in out
+    # found in some repeats is not "missed": the missed ids list only what no repeat found
+    manifest = read_manifest(tmp_path, tmp_path / "results")
+    assert not any(FLIPPER in cases for entry in manifest["missed_by_kind"].values() for cases in entry["ids"].values())
+    assert "missed must_find ids: none" in out
 
 
 def test_a_fabrication_in_one_repeat_fails_the_gate(fixture_set, tmp_path, capsys):

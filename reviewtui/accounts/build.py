@@ -105,6 +105,32 @@ def _period(files: list[FileRows], settings: Settings) -> tuple[date, date, date
     return start, end, as_of, last_complete
 
 
+def repeated_rows(files: list[FileRows]) -> list[str]:
+    """Rows that repeat another row whole (same day, same ids and names, same figures).
+
+    Across files that is the same export passed twice, or two exports that overlap: summing
+    would double the account, so it is refused. Within one file the repeat may be a breakdown
+    the snapshot does not keep (device, placement), so it is summed and named in a note.
+    """
+    seen: dict[tuple, tuple[Path, int]] = {}
+    within: list[str] = []
+    for f in files:
+        for row in f.rows:
+            key = (row.date, tuple(sorted(row.text.items())), tuple(sorted(row.numbers.items())))
+            first = seen.get(key)
+            if first is None:
+                seen[key] = (f.path, row.line)
+            elif first[0] != f.path:
+                raise InputError(f.path, row.line, f"repeats {first[0]}:{first[1]} whole (same day, ids and "
+                                 "figures): the same rows in two files would be counted twice; pass each "
+                                 "export once, or exports of days that do not overlap")
+            else:
+                within.append(f"{f.path}: line {row.line} repeats line {first[1]} whole "
+                              f"({row.key()}, {row.date.isoformat()}); both are summed: remove one if the "
+                              "export repeated it")
+    return within
+
+
 def _grain(rows: list[SourceRow]) -> str:
     if any("ad_id" in r.text or "ad_name" in r.text for r in rows):
         return "ad"
@@ -123,7 +149,7 @@ def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], li
     currency = _currency(files, settings)
     start, end, as_of, last_complete = _period(files, settings)
     grain = _grain(rows)
-    notes: list[str] = []
+    notes: list[str] = repeated_rows(files)
 
     campaigns: dict[str, dict[str, Any]] = {}
     cells: dict[tuple[date, str], list[SourceRow]] = defaultdict(list)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 
 import pytest
 from textual.widgets import Checkbox, ProgressBar
@@ -133,6 +134,27 @@ async def test_an_invalid_case_set_is_refused_with_the_file_and_line(root):
         error = str(screen.query_one("#new-run-error").render())
         assert "nothing ran" in error and "c03-duplicates/expected.yaml:2" in error
         assert backend.total_calls == 0
+
+
+async def test_a_case_set_that_reviewtui_check_refuses_is_refused_here_too(root):
+    # A write-up case whose must_find has no claim: not a load error, an error of the checks that
+    # `reviewtui check` and `reviewtui eval` run (eval exits 2 on it), so the app must not run it either.
+    case = root / "cases" / "c01-tracking"
+    (root / "writeups").mkdir()
+    (root / "writeups" / "wu01-tracking.md").write_text("# Tracking\n\nPurchases stopped recording on 4 March.\n")
+    shutil.copy(case / "snapshot.json", root / "writeups" / "wu01-tracking.snapshot.json")
+    expected = case / "expected.yaml"
+    expected.write_text(expected.read_text().replace("kind: ordinary\n", "kind: ordinary\nsource: writeups/wu01-tracking.md\n"))
+    backend = CountingStubBackend()
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.state in ("failed", "complete"), "the run ends")
+        error = str(screen.query_one("#new-run-error").render())
+        assert screen.state == "failed" and backend.total_calls == 0
+        assert "nothing ran" in error and "c01-tracking/expected.yaml:6" in error and "has no 'claim'" in error
+        assert not run_dir(root).exists()
 
 
 async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(root):

@@ -256,3 +256,15 @@ async def test_compare_two_runs_shows_deltas_newly_missed_found_and_fabrications
         assert cells[1] == "0.00→1.00 +1.00"
         await pilot.press("a")
         assert len(table.shown) == 5  # unchanged c04 too
+
+
+async def test_a_narrow_terminal_keeps_room_for_the_run_views_case_table(tmp_path, monkeypatch):
+    from tests.app.review_fixture import make_review_app, review_repo
+
+    app = make_review_app(review_repo(tmp_path, monkeypatch))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f3", "down", "enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        side = app.screen.query_one("#run-side")
+        assert side.size.width <= 40  # at most 40% of the width, not a fixed 48 columns

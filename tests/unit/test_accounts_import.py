@@ -338,3 +338,18 @@ def test_date_formats_are_read_when_the_values_settle_them(values, fmt):
     from reviewtui.accounts.csvread import detect_date_format
 
     assert detect_date_format(list(enumerate(values, 2)), Path("x.csv"), "Day") == fmt
+
+
+def test_the_same_export_twice_is_refused_and_a_repeated_row_is_named(tmp_path, capsys):
+    src = FIXTURES / "meta_ads_ad_level.csv"
+    copy = tmp_path / "again.csv"
+    copy.write_bytes(src.read_bytes())
+    err = refused(capsys, tmp_path, "--format", "meta", src, copy, "--date-format", "DD-MM-YYYY")
+    assert f"{copy}:2: repeats {src}:2 whole" in err and "counted twice" in err
+    # within one file a whole repeated row is summed (it may be a breakdown the snapshot drops) and named
+    lines = src.read_text().splitlines()
+    doubled = tmp_path / "doubled.csv"
+    doubled.write_text("\n".join([*lines, lines[1]]) + "\n")
+    code, out, err = run(capsys, "--format", "meta", doubled, "--date-format", "DD-MM-YYYY", "-o", tmp_path / "d.json")
+    assert code == 0, err
+    assert f"note: {doubled}: line {len(lines) + 1} repeats line 2 whole" in out

@@ -151,3 +151,6 @@ def test_compare_notes_cases_in_one_run_only(cases_dir, tmp_path, capsys):
     [only] = comparison.changed
     assert (only.case_id, only.note) == ("c10-trap-primary-action", f"only in {assistant.PROMPT_VERSION}")
     assert only.recall_after is None and only.newly_missed == []
+    # the side without the case has no status: shown like its missing recall, never as Python's None
+    assert f"  c10-trap-primary-action: recall n/a, precision n/a, status ok -> n/a (only in {assistant.PROMPT_VERSION})" \
+        in format_comparison(comparison)

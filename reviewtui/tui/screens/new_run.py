@@ -27,7 +27,7 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Stat
 
 from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
-from ...cases import load_case_set
+from ...check import validate
 from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
 from ...identity import results_home_of
 from ...report import CaseRecord, ResultsError, RunPaths, read_manifest
@@ -300,10 +300,12 @@ class NewRunScreen(Screen[None]):
             self.post_message(RunEnded(None, redact_secrets(f"the run failed: {type(exc).__name__}: {exc}")))
 
     async def _run(self, settings: RunSettings) -> None:
-        case_set = load_case_set(settings.cases_dir)
-        if case_set.errors:
-            self.post_message(RunEnded(None, f"The case set has {len(case_set.errors)} problem(s); nothing ran. "
-                                             f"First: {case_set.errors[0]} (reviewtui check lists them all)"))
+        # The same validation as `reviewtui check` and `reviewtui eval`: a set they refuse is not run here.
+        case_set, problems = validate(settings.cases_dir)
+        errors = [p for p in problems if p.severity == "error"]
+        if errors:
+            self.post_message(RunEnded(None, f"The case set has {len(errors)} problem(s); nothing ran. "
+                                             f"First: {errors[0]} (reviewtui check lists them all)"))
             return
         factory: BackendFactory = self.app.backend_factory or backend_from_settings  # type: ignore[attr-defined]
         try:

@@ -89,7 +89,7 @@ class RunScreen(Screen[None]):
     RunScreen #run-cases { width: 1fr; }
     RunScreen #run-table-title { height: 1; padding: 0 1; color: $text-muted; }
     RunScreen ReviewCaseTable { height: 1fr; }
-    RunScreen #run-side { width: 48; }
+    RunScreen #run-side { width: 48; max-width: 40%; }  /* a narrow terminal keeps room for the case table */
     RunScreen #run-changes { height: auto; max-height: 45%; border: round $warning; display: none; }
     RunScreen #run-changes.-shown { display: block; }
     RunScreen #run-changes-line { height: auto; padding: 0 1; }

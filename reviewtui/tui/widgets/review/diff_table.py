@@ -71,7 +71,7 @@ class CaseDiffTable(DataTable):
             return
         self.clear()
         for d in self.shown:
-            status = d.status_after if d.status_before == d.status_after else f"{d.status_before}→{d.status_after}"
+            status = d.status_after if d.status_before == d.status_after else f"{d.status_before or '–'}→{d.status_after or '–'}"
             case = Text(d.case_id, style="" if d.changed else "dim")
             if d.note:
                 case.append(f" ({d.note})", style="italic yellow")
