@@ -262,13 +262,14 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
     # Settled days only: the lag days would read as a drop, and a stop is looked for separately
     dates = [d for d in dates if lag.settled(d)]
     best: Change | None = None
-    best_i = 0
+    best_i, best_ratio = 0, 0.0
     max_clicks_change = t_drop.number("max_clicks_change")
     for i, change in _splits(s, scope, dates, min_side, lag):
         if not _clicks_flat(change, max_clicks_change):
             continue
-        if best is None or change.log_likelihood_ratio > best.log_likelihood_ratio:
-            best, best_i = change, i
+        ratio = change.log_likelihood_ratio
+        if best is None or ratio > best_ratio:
+            best, best_i, best_ratio = change, i, ratio
     if best is not None:
         # The winner in full (every metric of both sides), as the rest of the checks read it
         best = _change(s, scope, dates[:best_i], dates[best_i:], lag)

@@ -105,3 +105,26 @@ def test_an_audit_leaves_the_cyclic_collector_as_it_found_it():
         assert gc.isenabled()
     finally:
         gc.enable() if was else gc.disable()
+
+
+def test_a_budget_read_once_gives_the_amount_budget_in_force_gives_on_every_day():
+    from datetime import date, timedelta
+
+    from reviewtui.auditor.schedule import read_budgets
+    from reviewtui.derived import budget_in_force
+
+    snapshot = _snapshot()
+    snapshot["budgets"] = [
+        {"budget_id": "b1", "campaign_ids": ["1"], "period": "DAILY", "amount": 50,
+         "history": [{"changed_at": "2025-03-20", "old_amount": 30, "new_amount": 50},
+                     {"changed_at": "2025-03-10T08:00:00", "old_amount": 20, "new_amount": 30},
+                     {"changed_at": "not a date", "new_amount": 99}]},
+        {"budget_id": "b2", "campaign_ids": ["2"], "amount": "40"},
+        {"budget_id": "b3", "campaign_ids": ["3"], "history": [{"changed_at": "2025-03-05", "new_amount": None}]},
+    ]
+    budgets = read_budgets(build_series(snapshot))
+    for budget in budgets:
+        for offset in range(-2, 33):
+            day = date(2025, 3, 1) + timedelta(days=offset)
+            assert budget.on(day) == budget_in_force(budget.raw, day)
+    assert [budgets[0].on(date(2025, 3, d)) for d in (9, 10, 19, 20)] == [20, 30, 30, 50]
