@@ -1,6 +1,6 @@
 """Scale and cost of a claude run, against the local fake Messages API in this process.
 
-Run: python benchmarks/bench_scale.py [--runs 3] [--latency-ms 200] [--concurrency 16] [--repeats 3]
+Run: python benchmarks/bench_scale.py [--runs 3] [--latency-ms 200] [--concurrency 16] [--repeats 3] [--startup-only]
 
 Each eval is a real `python -m reviewtui.eval --backend claude` process; the
 fake API (tests/fake_messages_api.py) answers every request after
@@ -9,7 +9,11 @@ fake API (tests/fake_messages_api.py) answers every request after
 1. Throughput: the fifty cases x ``--repeats`` at ``--concurrency``: the time
    from the first request's arrival to the last answer, against the ideal
    ceil(N*k / c) x latency; and the start-up (process start to the first
-   request) less the anthropic SDK's import time, measured alone.
+   request) less the anthropic SDK's import time, measured alone. The
+   reference auditor's audits are kept in a fresh cache folder
+   (``REVIEWTUI_CACHE_DIR``), so the first run audits the fifty (a cold
+   start) and the later ones read them back; each run's start-up is printed.
+   ``--startup-only`` runs just this part.
 2. The same run again: every answer from the response cache, 0 requests.
 3. ``--batch``: one Message Batch (the fake ends it at the second poll).
 4. Input size on the fifty: snapshot bytes raw against compact, and the
@@ -22,9 +26,11 @@ Medians of ``--runs`` runs.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -91,7 +97,10 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--startup-only", action="store_true", help="only the throughput run and its start-up")
     args = parser.parse_args()
+    os.environ["REVIEWTUI_CACHE_DIR"] = cache = tempfile.mkdtemp(prefix="bench-scale-cache-")  # inherited by each eval
+    atexit.register(shutil.rmtree, cache, ignore_errors=True)
     latency = args.latency_ms / 1000
     med = statistics.median
 
@@ -124,10 +133,14 @@ def main() -> None:
                 assert n == jobs, f"expected {jobs} requests, got {n} (exit {code})"
                 starts.append(start)
                 spans.append(span)
+                if args.startup_only:
+                    continue
                 t = time.monotonic()
                 _, _, n_warm, _ = eval_run(api, results, "--concurrency", str(args.concurrency),
                                            "--repeats", str(args.repeats))
                 warm.append((time.monotonic() - t, n_warm))
+            if args.startup_only:
+                continue
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.monotonic()
                 _, _, n_batch, code = eval_run(api, Path(tmp), "--batch", "--batch-poll", "0.5",
@@ -137,8 +150,11 @@ def main() -> None:
     print(f"throughput: {len(cases)} cases x {args.repeats} at {args.latency_ms:g} ms, concurrency "
           f"{args.concurrency}: first request to last answer {span:.2f} s (runs: "
           f"{', '.join(f'{s:.2f}' for s in spans)}), ideal {ideal:.2f} s, ratio {span / ideal:.2f}")
-    print(f"start-up to the first request: {med(starts):.2f} s; the SDK import alone {sdk:.2f} s; "
+    print(f"start-up to the first request: {med(starts):.2f} s (runs: {', '.join(f'{s:.2f}' for s in starts)}; the "
+          f"first audits the fifty, the rest read the audits back); the SDK import alone {sdk:.2f} s; "
           f"beyond it {med(starts) - sdk:.2f} s")
+    if args.startup_only:
+        return
     print(f"warm-cache rerun: {med(w[0] for w in warm):.2f} s, {max(w[1] for w in warm)} request(s)")
     print(f"--batch: {med(b[0] for b in batch):.2f} s for {batch[0][1]} batched request(s) (poll every 0.5 s), "
           f"exit {batch[0][2]}")

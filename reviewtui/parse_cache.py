@@ -9,10 +9,12 @@ back is the same object the parser builds (comments, key order, line
 numbers), and a fresh copy each time.
 
 The folder is ``$REVIEWTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/reviewtui``,
-else ``~/.cache/reviewtui``, under ``expected/``; safe to delete. It holds
-only trees this code wrote for the user's own files (pickles are code: the
-folder is as trusted as the user's home). A read or write that fails is
-ignored: the file is parsed as without the cache.
+else ``~/.cache/reviewtui``, under ``expected/``; safe to delete. Other
+results computed from a file's bytes alone use the same store in their own
+folder (the reference auditor's audits under ``audits/``). It holds only
+what this code wrote for the user's own files (pickles are code: the folder
+is as trusted as the user's home). A read or write that fails is ignored:
+the file is parsed as without the cache.
 """
 
 from __future__ import annotations
@@ -29,30 +31,30 @@ import ruamel.yaml
 FORMAT = 1
 
 
-def cache_dir() -> Path:
+def cache_dir(folder: str = "expected") -> Path:
     base = os.environ.get("REVIEWTUI_CACHE_DIR")
     if base:
-        return Path(base) / "expected"
+        return Path(base) / folder
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg or Path.home() / ".cache") / "reviewtui" / "expected"
+    return Path(xdg or Path.home() / ".cache") / "reviewtui" / folder
 
 
-def _path(raw: bytes, salt: str) -> Path:
+def _path(raw: bytes, salt: str, folder: str = "expected") -> Path:
     """Named by the bytes, the parser and the caller's ``salt`` (the limits the bytes were checked against)."""
     prefix = f"{FORMAT}|{ruamel.yaml.__version__}|{sys.version_info[:2]}|{salt}|".encode()
-    return cache_dir() / f"{hashlib.sha256(prefix + raw).hexdigest()}.pickle"
+    return cache_dir(folder) / f"{hashlib.sha256(prefix + raw).hexdigest()}.pickle"
 
 
-def load(raw: bytes, salt: str = "") -> Any | None:
+def load(raw: bytes, salt: str = "", folder: str = "expected") -> Any | None:
     try:
-        with _path(raw, salt).open("rb") as fh:
+        with _path(raw, salt, folder).open("rb") as fh:
             return pickle.load(fh)
     except Exception:  # a miss, or an entry that cannot be read back: parse instead
         return None
 
 
-def store(raw: bytes, tree: Any, salt: str = "") -> None:
-    path = _path(raw, salt)
+def store(raw: bytes, tree: Any, salt: str = "", folder: str = "expected") -> None:
+    path = _path(raw, salt, folder)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,8 @@
 """Budgets as the snapshot states them: amounts in force by day, changes, serving windows.
 
 The amount in force on a day is read with the scoring's own rule
-(``derived.budget_in_force``: a history change applies from its date on), so
+(``derived.budget_in_force``: a history change applies from its date on, read
+through ``budget_steps`` and ``amount_on`` as that function does), so
 the auditor's figures and the derived index agree.
 """
 
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import Any
 
-from ..scoring.derived import budget_in_force
 from ..caseset.snapshot import as_array
+from ..scoring.derived import amount_on, budget_steps
 from .series import Series, parse_day
 
 
@@ -29,14 +31,20 @@ class Budget:
     def pointer(self) -> str:
         return f"/budgets/{self.index}"
 
+    @cached_property
+    def steps(self) -> list[tuple[date | None, float | None]]:
+        # Read once: the daily-cap check asks for every day of every budget
+        return budget_steps(self.raw)
+
     def on(self, day: date) -> float | None:
-        return budget_in_force(self.raw, day)
+        """``derived.budget_in_force``: the amount in force on ``day``."""
+        return amount_on(self.steps, day)
 
     def highest_on(self, day: date) -> float | None:
         """On the day of a change either amount may have been in force; the higher one is the fair cap."""
         amounts = [self.on(day)]
         if day in self.changes:
-            amounts.append(budget_in_force(self.raw, date.fromordinal(day.toordinal() - 1)))
+            amounts.append(self.on(date.fromordinal(day.toordinal() - 1)))
         known = [a for a in amounts if a is not None]
         return max(known) if known else None
 

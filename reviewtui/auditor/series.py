@@ -56,11 +56,20 @@ class Totals:
     has_all_conversions: bool = False
 
     def add(self, metrics: dict[str, float | None]) -> None:
-        for name in METRICS:
-            value = metrics.get(name)
-            if value is not None:
-                setattr(self, name, getattr(self, name) + value)
-        if metrics.get("all_conversions") is not None:
+        # Spelled out (METRICS in order): every row is added three times when the series is built
+        get = metrics.get
+        if (value := get("impressions")) is not None:
+            self.impressions += value
+        if (value := get("clicks")) is not None:
+            self.clicks += value
+        if (value := get("cost")) is not None:
+            self.cost += value
+        if (value := get("conversions")) is not None:
+            self.conversions += value
+        if (value := get("conversions_value")) is not None:
+            self.conversions_value += value
+        if (value := get("all_conversions")) is not None:
+            self.all_conversions += value
             self.has_all_conversions = True
         self.rows += 1
 
@@ -304,32 +313,49 @@ def build_series(data: Any) -> Series:
 
 
 def _read_row(series: Series, index: int, raw: Any) -> None:
-    where = f"/daily/{index}"
     if not isinstance(raw, dict):
-        series.notes.append(f"{where} is not an object: skipped")
+        series.notes.append(f"/daily/{index} is not an object: skipped")
         return
     day = parse_day(raw.get("date"))
     if day is None:
-        series.notes.append(f"{where}/date {raw.get('date')!r} is not a YYYY-MM-DD date: row skipped")
+        series.notes.append(f"/daily/{index}/date {raw.get('date')!r} is not a YYYY-MM-DD date: row skipped")
         return
     if raw.get("campaign_id") is None:
-        series.notes.append(f"{where} has no campaign_id: row skipped")
+        series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
         return
     campaign_id = str(raw["campaign_id"])
-    metrics: dict[str, float | None] = {name: _metric(raw[name]) for name in (*METRICS, *SHARES) if name in raw}
+    metrics: dict[str, float | None] = {name: _metric(raw[name]) for name in _ROW_METRICS if name in raw}
     row = Row(index, day, campaign_id, metrics, raw)
     # Null or text where a number belongs (a quoted number is read, and still noted)
-    series.bad_values += [(row, n, raw[n]) for n in metrics if metrics[n] is None or isinstance(raw[n], str)]
+    for n, value in metrics.items():
+        if value is None or isinstance(raw[n], str):
+            series.bad_values.append((row, n, raw[n]))
     series.rows.append(row)
-    series.campaigns.setdefault(campaign_id, Campaign(campaign_id, "", None, {"id": campaign_id}))
+    if campaign_id not in series.campaigns:
+        series.campaigns[campaign_id] = Campaign(campaign_id, "", None, {"id": campaign_id})
+    # Each table's entry made only when missing: this runs for every row of a 100,000-row snapshot
     key = (day, campaign_id)
-    series.rows_by_cell.setdefault(key, []).append(row)
-    series.rows_by_day.setdefault(day, []).append(row)
-    series.rows_by_campaign.setdefault(campaign_id, []).append(row)
-    series.cells.setdefault(key, Totals()).add(metrics)
-    series.days.setdefault(day, Totals()).add(metrics)
+    table: dict[Any, Any]  # keyed by cell, day or campaign
+    at: Any
+    for table, at in ((series.rows_by_cell, key), (series.rows_by_day, day), (series.rows_by_campaign, campaign_id)):
+        rows = table.get(at)
+        if rows is None:
+            table[at] = [row]
+        else:
+            rows.append(row)
+    for table, at in ((series.cells, key), (series.days, day)):
+        totals = table.get(at)
+        if totals is None:
+            table[at] = totals = Totals()
+        totals.add(metrics)
     if series.in_period(day):
-        series.campaign_totals.setdefault(campaign_id, Totals()).add(metrics)
+        totals = series.campaign_totals.get(campaign_id)
+        if totals is None:
+            series.campaign_totals[campaign_id] = totals = Totals()
+        totals.add(metrics)
+
+
+_ROW_METRICS = (*METRICS, *SHARES)
 
 
 def _metric(value: Any) -> float | None:

@@ -1,7 +1,7 @@
 """Do the rows support a finding id? The reference auditor as a second opinion.
 
 ``check_support(snapshot, "waste.zero_conv_campaign@333")`` runs the audit
-(once per snapshot text; cached) and answers from its assessments:
+(once per snapshot text; cached in memory and on disk) and answers from its assessments:
 ``supported`` True (with the rows and the figures), False (with why not) or
 None (the auditor cannot assess it here: a missing section, broken data, or
 no check for it). ``support_problems(case_set)`` turns the answers into
@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from .. import taxonomy
-from .audit import SUMMARY_KIND, AuditResult, audit
+from .. import __version__, parse_cache, taxonomy
+from .audit import AUDITOR_VERSION, SUMMARY_KIND, AuditResult, audit
 from .findings import Assessment
 
 # Kinds where an account-wide finding also answers for each campaign in it
@@ -60,13 +63,44 @@ def audit_cached(snapshot: Any) -> AuditResult:
         with _GUARD:
             if key in _CACHE:
                 return _CACHE[key]
-        result = audit(data)
+        # On disk too: `reviewtui check` and every eval ask about the same fifty snapshots, and auditing
+        # them all is most of an eval's start-up before its first request
+        raw, salt = text.encode("utf-8"), _disk_salt()
+        result = parse_cache.load(raw, salt, folder="audits") if salt else None
+        if not isinstance(result, AuditResult):
+            result = audit(data)
+            if salt:
+                parse_cache.store(raw, result, salt, folder="audits")
         with _GUARD:
             _CACHE[key] = result
             _RUNNING.pop(key, None)
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return result
+
+
+@lru_cache(maxsize=1)
+def _disk_salt() -> str | None:
+    """What an audit kept on disk was computed by: the package version, the auditor's version and the
+    content of every core source and data file (the detectors, the derived index they quote, the
+    taxonomy and its thresholds), so an edited checkout, editable install included, audits again.
+    None when the sources cannot be read: then nothing is kept on disk."""
+    digest = sources_digest(Path(str(sys.modules[__package__.split(".")[0]].__file__)).parent)
+    return f"audit|{__version__}|{AUDITOR_VERSION}|{digest}" if digest else None
+
+
+def sources_digest(package: Path) -> str | None:
+    """SHA-256 over the names and bytes of a package's .py and .yaml files, its ``tui`` folder left out
+    (the app never changes an audit); None when one cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(package.rglob("*")):
+            relative = path.relative_to(package)
+            if path.suffix in (".py", ".yaml") and relative.parts[0] != "tui":
+                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def check_support(snapshot: Any, finding_id: str, *, result: AuditResult | None = None) -> Support:

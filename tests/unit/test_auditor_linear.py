@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from reviewtui.auditor import efficiency
+from reviewtui.auditor import efficiency, tracking
 from reviewtui.auditor.findings import Assessment, Context
-from reviewtui.auditor.series import build_series
+from reviewtui.auditor.series import METRICS, Totals, build_series
 from reviewtui.auditor.thresholds import Thresholds
 
 
@@ -43,3 +43,88 @@ def test_the_indexed_explainers_answer_as_the_scan_does_while_assessments_are_ad
                                           rng.choice([True, False, None])))
         for scope in (None, "1", "2", "3", "4"):
             assert efficiency._explained(ctx, scope) == _scan(ctx, scope)
+
+
+def _fractional_snapshot(seed: int) -> dict:
+    """Fractional conversions and costs (as data-driven attribution gives), so summation order shows in the last bits."""
+    rng = random.Random(seed)
+    daily = [{"date": f"2025-03-{d:02d}", "campaign_id": str(c), "clicks": rng.randint(0, 40),
+              "cost": round(rng.uniform(0, 90), 2), "conversions": round(rng.uniform(0, 6) * (0.4 if d > 15 else 1), 3),
+              "all_conversions": round(rng.uniform(0, 9), 3)}
+             for d in range(1, 31) for c in range(1, 5) if rng.random() > 0.1]
+    return {"platform": "google_ads", "account": {"id": "1"},
+            "period": {"start": "2025-03-01", "end": "2025-03-31", "as_of": "2025-03-31"}, "daily": daily}
+
+
+def test_the_step_scan_sees_each_split_as_change_does_to_the_last_bit():
+    for seed in range(8):
+        ctx = Context(build_series(_fractional_snapshot(seed)), Thresholds())
+        s, lag = ctx.series, tracking.lag_model(ctx)
+        for scope in (None, "1", "2", "3", "4"):
+            dates = [d for d in tracking._dates(s, scope) if lag.settled(d)]
+            seen = {}
+            for i, change in tracking._splits(s, scope, dates, 3, lag):
+                seen[i] = (change.before.clicks, change.before.conversions, change.after.clicks,
+                           change.after.conversions, change.expected_after, change.log_likelihood_ratio)
+            full = {}
+            for i in range(3, len(dates) - 3 + 1):
+                change = tracking._change(s, scope, dates[:i], dates[i:], lag)
+                if change is not None:
+                    full[i] = (change.before.clicks, change.before.conversions, change.after.clicks,
+                               change.after.conversions, change.expected_after, change.log_likelihood_ratio)
+            assert full and seen == full
+
+
+def test_totals_add_sums_every_metric_as_a_loop_over_metrics_does():
+    rng = random.Random(7)
+    fast, loop = Totals(), Totals()
+    for _ in range(500):
+        metrics = {m: rng.choice([None, rng.uniform(0, 100), rng.randint(0, 9)]) for m in METRICS if rng.random() > 0.2}
+        fast.add(metrics)
+        for name in METRICS:
+            if metrics.get(name) is not None:
+                setattr(loop, name, getattr(loop, name) + metrics[name])
+        loop.has_all_conversions |= metrics.get("all_conversions") is not None
+        loop.rows += 1
+    assert fast == loop
+
+
+def test_an_audit_leaves_the_cyclic_collector_as_it_found_it():
+    import gc
+
+    from reviewtui.auditor.audit import audit
+
+    was = gc.isenabled()
+    try:
+        for state in (True, False):
+            gc.enable() if state else gc.disable()
+            audit(_snapshot())
+            assert gc.isenabled() is state
+        gc.enable()
+        audit({"daily": [{"date": "2025-03-01", "campaign_id": "1", "clicks": "many"}]})  # bad input, still restored
+        assert gc.isenabled()
+    finally:
+        gc.enable() if was else gc.disable()
+
+
+def test_a_budget_read_once_gives_the_amount_budget_in_force_gives_on_every_day():
+    from datetime import date, timedelta
+
+    from reviewtui.auditor.schedule import read_budgets
+    from reviewtui.scoring.derived import budget_in_force
+
+    snapshot = _snapshot()
+    snapshot["budgets"] = [
+        {"budget_id": "b1", "campaign_ids": ["1"], "period": "DAILY", "amount": 50,
+         "history": [{"changed_at": "2025-03-20", "old_amount": 30, "new_amount": 50},
+                     {"changed_at": "2025-03-10T08:00:00", "old_amount": 20, "new_amount": 30},
+                     {"changed_at": "not a date", "new_amount": 99}]},
+        {"budget_id": "b2", "campaign_ids": ["2"], "amount": "40"},
+        {"budget_id": "b3", "campaign_ids": ["3"], "history": [{"changed_at": "2025-03-05", "new_amount": None}]},
+    ]
+    budgets = read_budgets(build_series(snapshot))
+    for budget in budgets:
+        for offset in range(-2, 33):
+            day = date(2025, 3, 1) + timedelta(days=offset)
+            assert budget.on(day) == budget_in_force(budget.raw, day)
+    assert [budgets[0].on(date(2025, 3, d)) for d in (9, 10, 19, 20)] == [20, 30, 30, 50]

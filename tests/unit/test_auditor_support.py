@@ -103,3 +103,52 @@ must_not_say:
     assert "tracking.conversions_stopped: the reference auditor" not in out
     assert "c02-over/expected.yaml:4: warning: must_find summary.no_material_issues" in out
     assert "c02-over/expected.yaml:7: warning: must_not_say pacing.overspend: the reference auditor finds the rows support it" in out
+
+
+def test_an_audit_is_kept_on_disk_and_read_back_by_the_next_process(tmp_path, monkeypatch):
+    from reviewtui.auditor import support
+
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())  # earlier tests audited the same content
+    snapshot = on_disk(tmp_path, fixture("stop_account"))
+    first = support.audit_cached(snapshot)
+    assert len(list((tmp_path / "cache" / "audits").glob("*.pickle"))) == 1
+    # A new process: nothing in memory, and auditing again would fail
+    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())
+    monkeypatch.setattr(support, "audit", lambda data: (_ for _ in ()).throw(AssertionError("audited again")))
+    again = support.audit_cached(snapshot)
+    assert again is not first and again == first
+    assert check_support(snapshot, "tracking.conversions_stopped@222").supported is True
+
+
+def test_a_damaged_audit_on_disk_is_audited_again_and_replaced(tmp_path, monkeypatch):
+    from reviewtui.auditor import support
+
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())  # earlier tests audited the same content
+    snapshot = on_disk(tmp_path, fixture("stop_account"))
+    first = support.audit_cached(snapshot)
+    [kept] = (tmp_path / "cache" / "audits").glob("*.pickle")
+    kept.write_bytes(b"not a pickle")
+    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())
+    assert support.audit_cached(snapshot) == first
+    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())
+    monkeypatch.setattr(support, "audit", lambda data: (_ for _ in ()).throw(AssertionError("audited again")))
+    assert support.audit_cached(snapshot) == first  # the replaced entry reads back
+
+
+def test_the_disk_key_follows_every_core_source_but_not_the_app(tmp_path):
+    from reviewtui.auditor.support import sources_digest
+
+    (tmp_path / "auditor").mkdir()
+    (tmp_path / "tui").mkdir()
+    (tmp_path / "auditor" / "tracking.py").write_text("MIN = 3\n")
+    (tmp_path / "taxonomy.yaml").write_text("kinds: {}\n")
+    (tmp_path / "tui" / "app.py").write_text("x = 1\n")
+    before = sources_digest(tmp_path)
+    (tmp_path / "tui" / "app.py").write_text("x = 2\n")
+    assert sources_digest(tmp_path) == before
+    (tmp_path / "auditor" / "tracking.py").write_text("MIN = 4\n")
+    edited = sources_digest(tmp_path)
+    (tmp_path / "taxonomy.yaml").write_text("kinds: {a: 1}\n")
+    assert len({before, edited, sources_digest(tmp_path)}) == 3
