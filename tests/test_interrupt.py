@@ -17,6 +17,21 @@ KEY = "fake-anthropic-key-interrupt"
 REPO = Path(__file__).resolve().parents[1]
 
 
+def took_sigint(proc: subprocess.Popen, limit: float = 10.0) -> None:
+    """Wait until the interpreter has its SIGINT handler (Linux: /proc/PID/status SigCgt).
+
+    Before that, Ctrl-C ends any Python program the operating system's way; the test
+    is of what reviewtui does once it can hear it, so the delays count from there.
+    """
+    status = Path(f"/proc/{proc.pid}/status")
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and status.exists():
+        caught = next((line for line in status.read_text().splitlines() if line.startswith("SigCgt:")), None)
+        if caught is not None and int(caught.split()[1], 16) & (1 << (signal.SIGINT - 1)):
+            return
+        time.sleep(0.002)
+
+
 @pytest.mark.parametrize("delay", [0.15, 0.4, 0.8, 1.5, 3.0])
 def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
     cases = tmp_path / "cases"
@@ -30,6 +45,7 @@ def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
                                  str(cases), "--results-dir", str(tmp_path / "r")], cwd=REPO, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
         try:
+            took_sigint(proc)
             time.sleep(delay)
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=60)
