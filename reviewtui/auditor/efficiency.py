@@ -313,7 +313,7 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
         if a.conversions < t.number("min_conversions") or b.conversions < t.number("min_conversions"):
             ctx.rejected(DRIFT, scope, "too few conversions in one of the windows")
             continue
-        if b.cost <= 0 or a.cpa is None or b.cpa is None:
+        if a.cost <= 0 or b.cost <= 0 or a.cpa is None or b.cpa is None:  # no CPA to rise from
             continue
         rise = b.cpa / a.cpa - 1
         if rise < t.number("min_rise") or trend_z(s, settled, scope) > -t.number("min_z"):
