@@ -295,3 +295,28 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
     with paths.index_csv.open(newline="", encoding="utf-8") as fh:
         index = {row["account"]: row for row in csv.DictReader(fh)}
     assert index["second"]["status"] == "not run" and index["second"]["reason"].endswith("; rerun")
+
+
+def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_them(tmp_path, capsys):
+    import shutil
+
+    from reviewtui.accounts.importer import main as import_main
+    from reviewtui.weekly.accounts import load_accounts
+
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "accounts"
+    accounts = tmp_path / "accounts"
+    accounts.mkdir()
+    for name in ("google_campaign_daily.csv", "meta_ads_ad_level.csv", "meta_ambiguous_dates.csv"):
+        shutil.copy(fixtures / name, accounts / name)
+    (accounts / "notes.csv").write_text("owner,comment\nAna,call on Monday\n", encoding="utf-8")
+
+    loaded = {a.name: a for a in load_accounts(accounts)}
+    for name in ("google_campaign_daily", "meta_ads_ad_level"):
+        fmt = name.split("_")[0]
+        imported = tmp_path / f"{name}.json"
+        assert import_main(["--format", fmt, str(fixtures / f"{name}.csv"), "-o", str(imported)]) == 0
+        assert loaded[name].problem is None, loaded[name].problem
+        assert loaded[name].snapshot.data == json.loads(imported.read_text(encoding="utf-8"))
+    assert "--date-format" in loaded["meta_ambiguous_dates"].problem
+    assert "read as a meta export" in loaded["meta_ambiguous_dates"].problem
+    assert "not an account snapshot" in loaded["notes"].problem

@@ -86,6 +86,10 @@ def _alias_text(alias: str | re.Pattern[str]) -> str:
         if isinstance(alias, re.Pattern) else alias
 
 
+class LayoutError(InputError):
+    """The file is not this layout's export at all (as opposed to a broken one)."""
+
+
 def require_layout(table: Table, layout: Layout, cols: Columns) -> None:
     """Refuse an unknown layout, listing the headers expected and the ones found."""
     missing = [f for f in layout.required if f not in cols.index]
@@ -99,7 +103,7 @@ def require_layout(table: Table, layout: Layout, cols: Columns) -> None:
     seen = table.header or (table.preamble[0] if table.preamble else [])
     found = ", ".join(repr(h.strip()) for h in seen) or "nothing"
     line = table.header_line or 1
-    raise InputError(table.path, line, f"not a {layout.name} export: expected the headers {expected}; found {found}. Check --format, or use --format csv with a --mapping file")
+    raise LayoutError(table.path, line, f"not a {layout.name} export: expected the headers {expected}; found {found}. Check --format, or use --format csv with a --mapping file")
 
 
 def drop_rows(table: Table, cols: Columns, why, reason: str) -> list[tuple[int, str]]:

@@ -8,9 +8,10 @@ reason, so the rest still run and the index says which was skipped and why.
 Platform exports: ``EXPORT_READERS`` is the hook. A reader takes a path that is
 not a snapshot (an export file or folder) and returns its ``Snapshot``, or None
 when the path is not its format; it raises ``SnapshotError`` naming the file,
-the place and the fix when the export is broken. ``reviewtui import``
-registers its reader there; until one claims a path, it is skipped with the
-reason that it is not a snapshot.
+the place and the fix when the export is broken. A Meta Ads Manager or
+Google Ads CSV export (``<name>.csv``) is read by ``reviewtui import``'s own
+readers with its defaults; any other file is skipped with the reason that it
+is not a snapshot.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ from ..caseset.cases import SNAPSHOT_FILE, Case
 from ..caseset.snapshot import Snapshot, SnapshotError, required_field_problems
 
 ExportReader = Callable[[Path], "Snapshot | None"]
-EXPORT_READERS: list[ExportReader] = []
+
+
+def _platform_export(path: Path) -> Snapshot | None:
+    from ..accounts.detect import snapshot_from_export
+
+    return snapshot_from_export(path)
+
+
+# Meta Ads Manager and Google Ads CSV exports are read as they are (reviewtui/accounts/detect.py).
+EXPORT_READERS: list[ExportReader] = [_platform_export]
 
 
 @dataclass
