@@ -1,16 +1,15 @@
 """The reference auditor's "do the rows support this id?" check, as the app shows it.
 
 ``reviewtui.auditor.support.check_support(snapshot, finding_id)`` belongs to
-the reference auditor and may not exist in every checkout; it is imported
-lazily and the app says "not available" when it is missing or fails, so
-authoring never depends on it. No Textual import here.
+the reference auditor. It is imported when the first check runs (the auditor
+is not needed to draw the first screen), and the app says "not available" when
+a check fails, so authoring never depends on it. No Textual import here.
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import importlib
 import json
 import threading
 from collections import OrderedDict
@@ -53,17 +52,15 @@ class SupportVerdict:
 
 
 def _check_function() -> Any:
-    module = importlib.import_module("reviewtui.auditor.support")
-    return module.check_support
+    from ..auditor.support import check_support as auditor_check_support
+
+    return auditor_check_support
 
 
 def check_support(snapshot: Snapshot | None, finding_id: str) -> SupportVerdict:
     if snapshot is None:
         return SupportVerdict(False, None, "snapshot still loading")
-    try:
-        check = _check_function()
-    except (ImportError, AttributeError):
-        return SupportVerdict(False, None, "the reference auditor's support check is not installed")
+    check = _check_function()
     try:
         result = check(snapshot, finding_id)
     except Exception as exc:  # the check is advisory: never let it break authoring
