@@ -25,6 +25,7 @@ from .screens.author import AuthorScreen
 from .screens.cases import CasesScreen
 from .screens.dialogs import ConfirmModal, ReviewModal
 from .screens.help import HelpScreen, register_help
+from .textual_private import screen_stacks
 from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from .screens.weekly import WeeklyScreen
@@ -103,7 +104,7 @@ class ReviewApp(App[None]):
         self.push_screen(screen)
 
     def _author_screen(self, case_id: str) -> tuple[str, AuthorScreen] | None:
-        for mode, stack in self._screen_stacks.items():
+        for mode, stack in screen_stacks(self).items():
             for screen in stack:
                 if isinstance(screen, AuthorScreen) and screen.case.case_id == case_id:
                     return mode, screen
@@ -116,7 +117,7 @@ class ReviewApp(App[None]):
         if screen is self.screen:
             self.notify(f"{case_id} is already open")
             return
-        stack = self._screen_stacks[mode]
+        stack = screen_stacks(self)[mode]
         above = stack[stack.index(screen) + 1:]
         if mode != self.current_mode:
             self.switch_mode(mode)
@@ -143,7 +144,7 @@ class ReviewApp(App[None]):
         return screen
 
     def _runs_screen(self) -> RunsScreen | None:
-        return next((s for s in self._screen_stacks.get("runs", []) if isinstance(s, RunsScreen)), None)
+        return next((s for s in screen_stacks(self).get("runs", []) if isinstance(s, RunsScreen)), None)
 
     async def open_run(self, name: str) -> None:
         """Open the run view of ``results/<name>``."""
@@ -167,14 +168,14 @@ class ReviewApp(App[None]):
             cases.refresh_case(message.case_id)
 
     def _cases_screen(self) -> CasesScreen | None:
-        for stack in self._screen_stacks.values():
+        for stack in screen_stacks(self).values():
             for screen in stack:
                 if isinstance(screen, CasesScreen):
                     return screen
         return None
 
     def unsaved_author_screens(self) -> list[AuthorScreen]:
-        return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, AuthorScreen) and s.dirty]
+        return [s for stack in screen_stacks(self).values() for s in stack if isinstance(s, AuthorScreen) and s.dirty]
 
     async def action_view(self, mode: str) -> None:
         """Switch to a top-level view; in it already, go back to its list (closing the screens above)."""
@@ -199,7 +200,7 @@ class ReviewApp(App[None]):
 
     def filled_forms(self) -> list[ReviewModal]:
         """Open tag / dispute forms with typed text: unsaved work too."""
-        return [s for stack in self._screen_stacks.values() for s in stack if isinstance(s, ReviewModal) and s.has_typed_text]
+        return [s for stack in screen_stacks(self).values() for s in stack if isinstance(s, ReviewModal) and s.has_typed_text]
 
     def notify(self, message: str, *, title: str = "", severity: str = "information", timeout: float | None = None,
                markup: bool = True) -> None:

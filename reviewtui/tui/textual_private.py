@@ -9,6 +9,7 @@ upgrade moves any of them, before a screen misbehaves.
 
 from __future__ import annotations
 
+from textual.app import App
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -17,6 +18,15 @@ from textual.widgets._footer import FooterKey
 # attributes a new Footer has (class or instance). The test checks each is still there.
 PRIVATE_MODULE_NAMES = (("textual.widgets._footer", "FooterKey"),)
 FOOTER_ATTRIBUTES = ("_bindings_ready", "_reactive_connect")
+APP_ATTRIBUTES = ("_screen_stacks",)
+
+
+def screen_stacks(app: App) -> dict[str, list[Screen]]:
+    """Every mode's screen stack, by mode (Textual shows only the current mode's publicly).
+
+    The app looks through all of them for unsaved work and for a case that is already open.
+    """
+    return app._screen_stacks
 
 
 class KeysFooter(Footer):

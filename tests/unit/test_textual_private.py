@@ -26,8 +26,15 @@ def test_a_footer_has_the_private_attributes_read(attribute):
     assert hasattr(Footer(), attribute), f"Footer().{attribute} is gone: update textual_private.py"
 
 
+@pytest.mark.parametrize("attribute", textual_private.APP_ATTRIBUTES)
+def test_an_app_has_the_private_attributes_read(attribute):
+    from textual.app import App
+
+    assert hasattr(App(), attribute), f"App().{attribute} is gone: update textual_private.py"
+
+
 def test_no_other_module_imports_textual_private_modules():
     package = Path(textual_private.__file__).resolve().parents[1]
-    found = subprocess.run(["grep", "-rlE", r"textual\.[a-z_.]*\._[a-z]", str(package), "--include=*.py"],
+    found = subprocess.run(["grep", "-rlE", r"textual\.[a-z_.]*\._[a-z]|\._screen_stacks", str(package), "--include=*.py"],
                            capture_output=True, text=True).stdout.split()
     assert [Path(f).name for f in found] == ["textual_private.py"], found
