@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
+from .cli_args import parse_args
 from .caseset.cases import CaseSet, Problem, load_case_set
 
 Check = Callable[[CaseSet], list[Problem]]
@@ -87,10 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="reviewtui check", description="Validate the case set: every problem "
                                      "as path:line: message. Exit 0 when there is no error, 2 otherwise.")
     parser.add_argument("--cases", default="cases", metavar="DIR", help="the case set (default: ./cases)")
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_ERRORS if exc.code not in (0, None) else EXIT_OK
+    args, code = parse_args(parser, argv)
+    if args is None:
+        return code
     case_set, problems = validate(args.cases)
     for problem in problems:
         print(problem)

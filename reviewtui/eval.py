@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
+from .cli_args import parse_args
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
@@ -344,10 +345,9 @@ def main(argv: list[str] | None = None, *, backend: Backend | None = None) -> in
 
 def _run(argv: list[str] | None, backend: Backend | None) -> int:
     parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed the usage line
-        return EXIT_USAGE if exc.code not in (0, None) else 0
+    args, code = parse_args(parser, argv)
+    if args is None:
+        return code
 
     info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
     try:

@@ -14,6 +14,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from ..cli_args import parse_args
 from ..caseset.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
 from ..caseset.snapshot import required_field_problems
@@ -149,10 +150,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_BAD_INPUT if exc.code not in (0, None) else EXIT_OK
+    args, code = parse_args(_parser(), argv)
+    if args is None:
+        return code
     try:
         return run(args)
     except InputError as exc:

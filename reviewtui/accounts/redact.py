@@ -34,6 +34,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ..cli_args import parse_args
 from ..caseset.atomic import atomic_write_text
 from ..caseset.snapshot import Snapshot, SnapshotError
 
@@ -229,10 +230,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from .importer import output_path
 
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_BAD_INPUT if exc.code not in (0, None) else EXIT_OK
+    args, code = parse_args(_parser(), argv)
+    if args is None:
+        return code
     target = output_path(args.output)
     try:
         if target.exists() and not args.force:

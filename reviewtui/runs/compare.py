@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cli_args import parse_args
 from . import stats
 from .results import CSV_FIRST_COLUMNS, CaseRecord, ResultsError, RunPaths, summarize
 from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
@@ -362,11 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_USAGE if exc.code not in (0, None) else 0
+    args, code = parse_args(build_parser(), argv)
+    if args is None:
+        return code
     if args.resamples < 1000:
         print(f"reviewtui compare: --resamples {args.resamples} is too few for a 95% interval; use at least 1000",
               file=sys.stderr)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
 from ..eval import DEFAULT_CONCURRENCY, UsageError, build_parser as eval_parser, make_backend
@@ -81,11 +82,9 @@ def _progress(p: Progress) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return EXIT_USAGE if exc.code not in (0, None) else 0
+    args, code = parse_args(build_parser(), argv)
+    if args is None:
+        return code
     accounts_dir = Path(args.accounts)
     if not accounts_dir.is_dir():
         print(f"reviewtui weekly: {accounts_dir} is not a folder of account snapshots", file=sys.stderr)
