@@ -13,6 +13,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from reviewtui.backends.base import Backend
+from reviewtui.tui.screens.runs import RunsScreen
 from reviewtui.tui.app import ReviewApp
 from reviewtui.tui.support import SupportVerdict
 
@@ -100,3 +101,10 @@ def screen_text(app) -> str:
     for m in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', svg):
         rows.setdefault(float(m.group(2)), []).append((float(m.group(1)), html.unescape(m.group(3)).replace("\xa0", " ")))
     return "\n".join("".join(t for _x, t in sorted(parts)) for _y, parts in sorted(rows.items()))
+
+
+async def open_runs_view(pilot) -> RunsScreen:
+    await pilot.press("f3")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, RunsScreen)
+    return pilot.app.screen

@@ -22,7 +22,7 @@ from reviewtui.tui.screens.case_review import CaseReviewScreen, RawOutputScreen
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.run import RunScreen
-from reviewtui.tui.screens.runs import RunsScreen
+from tests.app.apphelpers import open_runs_view
 from tests.app.apphelpers import SIZE, copy_fixture, make_app, open_case, screen_text, settle
 from tests.app.review_fixture import make_review_app, review_repo, wait_until
 
@@ -180,10 +180,7 @@ def review_root(tmp_path, monkeypatch):
 async def test_crafted_runs_are_left_out_with_a_message_and_markup_in_runs_is_literal(review_root):
     app = make_review_app(review_root)
     async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await open_runs_view(pilot)
         assert sorted(r.prompt_version for r in screen.runs) == ["audit-t1", "audit-t2"]
         text = shown(app)
         for name, what in (("bad-recall", "/summary/mean_recall must be a number"),

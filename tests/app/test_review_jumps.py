@@ -11,6 +11,7 @@ from textual.widgets import OptionList
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen
 from reviewtui.tui.screens.runs import RunsScreen
+from tests.app.apphelpers import open_runs_view
 from tests.app.review_fixture import SIZE, make_review_app, review_repo, snapshot, wait_until
 from tests.app.test_review_views import open_run, options, review_case
 
@@ -55,10 +56,7 @@ async def test_a_run_with_a_corrupt_manifest_is_named_with_the_parse_error(root)
     (root / "results" / "audit-t1" / "manifest.json").write_text('{"prompt_version": "audit-t1",\n  "status": ', encoding="utf-8")
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        runs = app.screen
-        assert isinstance(runs, RunsScreen)
+        runs = await open_runs_view(pilot)
         assert [r.prompt_version for r in runs.runs] == ["audit-t2"]
         said = " ".join(str(runs.query_one("#runs-empty").render()).split())
         assert "Not listed:" in said and "manifest.json:2: the run manifest is not valid JSON" in said

@@ -16,11 +16,11 @@ from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen, RawOutputScreen
 from reviewtui.tui.screens.compare import CompareScreen
 from reviewtui.tui.screens.run import RunScreen
-from reviewtui.tui.screens.runs import RunsScreen
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
 from reviewtui.tui.widgets.review.diff_table import CaseDiffTable
 from reviewtui.tui.widgets.review.finding_text import FABRICATED_STYLE, GROUNDED_STYLE
 from reviewtui.tui.widgets.review.missed_ids import MissedIdsPanel
+from tests.app.apphelpers import open_runs_view
 from tests.app.review_fixture import SIZE, CountingStubBackend, make_review_app, review_repo, wait_until
 
 
@@ -35,12 +35,6 @@ def text_of(widget) -> str:
     console.print(widget.content)
     return console.export_text()
 
-
-async def open_runs_view(pilot) -> RunsScreen:
-    await pilot.press("f3")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, RunsScreen)
-    return pilot.app.screen
 
 
 async def open_run(pilot, version: str) -> RunScreen:

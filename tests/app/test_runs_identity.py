@@ -8,7 +8,7 @@ import shutil
 from textual.widgets import DataTable
 
 from reviewtui.tui.screens.run import RunScreen
-from reviewtui.tui.screens.runs import RunsScreen
+from tests.app.apphelpers import open_runs_view
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 
 
@@ -24,10 +24,7 @@ async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_pa
 
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await pilot.pause()
-        runs = app.screen
-        assert isinstance(runs, RunsScreen)
+        runs = await open_runs_view(pilot)
         table = runs.query_one(DataTable)
         assert table.row_count == 2
         cells = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[3]) for i in range(2)}
