@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from textual.widgets import DataTable
 
@@ -59,3 +60,31 @@ async def test_the_new_run_form_resumes_the_auditors_unfinished_run_from_its_own
         await pilot.pause()
         assert isinstance(app.screen, NewRunScreen)
         assert app.screen.query_one("#resume", Checkbox).value is True
+
+
+async def test_replacing_the_auditors_run_asks_first_and_names_its_own_folder(tmp_path, monkeypatch):
+    """The form's own backend (no stand-in): a complete reference run is found where the auditor writes."""
+    from reviewtui import assistant
+    from reviewtui.tui.screens.dialogs import ConfirmModal
+    from reviewtui.tui.screens.new_run import NewRunScreen
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    root = review_repo(tmp_path, monkeypatch, runs=())
+    done = root / "results" / "reference" / assistant.PROMPT_VERSION
+    done.mkdir(parents=True)
+    (done / "manifest.json").write_text(json.dumps({"prompt_version": assistant.PROMPT_VERSION, "backend": "rules",
+                                                    "status": "complete"}), encoding="utf-8")
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_runs_view(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewRunScreen)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmModal)
+        question = str(app.screen.query_one(".dialog-body").render())
+        assert str(Path("results") / "reference" / assistant.PROMPT_VERSION) in question and "backend rules" in question
+        await pilot.press("c")  # keep it
+        await pilot.pause()
+        assert isinstance(app.screen, NewRunScreen) and app.screen.state != "running"
