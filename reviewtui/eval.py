@@ -1,7 +1,7 @@
 """``reviewtui eval`` (also ``python -m reviewtui.eval``): run, score, write results, gate.
 
 Progress goes to stderr, the summary to stdout, the results to disk
-(``report.py`` describes the files). Exit codes: 0 gate passed, 1 gate
+(``runs/files.py`` describes the files). Exit codes: 0 gate passed, 1 gate
 failed, 2 bad usage or invalid case set (nothing scored), 3 run incomplete
 (a case could not be obtained, or the run was cancelled: no verdict).
 
@@ -35,15 +35,11 @@ from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
 from .runs.settings import API_KEY_ENV, BOUNDS, DEFAULT_CONCURRENCY, RunSettings, UsageError
 from .runs.identity import results_home, results_role
-from .runs.results import (
-    THRESHOLDS,
-    CaseRecord,
-    ResultsError,
-    RunPaths,
-    RunRecorder,
-    format_summary,
-    now_iso,
-)
+from .runs.files import ResultsError, RunPaths, now_iso
+from .runs.gate import THRESHOLDS
+from .runs.recorder import RunRecorder
+from .runs.records import CaseRecord
+from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .ci import colour_summary, summary_json, use_colour, write_junit
 from .runs.runner import Progress, cancel_on_sigint, run_cases

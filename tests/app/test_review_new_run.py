@@ -11,7 +11,7 @@ from textual.widgets import Checkbox, ProgressBar, Select
 
 from reviewtui import assistant
 from reviewtui.eval import build_parser, settings_from_args
-from reviewtui.runs.results import read_manifest
+from reviewtui.runs.manifest import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.run import RunScreen
@@ -98,7 +98,7 @@ async def test_starting_again_resumes_without_repeating_finished_cases(root):
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_and_cancel_after_two(pilot, first)
         second = CountingStubBackend()
-        app.backend_factory = lambda settings, results_dir: second
+        app.backend_factory = lambda settings: second
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: screen.state == "complete", "the resumed run completes")
         assert sorted(second.calls) == CASE_IDS[2:]  # the two finished cases were not asked again
@@ -200,7 +200,7 @@ async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(roo
         before = (run_dir(root) / "manifest.json").read_text()
         assert screen.query_one("#resume", Checkbox).value is False
         second = CountingStubBackend()
-        app.backend_factory = lambda settings, results_dir: second
+        app.backend_factory = lambda settings: second
         await pilot.press("ctrl+r")  # a stray start, Resume not ticked
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)

@@ -29,7 +29,9 @@ from ...backends import BACKEND_NAMES, Backend, BackendUsageError
 from ...check import validate
 from ...eval import make_backend, run_eval
 from ...runs.identity import results_home_of
-from ...runs.results import CaseRecord, ResultsError, RunPaths, read_manifest
+from ...runs.files import ResultsError, RunPaths
+from ...runs.manifest import read_manifest
+from ...runs.records import CaseRecord
 from ...runs.runner import Progress, redact_secrets
 from ...runs.settings import DEFAULT_CONCURRENCY, RunSettings, SettingsError, UsageError
 from ...runs.stored import Run, run_info
@@ -43,7 +45,7 @@ from .dialogs import ConfirmModal
 from .help import register_help
 
 
-BackendFactory = Callable[[RunSettings, Path], Backend]
+BackendFactory = Callable[[RunSettings], Backend]
 TABLE_REFRESH_SECONDS = 0.25  # how often the live case table catches up with the cases that landed
 
 # The form's name of each setting it has a field for, in its problem sentences.
@@ -51,7 +53,7 @@ FIELD_LABELS = {"backend": "Backend", "model": "Model", "concurrency": "Concurre
                 "replay_dir": "Replay dir", "resume": "Resume"}
 
 
-def backend_from_settings(settings: RunSettings, results_dir: Path) -> Backend:
+def backend_from_settings(settings: RunSettings) -> Backend:
     """Build the backend the way ``reviewtui eval`` does. Raises UsageError with a one-line reason."""
     name, _why = settings.chosen_backend()
     return make_backend(name, settings)
@@ -313,7 +315,7 @@ class NewRunScreen(Screen[None]):
             return
         factory: BackendFactory = self.app.backend_factory or backend_from_settings  # type: ignore[attr-defined]
         try:
-            backend = factory(settings, self.results_dir)
+            backend = factory(settings)
         except (UsageError, BackendUsageError) as exc:
             self.post_message(RunEnded(None, str(exc)))
             return
