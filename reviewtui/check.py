@@ -27,11 +27,11 @@ EXIT_ERRORS = 2
 
 
 # The check modules are imported on first use, not with this module: the
-# auditor adds about 70 ms to the start-up of `reviewtui eval`, which imports
-# this module, and `eval --help` never runs a check.
+# auditor's modules add tens of milliseconds to the start-up of
+# `reviewtui eval`, which imports this module, and `eval --help` runs no check.
 
 
-def available_checks() -> list[Check]:
+def all_checks() -> list[Check]:
     """Every check, in order: the case set's own, then the auditor's."""
     from .auditor import checks as auditor_checks
     from .caseset import checks as caseset_checks
@@ -39,7 +39,7 @@ def available_checks() -> list[Check]:
     return [*caseset_checks.CHECKS, *auditor_checks.CHECKS]
 
 
-def available_reports() -> list[Report]:
+def all_reports() -> list[Report]:
     """Summary lines printed before the count (case set -> one line)."""
     from .caseset import checks as caseset_checks
 
@@ -49,7 +49,7 @@ def available_reports() -> list[Report]:
 def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Problem]:
     """The case set's own problems plus every check's, sorted by file and line."""
     problems = list(case_set.problems)
-    for check in available_checks() if checks is None else checks:
+    for check in all_checks() if checks is None else checks:
         problems.extend(check(case_set))
     return sorted(problems, key=lambda p: (str(p.path), p.line, p.severity != "error", p.message))
 
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(problem)
     if case_set.cases:
-        for report in available_reports():
+        for report in all_reports():
             print(report(case_set))
     print(count_line(problems, len(case_set.cases)))
     return EXIT_ERRORS if has_errors(problems) else EXIT_OK

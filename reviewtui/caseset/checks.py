@@ -1,4 +1,4 @@
-"""Case-set checks run by ``reviewtui check`` (``CHECKS``, collected by ``check.available_checks``).
+"""Case-set checks run by ``reviewtui check`` (``CHECKS``, collected by ``check.all_checks``).
 
 Each check is ``(case_set) -> list[Problem]``:
 

@@ -13,8 +13,8 @@ from tests.stub_backends import FIXTURE_CASES, copy_fixture_cases
 @pytest.fixture
 def no_extra_checks(monkeypatch):
     """Only the case set's own validation (other areas' check modules may be mid-edit)."""
-    monkeypatch.setattr(check, "available_checks", lambda: [])
-    monkeypatch.setattr(check, "available_reports", lambda: [])
+    monkeypatch.setattr(check, "all_checks", lambda: [])
+    monkeypatch.setattr(check, "all_reports", lambda: [])
 
 
 def test_the_fixture_case_set_passes(no_extra_checks, capsys):
@@ -76,11 +76,11 @@ def test_every_check_of_the_set_and_of_the_auditor_runs_in_order():
     from reviewtui.auditor import checks as auditor_checks
     from reviewtui.caseset import checks as caseset_checks
 
-    names = [f.__name__ for f in check.available_checks()]
+    names = [f.__name__ for f in check.all_checks()]
     assert names == ["check_mix", "check_writeup_snapshots", "check_writeup_claims", "check_kind_coverage",
                      "support_problems"]
-    assert check.available_checks() == [*caseset_checks.CHECKS, *auditor_checks.CHECKS]
-    assert [r.__name__ for r in check.available_reports()] == ["mix_report"]
+    assert check.all_checks() == [*caseset_checks.CHECKS, *auditor_checks.CHECKS]
+    assert [r.__name__ for r in check.all_reports()] == ["mix_report"]
 
 
 def test_each_checks_problems_are_printed_with_the_count(monkeypatch, capsys):
@@ -91,7 +91,7 @@ def test_each_checks_problems_are_printed_with_the_count(monkeypatch, capsys):
         return [Problem(case_set.root / "c01-tracking-stopped" / "expected.yaml", 5, "rows may not support this",
                         "warning")]
 
-    monkeypatch.setattr(check, "available_checks", lambda: [too_few_cases, note])
+    monkeypatch.setattr(check, "all_checks", lambda: [too_few_cases, note])
     assert check.main(["--cases", str(FIXTURE_CASES)]) == 2
     out = capsys.readouterr().out.splitlines()
     assert f"{FIXTURE_CASES}:1: only 10 cases; the set needs 50" in out
