@@ -1,4 +1,5 @@
-"""report.py: case records, CSV, missed ids by kind, the gate, the summary text, the prompt-hash guard."""
+"""A run's results (runs/records, gate, manifest, summary, usage, recorder): case records, CSV, missed ids by kind,
+the gate, the summary text, the prompt-hash guard."""
 
 from __future__ import annotations
 
