@@ -3,7 +3,7 @@
 ``reviewtui eval`` builds it from its flags (``eval.settings_from_args``),
 the app's new-run form from its fields, ``reviewtui weekly`` for its Claude
 backend. The backend, the results folder, the run and ``--estimate`` all
-read it; nothing downstream checks a value again.
+read it.
 
 A value that cannot run raises ``SettingsError`` (a ``UsageError``: exit 2
 on the command line) naming every bad setting and what it must be. Each
