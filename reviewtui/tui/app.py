@@ -46,7 +46,7 @@ class ReviewApp(App[None]):
         "weekly": WeeklyScreen,
     }
     DEFAULT_MODE = "cases"
-    # The runs view's new-run form builds its backend with this ``(RunSettings, results_dir) -> Backend``;
+    # The runs view's new-run form builds its backend with this ``(RunSettings) -> Backend``;
     # None builds it from the form like ``reviewtui eval`` does. Tests put a stub backend here.
     backend_factory: Callable[..., Backend] | None = None
     # ---------------------------------------------------------------------------

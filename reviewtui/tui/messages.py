@@ -11,7 +11,7 @@ from typing import Any
 from textual.message import Message
 
 from ..caseset.cases import CaseSet, Problem
-from ..runs.results import CaseRecord
+from ..runs.records import CaseRecord
 from ..runs.runner import Progress
 from ..runs.stored import CaseDiff, Run
 from ..caseset.snapshot import Snapshot

@@ -46,7 +46,7 @@ def make_review_app(root: Path, backend: Backend | None = None) -> ReviewApp:
     folder), with the reference auditor's support check; ``backend`` runs its new runs."""
     app = ReviewApp(Path("cases"), Path("results"), cursor_blink=False)
     if backend is not None:
-        app.backend_factory = lambda settings, results_dir: backend
+        app.backend_factory = lambda settings: backend
     return app
 
 

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...runs.compare import PairedComparison, interval_line, kinds_line, paired_comparison
-from ...runs.results import ResultsError
+from ...runs.files import ResultsError
 from ...runs.stored import RunInfo, load_run
 from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
-from ...runs.results import ResultsError
+from ...runs.files import ResultsError
 from ...runs.stored import CaseDiff, Run, load_run, rescore_run
 from ...scoring.score import CaseScore
 from ...caseset.snapshot import SnapshotError

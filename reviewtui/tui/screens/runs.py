@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ...runs.identity import REFERENCE
-from ...runs.results import ResultsError
+from ...runs.files import ResultsError
 from ...runs.stored import RunInfo, list_runs, run_key
 from ..plain import cells, para
 from .cases import RowTable
