@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
-from .cli_args import parse_args
+from .cli_args import exit_from_module, parse_args
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
@@ -478,4 +478,4 @@ async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settin
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from_module(main())
