@@ -19,14 +19,12 @@ import re
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from ...caseset import disputes
@@ -42,13 +40,11 @@ from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
 from ..widgets.virtual_table import VirtualTable
 from ..widgets.writeup_view import WriteupView
+from .base import ReviewScreen
 from .dialogs import ConfirmModal
 from .dispute import DisputeDraft, DisputeModal
 from .help import KeysFooter, register_help
 from .tag import TagDraft, TagModal
-
-if TYPE_CHECKING:
-    from ..app import ReviewApp
 
 # Up to this size snapshot.json is parsed on the spot (about 12 ms per MB here): building the screen once
 # with its tables costs far less than building it, then mounting the tables in a second layout pass.
@@ -69,7 +65,7 @@ def problem_entry_key(problem: Problem) -> str | None:
 TAG_KEYS = Binding.Group("Tag must/may/not")  # the footer shows "1 2 3 Tag must/may/not"; help lists each key
 
 
-class AuthorScreen(Screen):
+class AuthorScreen(ReviewScreen[None]):
     # The footer must keep esc, ? and the view keys on screen at 160 columns even with the snapshot
     # table focused (its keys come first): the tag keys share one label, undo and redo are in the help only.
     BINDINGS = [
@@ -273,13 +269,13 @@ class AuthorScreen(Screen):
         """Ask for the verdicts in a worker. The request before this one is withdrawn, but a check it has
         under way runs on: it is of the same snapshot, and this request reads its verdict."""
         if self._support_token is not None:
-            cast("ReviewApp", self.app).support_checks.cancel(self._support_token, stop=False)
+            self.app.support_checks.cancel(self._support_token, stop=False)
         self._support_token = token = CheckToken()
         self._check_support(generation, entries, token)
 
     @work(thread=True, group="validate")
     def _check_support(self, generation: int, entries: list[tuple[int, str, int]], token: CheckToken) -> None:
-        found = cast("ReviewApp", self.app).support_checks.verdicts(self.snapshot, [finding_id for _, finding_id, _ in entries], token)
+        found = self.app.support_checks.verdicts(self.snapshot, [finding_id for _, finding_id, _ in entries], token)
         if found is None:
             return  # withdrawn: a newer validation or the screen closing
         problems, verdicts = [], {}
@@ -295,7 +291,7 @@ class AuthorScreen(Screen):
 
     def on_unmount(self) -> None:
         if self._support_token is not None:
-            cast("ReviewApp", self.app).support_checks.cancel(self._support_token)  # nobody will read it
+            self.app.support_checks.cancel(self._support_token)  # nobody will read it
 
     def on_validation_done(self, message: ValidationDone) -> None:
         if message.generation == self._validation:
@@ -384,7 +380,7 @@ class AuthorScreen(Screen):
             campaigns=self._campaigns(),
             snapshot=self.snapshot,
             taken_ids=self._taken_ids(skip),
-            support_check=cast("ReviewApp", self.app).support_checks.verdict,
+            support_check=self.app.support_checks.verdict,
         )
 
     def action_tag(self, list_name: str) -> None:

@@ -25,7 +25,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -34,6 +34,7 @@ from ...scoring.score import CaseScore
 from ...caseset.untrusted import printable
 from ..plain import label, plain, safe
 from ..widgets.review.finding_text import expectation_line, figure_line, finding_block, figures_of
+from .base import ReviewScreen
 from .help import register_help
 
 POINTER_RE = re.compile(r"(?<![\w/])/(?:[A-Za-z_][\w~.-]*)(?:/[\w~.-]+)+")
@@ -118,7 +119,7 @@ class RawOutputScreen(ModalScreen[None]):
                            show_line_numbers=True, soft_wrap=True, id="raw-text")
 
 
-class CaseReviewScreen(Screen[None]):
+class CaseReviewScreen(ReviewScreen[None]):
     """One case of a run; ``n``/``p`` move through ``case_ids`` (the run's failing cases)."""
 
     BINDINGS = [

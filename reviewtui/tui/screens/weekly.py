@@ -27,7 +27,6 @@ from textual.app import ComposeResult
 from textual import work
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -46,6 +45,7 @@ from ..plain import cells, para, plain
 from ..snapshot_sections import snapshot_sections
 from ..widgets.review.finding_text import figure_line, highlight_figures
 from ..widgets.snapshot_panel import SnapshotPanel
+from .base import ReviewModalScreen, ReviewScreen
 from .case_review import figure_pointers
 from .help import KeysFooter, register_help
 
@@ -56,7 +56,7 @@ def status_cell(status: str) -> Text:
     return plain(status, STATUS_STYLES.get(status, "bold yellow"))
 
 
-class WeeklyScreen(Screen[None]):
+class WeeklyScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("v", "toggle_reviewed", "Mark reviewed"),
         Binding("g", "gate", "Gate check"),
@@ -77,7 +77,7 @@ class WeeklyScreen(Screen[None]):
 
     @property
     def results_dir(self) -> Path:
-        return Path(self.app.results_dir)  # type: ignore[attr-defined]
+        return Path(self.app.results_dir)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="weekly-header")
@@ -177,12 +177,12 @@ class WeeklyScreen(Screen[None]):
         self._fill_accounts()
 
     def action_gate(self) -> None:
-        check = check_stamp(self.results_dir, self.app.cases_dir,  # type: ignore[attr-defined]
+        check = check_stamp(self.results_dir, self.app.cases_dir,
                             model=assistant.DEFAULT_MODEL)
         self.app.push_screen(GateScreen(check.reasons, str(check.manifest_path)), lambda _: self.action_reload())
 
 
-class GateScreen(ModalScreen[None]):
+class GateScreen(ReviewModalScreen[None]):
     """The stamp check for a new weekly run: each reason it refuses, or a field for the accounts folder.
 
     When the check allows the run, enter on the folder starts it in a worker (the same run as
@@ -242,14 +242,14 @@ class GateScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="weekly")
     def run_weekly(self, accounts: list[Any]) -> None:
         app = self.app
-        results_dir = Path(app.results_dir)  # type: ignore[attr-defined]
+        results_dir = Path(app.results_dir)
         try:
             backend = default_weekly_backend(results_dir)
             reference = create_backend("rules")
         except (UsageError, BackendUsageError) as exc:
             app.call_from_thread(self._ended, str(exc))
             return
-        check = check_stamp(results_dir, app.cases_dir, model=assistant.DEFAULT_MODEL)  # type: ignore[attr-defined]
+        check = check_stamp(results_dir, app.cases_dir, model=assistant.DEFAULT_MODEL)
         if not check.allowed:  # the stamp changed since the screen opened
             app.call_from_thread(self._ended, "refused: " + "; ".join(check.reasons))
             return
@@ -287,7 +287,7 @@ def default_weekly_backend(results_dir: Path) -> Any:
     return claude_backend(build_parser().parse_args(["ACCOUNTS", "--results-dir", str(results_dir)]))
 
 
-class AccountReportScreen(Screen[None]):
+class AccountReportScreen(ReviewScreen[None]):
     """One account's report: findings with figures marked, the holds, the second opinion."""
 
     BINDINGS = [
@@ -388,7 +388,7 @@ class AccountReportScreen(Screen[None]):
         self._show_title()
 
 
-class AccountRowsScreen(Screen[None]):
+class AccountRowsScreen(ReviewScreen[None]):
     """An account's snapshot with the rows behind a figure highlighted, the cursor on the first."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
