@@ -15,7 +15,7 @@ from ..runs.results import CaseRecord
 from ..runs.runner import Progress
 from ..runs.stored import CaseDiff, Run
 from ..caseset.snapshot import Snapshot
-from .snapshot_sections import SectionTable
+from ..caseset.snapshot_sections import SectionTable
 
 
 class CaseSetLoaded(Message):

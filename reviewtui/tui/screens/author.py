@@ -34,8 +34,8 @@ from ...caseset.snapshot import Snapshot, SnapshotError
 from ...caseset.writeup import Writeup, WriteupError, parse_writeup, read_writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..plain import safe
-from ..snapshot_sections import snapshot_sections
-from ..support import CheckToken
+from ...caseset.snapshot_sections import snapshot_sections
+from ...caseset.support_checks import CheckToken
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
 from ..widgets.virtual_table import VirtualTable

@@ -25,7 +25,7 @@ from ...caseset.cases import LISTS
 from ...caseset.snapshot import PointerError, Snapshot
 from ...caseset.untrusted import printable
 from ..plain import para, plain
-from ..support import SupportVerdict
+from ...caseset.support_checks import SupportVerdict
 from .dialogs import ReviewModal
 from .help import KeysFooter
 

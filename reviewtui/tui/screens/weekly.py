@@ -42,7 +42,7 @@ from ...weekly.run import (HOLD, READY, WeeklyPaths, list_weekly, load_results, 
                            set_reviewed, today)
 from ...weekly.stamp import check_stamp
 from ..plain import cells, para, plain
-from ..snapshot_sections import snapshot_sections
+from ...caseset.snapshot_sections import snapshot_sections
 from ..widgets.review.finding_text import figure_line, highlight_figures
 from ..widgets.snapshot_panel import SnapshotPanel
 from .base import ReviewModalScreen, ReviewScreen
