@@ -106,7 +106,7 @@ async def test_unreadable_write_up_and_disputed_md_are_messages_not_crashes(host
         screen = await open_case(pilot, "c01-shoes-tracking")
         # The message names the file by its full path: how it wraps depends on the temporary folder's name.
         assert "The write-up cannot be shown:" in shown(app)
-        assert "not UTF-8 text" in screen.writeup_problem
+        assert "not UTF-8 text" in screen.session.writeup_problem
         assert app.is_running
 
 
