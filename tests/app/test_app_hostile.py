@@ -18,7 +18,8 @@ from textual.widgets import DataTable
 
 from reviewtui.tui import app as app_module
 from reviewtui.tui.screens.author import AuthorScreen
-from reviewtui.tui.screens.case_review import CaseReviewScreen, RawOutputScreen
+from reviewtui.tui.screens.case_review import CaseReviewScreen
+from reviewtui.tui.screens.raw_output import RawOutputScreen
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.run import RunScreen

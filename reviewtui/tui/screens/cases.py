@@ -22,6 +22,7 @@ from ...caseset.snapshot import SnapshotError
 from ...check import run_checks
 from ..messages import CaseChecksDone, CaseSetLoaded
 from ..plain import cells, plain, safe
+from ..widgets.row_table import RowTable
 from .base import ReviewScreen
 from .help import KeysFooter, register_help
 
@@ -96,18 +97,6 @@ def mix_text(rows: list[CaseRow]) -> Text:
     if other:
         text.append(f"other {other}", style="red")
     return text
-
-
-class RowTable(DataTable):
-    """A DataTable of whole rows where home and end go to the first and the last row.
-
-    (DataTable's own home and end scroll sideways, which in a table that fits the screen does nothing.)
-    """
-
-    BINDINGS = [
-        Binding("home", "scroll_top", "First row", show=False),
-        Binding("end", "scroll_bottom", "Last row", show=False),
-    ]
 
 
 class CasesScreen(ReviewScreen[None]):

@@ -21,8 +21,8 @@ from ...runs.identity import REFERENCE
 from ...runs.results import ResultsError
 from ...runs.stored import RunInfo, list_runs, run_key
 from ..plain import cells, para
+from ..widgets.row_table import RowTable
 from .base import ReviewScreen
-from .cases import RowTable
 from .compare import CompareScreen
 from .help import KeysFooter, register_help
 from .new_run import NewRunScreen
