@@ -305,8 +305,7 @@ async def test_selecting_an_entry_highlights_its_rows_and_sentence(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()  # selects the first entry
-        await pilot.pause()
-        assert screen.panel.highlights == {"/daily/17", "/daily/19"}
+        await wait_until(pilot, lambda: screen.panel.highlights == {"/daily/17", "/daily/19"}, "the entry's rows are lit")
         assert screen.panel.active_table.current_pointer == "/daily/17"
         assert screen.query_one(WriteupView).sentence.text.startswith("Purchase conversions in campaign 222")
 

@@ -33,6 +33,7 @@ from textual.widgets import Static
 from ...caseset import disputes
 from ...caseset.authoring import AuthoringSession
 from ...caseset.cases import Case, CaseFileError, ExternalChangeError, Problem
+from ...caseset.drafts import DisputeDraft, TagDraft
 from ...caseset.history import History, StepRefused
 from ...caseset.snapshot import Snapshot, SnapshotError
 from ...caseset.writeup import Writeup
@@ -46,9 +47,9 @@ from ..widgets.virtual_table import VirtualTable
 from ..widgets.writeup_view import WriteupView
 from .base import ReviewScreen
 from .dialogs import ConfirmModal
-from .dispute import DisputeDraft, DisputeModal
+from .dispute import DisputeModal
 from .help import KeysFooter, register_help
-from .tag import TagDraft, TagModal
+from .tag import TagModal
 
 # Up to this size snapshot.json is parsed on the spot (about 12 ms per MB here): building the screen once
 # with its tables costs far less than building it, then mounting the tables in a second layout pass.
