@@ -245,11 +245,11 @@ async def test_quitting_with_unsaved_changes_can_save_first(repo):
     assert "tracking.conversions_stopped" not in expected.read_text()
 
 
-async def test_live_validation_shows_an_unsupported_must_find(repo):
+async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        assert "✓ no problems" in str(screen.query_one("#problems").render())
+        screen = await open_case(pilot, "c03-bikes-broken")
+        assert "row '/daily/400' does not resolve" in str(screen.query_one("#problems").render())
         # Tag a must_find the (stand-in) auditor does not support, with a duplicate-free id.
         await pilot.press("1")
         await pilot.pause()
@@ -260,6 +260,7 @@ async def test_live_validation_shows_an_unsupported_must_find(repo):
         await settle(pilot)
         text = str(screen.query_one("#problems").render())
         assert "must_find[1]: the rows do not support pacing.underspend" in text
+        assert "row '/daily/400' does not resolve" in text
 
 
 async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
