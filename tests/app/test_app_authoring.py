@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from textual.command import CommandPalette
 
 from reviewtui.caseset import disputes
@@ -35,11 +33,6 @@ async def go_to_sentence(pilot, screen: AuthorScreen, text: str) -> None:
 
 async def type_text(pilot, text: str) -> None:
     await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
-
-
-def added_lines(before: str, after: str) -> tuple[list[str], list[str]]:
-    diff = list(difflib.ndiff(before.splitlines(), after.splitlines()))
-    return [l[2:] for l in diff if l.startswith("+ ")], [l[2:] for l in diff if l.startswith("- ")]
 
 
 async def test_cases_view_shows_counts_status_and_filters(repo):
@@ -84,18 +77,15 @@ async def test_tagging_a_sentence_and_marked_rows_writes_the_entry(repo):
         assert app.screen is screen
         assert screen.dirty and "unsaved" in str(screen.query_one("#author-title").render())
         assert screen.panel.marks == set()
+        assert screen.session.entry("may_find", 0) == {  # the form's draft reached the session
+            "id": "waste.zero_conv_search_terms@222", "evidence": SEARCH_TERMS_SENTENCE,
+            "rows": ["/daily/3", "/daily/4"], "claim": SEARCH_TERMS_SENTENCE,
+        }
+        assert expected.read_text() == before  # saved only on ctrl+s (the lines it writes: test_authoring_session.py)
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not screen.dirty
-    added, removed = added_lines(before, expected.read_text())
-    assert removed == ["may_find: []"]
-    assert added == [
-        "may_find:",
-        "  - id: waste.zero_conv_search_terms@222",
-        '    evidence: Search terms such as "free shoes" wasted 166.50 with no conversions.',
-        "    rows: [/daily/3, /daily/4]",
-        '    claim: Search terms such as "free shoes" wasted 166.50 with no conversions.',
-    ]
+    assert "  - id: waste.zero_conv_search_terms@222" in expected.read_text()
 
 
 async def test_a_dispute_takes_the_sentence_and_the_marked_rows_and_a_reopen_unmarks_a_sentence(repo):
