@@ -39,7 +39,6 @@ class ReviewApp(App[None]):
     COMMANDS = App.COMMANDS | {ReviewCommands}
 
     # ---- Modes: register each top-level view here (name -> Screen class). ----
-    # Part two adds its runs view here, e.g. "runs": RunsScreen.
     MODES = {
         "cases": CasesScreen,
         "runs": RunsScreen,

@@ -69,7 +69,7 @@ class ValidationDone(Message):
         self.verdicts = verdicts
 
 
-# ---- Review area (part two): the eval and re-score workers report through these. ----
+# ---- Review area: the eval and re-score workers report through these. ----
 
 
 class RunProgressed(Message):

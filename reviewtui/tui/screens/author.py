@@ -315,7 +315,7 @@ class AuthorScreen(ReviewScreen[None]):
 
     def show_rows(self, pointers: list[str]) -> None:
         """Highlight these snapshot rows with the cursor on the first, now or once the snapshot
-        has loaded. Used by the case review (part two) to jump from evidence or a figure."""
+        has loaded. Used by the case review to jump from evidence or a figure."""
         self._pending_rows = list(pointers)
         self._rows_from_outside = True
         self._show_pending_rows()
