@@ -1,11 +1,12 @@
 """Command palette entries (``ctrl+p``).
 
-Open a case, go to an expectation of the open case, go to a snapshot row
-by pointer (type ``/daily/12``), switch to the cases or the runs view, open a run by its prompt version, compare two runs (the
-palette then asks for the second run), start a new run. New case from a
-snapshot file: type the file's path in the palette (or pick a file found in
-the working folder); the file is checked, copied into the case set beside a
-blank expected.yaml, and opened.
+Open a case, go to an expectation of the open case, go to a snapshot row by
+pointer (type ``/daily/12``), switch to the cases or the runs view, open a
+run by its prompt version, compare two runs (the palette then asks for the
+second run), start a new run. New case from a snapshot file: type the file's
+path in the palette (or pick a file found in the working folder); the file
+is checked, copied into the case set beside a blank expected.yaml, and
+opened.
 """
 
 from __future__ import annotations
