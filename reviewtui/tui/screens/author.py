@@ -225,9 +225,12 @@ class AuthorScreen(ReviewScreen[None]):
         try:
             found = self.session.writeup_disputes()
         except disputes.DisputeFileError as exc:
-            self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
+            self._disputes_not_shown(exc)
             found = []
         self.query_one(WriteupView).set_marks(self.session.tagged_sentences(), self.session.disputed_sentences(found))
+
+    def _disputes_not_shown(self, exc: disputes.DisputeFileError) -> None:
+        self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
 
     # -- live validation -----------------------------------------------------------------
 
@@ -407,7 +410,7 @@ class AuthorScreen(ReviewScreen[None]):
         try:
             existing = self.session.dispute_of(sentence)
         except disputes.DisputeFileError as exc:
-            self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
+            self._disputes_not_shown(exc)
             existing = None
         if existing is not None:
             self._ask_reopen(existing)
