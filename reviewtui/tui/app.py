@@ -30,7 +30,7 @@ from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from .screens.weekly import WeeklyScreen
 from ..caseset.untrusted import printable
-from .support import SupportChecks, SupportVerdict, check_support
+from ..caseset.support_checks import SupportChecks, SupportVerdict, check_support
 
 
 class ReviewApp(App[None]):
@@ -39,7 +39,6 @@ class ReviewApp(App[None]):
     COMMANDS = App.COMMANDS | {ReviewCommands}
 
     # ---- Modes: register each top-level view here (name -> Screen class). ----
-    # Part two adds its runs view here, e.g. "runs": RunsScreen.
     MODES = {
         "cases": CasesScreen,
         "runs": RunsScreen,

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..caseset.snapshot import as_object
+from .snapshot import as_object
 
 ROW_SECTIONS = ("daily", "campaigns", "search_terms", "budgets", "conversion_actions", "change_events", "ads", "flight_plan")
 FIELD_SECTIONS = ("account", "period", "targets")
