@@ -60,14 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def claude_backend(args: argparse.Namespace) -> Any:
-    """The Claude backend exactly as ``reviewtui eval`` builds it: same settings, client, cache and retries.
+def run_settings(args: argparse.Namespace) -> RunSettings:
+    """The Claude settings of ``reviewtui weekly``'s flags: the same object ``reviewtui eval`` runs with.
 
     Raises UsageError (a SettingsError naming the flag for a bad --max-tokens, --timeout or --max-retries).
     """
-    settings = RunSettings(backend="claude", results_dir=Path(args.results_dir), model=args.model,
-                           max_tokens=args.max_tokens, use_cache=not args.no_cache, timeout=args.timeout,
-                           max_retries=args.max_retries)
+    return RunSettings(backend="claude", results_dir=Path(args.results_dir), model=args.model,
+                       max_tokens=args.max_tokens, use_cache=not args.no_cache, timeout=args.timeout,
+                       max_retries=args.max_retries)
+
+
+def claude_backend(settings: RunSettings) -> Any:
+    """The Claude backend exactly as ``reviewtui eval`` builds it: same settings, client, cache and retries."""
     return make_backend("claude", settings)
 
 
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
     try:
-        backend = claude_backend(args)
+        backend = claude_backend(run_settings(args))
         reference = create_backend("rules")
     except (UsageError, BackendUsageError) as exc:
         print(f"reviewtui weekly: {exc}", file=sys.stderr)

@@ -10,7 +10,7 @@ import pytest
 
 from reviewtui.eval import build_parser, main, settings_from_args
 from reviewtui.runs.settings import BOUNDS, RunSettings, SettingProblem, SettingsError, UsageError
-from reviewtui.weekly.cli import build_parser as weekly_parser, claude_backend
+from reviewtui.weekly.cli import build_parser as weekly_parser, run_settings as weekly_settings
 
 
 def from_argv(argv: list[str]) -> RunSettings:
@@ -124,7 +124,7 @@ def test_the_flags_refuse_out_of_range_values_with_the_settings_ranges(flag, val
 def test_weekly_builds_its_claude_backend_through_the_settings():
     args = weekly_parser().parse_args(["accounts", "--max-tokens", "0"])
     with pytest.raises(UsageError, match=r"^--max-tokens must be a whole number of at least 1$"):
-        claude_backend(args)
+        weekly_settings(args)
     args = argparse.Namespace(**{**vars(args), "max_tokens": None, "timeout": -1.0})
     with pytest.raises(UsageError, match=r"^--timeout must be a number above 0$"):
-        claude_backend(args)
+        weekly_settings(args)

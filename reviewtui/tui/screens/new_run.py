@@ -21,7 +21,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from ... import assistant
@@ -41,6 +40,7 @@ from ..plain import para
 from ..widgets.review.case_table import ReviewCaseTable
 from ..widgets.review.run_header import verdict_text
 from ..widgets.review.run_progress import RunProgress
+from .base import ReviewScreen
 from .dialogs import ConfirmModal
 from .help import register_help
 
@@ -59,7 +59,7 @@ def backend_from_settings(settings: RunSettings) -> Backend:
     return make_backend(name, settings)
 
 
-class NewRunScreen(Screen[None]):
+class NewRunScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("ctrl+r", "start", "Start / resume"),
         Binding("ctrl+o", "open_run", "Open run view"),
@@ -150,7 +150,7 @@ class NewRunScreen(Screen[None]):
     def _run_paths_for(self, backend_name: str, replay_dir: Path | None = None) -> RunPaths:
         """Where a run of ``backend_name`` writes. A backend the app was handed (``backend_factory``)
         writes the assistant's place whatever the form says, as ``identity`` documents."""
-        if self.app.backend_factory is not None:  # type: ignore[attr-defined]
+        if self.app.backend_factory is not None:
             return RunPaths(results_home_of(self.results_dir, None), assistant.PROMPT_VERSION)
         return RunPaths(results_home_of(self.results_dir, backend_name, replay_dir), assistant.PROMPT_VERSION)
 
@@ -313,7 +313,7 @@ class NewRunScreen(Screen[None]):
             self.post_message(RunEnded(None, f"The case set has {len(errors)} problem(s); nothing ran. "
                                              f"First: {errors[0]} (reviewtui check lists them all)"))
             return
-        factory: BackendFactory = self.app.backend_factory or backend_from_settings  # type: ignore[attr-defined]
+        factory: BackendFactory = self.app.backend_factory or backend_from_settings
         try:
             backend = factory(settings)
         except (UsageError, BackendUsageError) as exc:

@@ -19,8 +19,9 @@ from .... import assistant
 from ....backends import BackendUsageError, create_backend
 from ....eval import UsageError
 from ....runs.runner import redact_secrets
+from ....runs.settings import RunSettings
 from ....weekly.accounts import load_accounts
-from ....weekly.cli import build_parser, claude_backend
+from ....weekly.cli import claude_backend
 from ....weekly.run import WeeklyPaths, run_weekly, today
 from ....weekly.stamp import check_stamp
 from ...plain import para, plain
@@ -129,4 +130,4 @@ class GateScreen(ReviewModalScreen[None]):
 
 def default_weekly_backend(results_dir: Path) -> Any:
     """The Claude backend as ``reviewtui weekly`` builds it with its defaults."""
-    return claude_backend(build_parser().parse_args(["ACCOUNTS", "--results-dir", str(results_dir)]))
+    return claude_backend(RunSettings(backend="claude", results_dir=results_dir))
