@@ -32,13 +32,14 @@ import bisect
 import functools
 import math
 import re
-import threading
 from datetime import date, timedelta
 from typing import Any, Iterable, NamedTuple
 
 from ..caseset.snapshot import MAX_PERIOD_DAYS
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
+from ..caseset.snapshot_cache import SnapshotData, cache_of, snapshot_data
+from ..caseset.snapshot_reader import escape_token, last_complete_day, micros_limits, number, parse_day
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 _IMPR, _CLICKS, _COST, _CONV, _VALUE, _ALL = range(len(METRICS))
@@ -98,42 +99,6 @@ def value_unit(name: str) -> str:
     if not sep or scope == "count":
         metric = name
     return _unit_of_metric(metric)
-
-
-def number(value: Any) -> float | None:
-    """A finite float from a JSON value (numbers and numeric strings), else None."""
-    if type(value) is float:  # the common case, first
-        return value if value - value == 0 else None  # False for inf and nan
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        try:
-            f = float(value)
-        except OverflowError:  # an int beyond float range
-            return None
-    elif isinstance(value, str):
-        try:
-            f = float(value.strip().replace(",", ""))
-        except ValueError:
-            return None
-    else:
-        return None
-    return f if math.isfinite(f) else None
-
-
-def parse_day(value: Any, _cache: dict[str, date | None] = {}) -> date | None:  # noqa: B006 - deliberate memo
-    """The calendar date of ``2025-03-09`` or ``2025-03-09T10:00...``; None when it is not one."""
-    if not isinstance(value, str):
-        return None
-    key = value[:10]
-    if key not in _cache:
-        try:
-            _cache[key] = date.fromisoformat(key)
-        except ValueError:
-            _cache[key] = None
-        if len(_cache) > 100_000:  # a hostile snapshot must not grow the memo without end
-            _cache.clear()
-    return _cache[key]
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -203,14 +168,7 @@ class _Period:
             # `check` refuses such a period; here it must not build a table per day of it.
             self.start = self.end = None
         self.as_of = parse_day(period.get("as_of"))
-        last = parse_day(period.get("last_complete_date"))
-        if last is None and self.as_of is not None and self.as_of > date.min:
-            last = self.as_of - timedelta(days=1)
-            if self.end is not None and last > self.end:  # a closed period ends at its last day
-                last = self.end
-        if last is None and seen:
-            last = seen[-1]
-        self.last_complete = last
+        self.last_complete = last_complete_day(period, self.end, seen[-1] if seen else None)
         days = number(period.get("days_in_month"))
         if days is None and self.start and self.end:
             days = _span_days(self.start, self.end)
@@ -230,46 +188,11 @@ class _Period:
         return out
 
 
-class _Recent:
-    """What was last computed from a few snapshot objects (derived index, daily totals).
-
-    The rules backend and the scoring of the same case ask for the same
-    snapshot's index one after the other, and it costs milliseconds. Entries
-    hold the snapshot dict itself, so its id cannot be reused while cached;
-    snapshots are never modified after loading (docs/cases.md), so an
-    entry never goes stale.
-    """
-
-    MAX_ENTRIES = 16
-    MAX_SIZE = 2_000_000  # values and rows together: a few 100,000-row snapshots at most
-
-    def __init__(self) -> None:
-        self._entries: dict[tuple[int, str], tuple[dict[str, Any], Any, int]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, data: dict[str, Any], kind: str) -> Any:
-        with self._lock:
-            entry = self._entries.get((id(data), kind))
-            return entry[1] if entry is not None and entry[0] is data else None
-
-    def put(self, data: dict[str, Any], kind: str, value: Any, size: int) -> None:
-        with self._lock:
-            key = (id(data), kind)
-            self._entries.pop(key, None)
-            self._entries[key] = (data, value, size)
-            while len(self._entries) > self.MAX_ENTRIES or (
-                len(self._entries) > 1 and sum(e[2] for e in self._entries.values()) > self.MAX_SIZE
-            ):
-                del self._entries[next(iter(self._entries))]  # the oldest
-
-
-_recent = _Recent()
-
-
 def derived_index(data: dict[str, Any]) -> dict[str, float]:
     """Every derived figure of one snapshot, by name. Never raises on bad data.
 
-    The result is shared between callers for the same snapshot object: read it, do not modify it.
+    The result is kept on the snapshot (``snapshot_cache``) and shared by its callers: read it, do
+    not modify it.
     """
     if not isinstance(data, dict):
         return {}
@@ -277,15 +200,12 @@ def derived_index(data: dict[str, Any]) -> dict[str, float]:
 
 
 def derived_named(data: dict[str, Any]) -> NamedValues:
-    """The derived index with where its values come from (``NamedValues.sources``), shared between
-    callers for the same snapshot object: read it, do not modify it."""
+    """The derived index with where its values come from (``NamedValues.sources``), kept on the
+    snapshot and shared by its callers: read it, do not modify it."""
     if not isinstance(data, dict):
         return NamedValues()
-    cached = _recent.get(data, "index")
-    if cached is None:
-        cached = _compute(data)
-        _recent.put(data, "index", cached, len(cached.values))
-    return cached
+    reading = snapshot_data(data)  # a plain dict: one cache for the whole computation, then dropped
+    return cache_of(reading).get("derived index", lambda: _compute(reading))
 
 
 class DailyTotals:
@@ -383,19 +303,15 @@ class DailyTotals:
 
 
 def daily_totals(data: dict[str, Any]) -> DailyTotals:
-    """The ``DailyTotals`` of a snapshot, shared between callers for the same snapshot object."""
-    cached = _recent.get(data, "daily")
-    if cached is None:
-        cached = DailyTotals(data if isinstance(data, dict) else {})
-        _recent.put(data, "daily", cached, len(cached.rows_per_day))
-    return cached
+    """The ``DailyTotals`` of a snapshot, kept on the snapshot (``snapshot_cache``)."""
+    return cache_of(data).get("daily totals", lambda: DailyTotals(data if isinstance(data, dict) else {}))
 
 
 def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
     """``derived_index`` without the cache: always computed afresh."""
     if not isinstance(data, dict):
         return {}
-    return _compute(data).values
+    return _compute(SnapshotData(data)).values
 
 
 def _compute(data: dict[str, Any]) -> NamedValues:
@@ -420,19 +336,15 @@ def _compute(data: dict[str, Any]) -> NamedValues:
 
 def corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
     """The snapshot read with duplicate rows counted once, or with money in micros converted,
-    when it has such rows (shared between callers for the same snapshot object)."""
-    cached = _recent.get(data, "readings")
-    if cached is None:
-        cached = _corrected_readings(data, totals)
-        _recent.put(data, "readings", cached, sum(len(r.rows_per_day) for r, _ in cached))
-    return cached
+    when it has such rows (kept on the snapshot)."""
+    return cache_of(data).get("corrected readings", lambda: _corrected_readings(data, totals))
 
 
 def _corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
     readings = []
     if any(n > 1 for n in totals.rows_per_day.values()):
         readings.append((DailyTotals(data, once_per_day=True), DUPLICATES_ONCE))
-    limits = _micros_limits(data)
+    limits = micros_limits(_list(data.get("daily")))
     if limits is not None:
         readings.append((DailyTotals(data, micros_over=limits), MICROS_CONVERTED))
     return readings
@@ -440,22 +352,6 @@ def _corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple
 
 DUPLICATES_ONCE = "duplicate rows counted once"  # the corrected readings' labels
 MICROS_CONVERTED = "micros converted"
-MICROS_FACTOR = 1000.0  # a row costing a thousand times the median row is money left in micros
-
-
-def _micros_limits(data: dict[str, Any]) -> tuple[float, float] | None:
-    """(cost, value) above which a row looks like micros, or None when no row does."""
-    rows = [r for r in _list(data.get("daily")) if isinstance(r, dict)]
-    limits = []
-    for metric in ("cost", "conversions_value"):
-        values = sorted(v for v in (number(r.get(metric)) for r in rows) if v and v > 0)
-        median = values[len(values) // 2] if values else None
-        limits.append(median * MICROS_FACTOR if median else float("inf"))
-        if median and values[-1] <= median * MICROS_FACTOR:
-            limits[-1] = float("inf")
-    return (limits[0], limits[1]) if any(limit != float("inf") for limit in limits) else None
-
-
 def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTotals, suffix: str) -> list[float] | None:
     """The windows of every scope and the pacing figures of one reading of the rows; returns the
     account's sums over the period. ``suffix`` names a corrected reading."""
@@ -1029,10 +925,6 @@ _TRAILING_ZERO = "trailing zero-conversion days"
 _BUDGET_FIGURE = "budget figure"
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 class RowList:
     """Snapshot rows as JSON Pointers, in the order added, without repeats.
 
@@ -1089,7 +981,7 @@ class RowList:
                 out.append(part)
                 continue
             section, indices = part
-            prefix = f"/{_escape(section)}/"
+            prefix = f"/{escape_token(section)}/"
             take = indices if limit is None else indices[:limit - len(out)]
             out.extend(f"{prefix}{i}" for i in take)
         return out
@@ -1152,12 +1044,8 @@ def _split(entries: list[tuple[date, int]]) -> tuple[list[date], list[int]]:
 
 
 def daily_positions(data: dict[str, Any]) -> DailyPositions:
-    """The ``DailyPositions`` of a snapshot, shared between callers for the same snapshot object."""
-    cached = _recent.get(data, "positions")
-    if cached is None:
-        cached = DailyPositions(data)
-        _recent.put(data, "positions", cached, cached.size)
-    return cached
+    """The ``DailyPositions`` of a snapshot, kept on the snapshot (``snapshot_cache``)."""
+    return cache_of(data).get("daily positions", lambda: DailyPositions(data))
 
 
 def rows_of(data: dict[str, Any], parts: Iterable[Rows], name_part: str = "") -> RowList:
@@ -1167,6 +1055,7 @@ def rows_of(data: dict[str, Any], parts: Iterable[Rows], name_part: str = "") ->
     out = RowList()
     if not isinstance(data, dict):
         return out
+    data = snapshot_data(data)
     for part in parts:
         rest = name_part
         if part.campaigns == NAMED:
@@ -1201,17 +1090,18 @@ def _split_id(name_part: str, known: set[str]) -> tuple[str, str] | None:
 
 def _campaign_ids(data: dict[str, Any]) -> set[str]:
     """Every campaign id a derived name may hold, as the index wrote it."""
-    cached = _recent.get(data, "campaign ids")
-    if cached is None:
-        cached = set(daily_totals(data).by_campaign)
-        for section, key in (("campaigns", "id"), ("search_terms", "campaign_id"), ("ads", "campaign_id"),
-                             ("flight_plan", "campaign_id")):
-            cached.update(str(r.get(key)) for r in _list(data.get(section)) if isinstance(r, dict))
-        for budget in _list(data.get("budgets")):
-            if isinstance(budget, dict):
-                cached.update(str(c) for c in _list(budget.get("campaign_ids")))
-        _recent.put(data, "campaign ids", cached, len(cached))
-    return cached
+    return cache_of(data).get("campaign ids", lambda: _all_campaign_ids(data))
+
+
+def _all_campaign_ids(data: dict[str, Any]) -> set[str]:
+    found = set(daily_totals(data).by_campaign)
+    for section, key in (("campaigns", "id"), ("search_terms", "campaign_id"), ("ads", "campaign_id"),
+                         ("flight_plan", "campaign_id")):
+        found.update(str(r.get(key)) for r in _list(data.get(section)) if isinstance(r, dict))
+    for budget in _list(data.get("budgets")):
+        if isinstance(budget, dict):
+            found.update(str(c) for c in _list(budget.get("campaign_ids")))
+    return found
 
 
 def derived_rows(data: dict[str, Any], name: str,
@@ -1221,6 +1111,7 @@ def derived_rows(data: dict[str, Any], name: str,
     snapshot's cached index is used)."""
     if not isinstance(data, dict):
         return None
+    data = snapshot_data(data)  # a plain dict: the index and the rows read from one cache
     found = find_provenance(derived_named(data).sources if sources is None else sources, name)
     if found is None:
         return None
@@ -1326,7 +1217,7 @@ def _add_fields(out: RowList, data: dict[str, Any], section: str, fields: tuple[
                        if word in name_part and "target" in name_part)
     elif not fields:
         fields = tuple(node)
-    prefix = "" if section == "" else f"/{_escape(section)}"
+    prefix = "" if section == "" else f"/{escape_token(section)}"
     for key in fields:
         if key in node:
-            out.add_pointer(f"{prefix}/{_escape(str(key))}")
+            out.add_pointer(f"{prefix}/{escape_token(str(key))}")

@@ -39,8 +39,6 @@ import bisect
 import functools
 import math
 import re
-import threading
-import weakref
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -48,11 +46,13 @@ from typing import Any, Iterable
 from .. import taxonomy
 from .derived import (
     DUPLICATES_ONCE, VALUE_UNITS, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows,
-    number, parse_day, rows_of, value_unit,
+    rows_of, value_unit,
 )
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
 from ..caseset.snapshot import as_object
+from ..caseset.snapshot_cache import cache_of, snapshot_data
+from ..caseset.snapshot_reader import number, parse_day, pointer_to
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
@@ -99,10 +99,6 @@ class FigureVerdict:
 Source = Any
 
 
-def _pointer(path: tuple, key: Any) -> str:
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in (*path, key))
-
-
 def show_number(value: float, *, computed: bool = False) -> str:
     """A value for a reason: with thousands separators and never in exponent form
     (``3,250,540.79``, ``204,823,716``, ``1.269999981``). A snapshot value is shown at its full
@@ -126,8 +122,8 @@ def describe_source(source: Source, value: float) -> str:
     if isinstance(source, str):
         return f"derived: {source} = {show_number(value, computed=True)}"
     if len(source) == 3:
-        return f"snapshot {_pointer(source[0], source[1])} {source[2]!r}"
-    return f"snapshot {_pointer(source[0], source[1])} = {show_number(value)}"
+        return f"snapshot {pointer_to(*source[0], source[1])} {source[2]!r}"
+    return f"snapshot {pointer_to(*source[0], source[1])} = {show_number(value)}"
 
 
 class _SortedValues:
@@ -159,6 +155,7 @@ class GroundingIndex:
         if mode not in FIGURE_MODES:
             raise ValueError(f"unknown figures mode {mode!r}; use one of {', '.join(FIGURE_MODES)}")
         self.mode = mode
+        data = snapshot_data(data)  # a plain dict: the derived index and the ranges read from one cache
         found = _Collector()
         if isinstance(data, (dict, list)):
             found.walk(data, ())
@@ -193,23 +190,12 @@ class GroundingIndex:
 
     # -- construction and cache ------------------------------------------------
 
-    _cache: dict[tuple[int, str], "GroundingIndex"] = {}
-    _cache_lock = threading.Lock()
-
     @classmethod
     def for_snapshot(cls, snapshot: Any, mode: str = "derived") -> "GroundingIndex":
-        """The index of a ``Snapshot`` object, built once per object and mode."""
-        key = (id(snapshot), mode)
-        with cls._cache_lock:
-            cached = cls._cache.get(key)
-        if cached is not None:
-            return cached
-        index = cls(snapshot.data, mode)
-        with cls._cache_lock:
-            if key not in cls._cache:
-                cls._cache[key] = index
-                weakref.finalize(snapshot, cls._cache.pop, key, None)
-            return cls._cache[key]
+        """The index of a ``Snapshot`` object, built once per snapshot and mode and kept on it
+        (``snapshot_cache``)."""
+        data = snapshot.data
+        return cache_of(data).get(("grounding index", mode), lambda: cls(data, mode))
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -394,7 +380,7 @@ class GroundingIndex:
             return out
         for kind, payload in verdict.sources:
             if kind == "snapshot":
-                out.add_pointer(_pointer(payload[0], payload[1]))
+                out.add_pointer(pointer_to(*payload[0], payload[1]))
                 continue
             key = (kind, payload if kind != "range" else (id(payload[0]), payload[1]))
             found = self._rows_cache.get(key)
