@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .. import taxonomy
-from .derived import (
+from .derived_index import (
     DUPLICATES_ONCE, VALUE_UNITS, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows,
     rows_of, value_unit,
 )

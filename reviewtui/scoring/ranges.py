@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Iterable
 
-from .derived import DailyTotals, calendar_days, is_ratio_name, window_numbers
+from .derived_index import DailyTotals, calendar_days, is_ratio_name, window_numbers
 
 MAX_DATES = 8  # a finding listing twenty days is a list, not twenty ranges
 MAX_DAY_COUNTS = 6
