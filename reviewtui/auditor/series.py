@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 # One reading of numbers, dates and the last complete day for the auditor and the scoring
 from ..caseset.snapshot_reader import last_complete_day, number, parse_day
-from ..scoring.derived_index import META_PLATFORMS
+from ..scoring.budget_schedule import META_PLATFORMS
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")

@@ -7,7 +7,7 @@ up in this order:
 
 1. every number in snapshot.json (values, and numbers inside strings other
    than dates) and, unless ``mode="strict"``, the derived index of
-   ``derived.py``: a percentage matches a ratio times 100 or a value already
+   ``derived_index.py``: a percentage matches a ratio times 100 or a value already
    in percent, a multiplier a ratio, anything else any value;
 2. (derived mode) the figures over the date ranges the finding itself names,
    for the account and the campaigns it names (``ranges.py``);
@@ -28,7 +28,7 @@ A grounded verdict also keeps its ``sources`` (the snapshot field, the
 derived name, the range a finding names, or for arithmetic the sources of
 its operands), and ``GroundingIndex.rows(verdict)`` lists the snapshot rows
 behind it on demand: the field's own pointer for a snapshot value, the rows
-a derived value was computed from (``derived.derived_rows``), the union of
+a derived value was computed from (``derived_index.derived_rows``), the union of
 the operands' rows for arithmetic. Nothing is listed for verdicts nobody
 asks about (the reference auditor never does).
 """
@@ -44,10 +44,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .. import taxonomy
-from .derived_index import (
-    DUPLICATES_ONCE, VALUE_UNITS, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows,
-    rows_of, value_unit,
-)
+from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals
+from .derived_index import derived_named, derived_rows
+from .named_values import VALUE_UNITS, value_unit
+from .row_provenance import RowList, Rows, rows_of
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
 from ..caseset.snapshot import as_object

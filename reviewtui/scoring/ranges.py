@@ -35,7 +35,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Iterable
 
-from .derived_index import DailyTotals, calendar_days, is_ratio_name, window_numbers
+from .daily_totals import DailyTotals, calendar_days
+from .derived_index import window_numbers
+from .named_values import is_ratio_name
 
 MAX_DATES = 8  # a finding listing twenty days is a list, not twenty ranges
 MAX_DAY_COUNTS = 6

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.scoring.derived_index import budget_in_force, derived_index
+from reviewtui.scoring.budget_schedule import budget_in_force
+from reviewtui.scoring.derived_index import derived_index
 from reviewtui.scoring.grounding import GroundingIndex, verdicts_for_text
 from reviewtui.caseset.snapshot import Snapshot
 
@@ -310,7 +311,7 @@ def test_campaign_ids_with_braces_do_not_break_the_derived_index():
 
 
 def test_a_multiplier_does_not_match_a_difference_of_ratios():
-    from reviewtui.scoring.derived_index import is_ratio_name
+    from reviewtui.scoring.named_values import is_ratio_name
 
     assert is_ratio_name("campaign 333: ROAS, period")
     assert is_ratio_name("account: CPA over target, period")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from reviewtui.caseset.snapshot import Snapshot
 from reviewtui.caseset.snapshot_cache import SnapshotCache, SnapshotData, cache_of, snapshot_data
-from reviewtui.scoring.derived_index import daily_totals, derived_index, derived_named
+from reviewtui.scoring.daily_totals import daily_totals
+from reviewtui.scoring.derived_index import derived_index, derived_named
 from reviewtui.scoring.grounding import GroundingIndex
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "scoring" / "snapshot.json"

@@ -16,7 +16,7 @@ from reviewtui.caseset.snapshot_reader import (
     MICROS_OVER_MEDIAN, PointerError, escape_token, last_complete_day, micros_limits, micros_suspects, number,
     parse_day, pointer_to, resolve_pointer, unescape_token,
 )
-from reviewtui.scoring.derived_index import daily_totals
+from reviewtui.scoring.daily_totals import daily_totals
 from reviewtui.tui.snapshot_sections import locate, snapshot_sections
 
 
