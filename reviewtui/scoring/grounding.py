@@ -182,7 +182,7 @@ class GroundingIndex:
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
         self._range_cache: dict[str, dict] = {}
         self._name_parts = _unique_name_parts(self._data)
-        self._rows_cache: dict[Any, RowList] = {}  # a derived name or a range -> its rows
+        self._rows_cache: dict[Any, tuple[Any, RowList]] = {}  # a derived name or a range -> (its table, its rows)
         self._campaign_by_name = {
             str(c.get("name")).lower(): str(c.get("id"))
             for c in (self._data.get("campaigns") or []) if isinstance(c, dict) and c.get("name") and c.get("id") is not None
@@ -382,14 +382,17 @@ class GroundingIndex:
             if kind == "snapshot":
                 out.add_pointer(pointer_to(*payload[0], payload[1]))
                 continue
-            key = (kind, payload if kind != "range" else (id(payload[0]), payload[1]))
-            found = self._rows_cache.get(key)
-            if found is None:
-                found = self._rows_behind(kind, payload)
+            # A range's table is not hashable: its entry is keyed by id() and holds the table, so the
+            # id cannot pass to another table while the entry lives
+            table = payload[0] if kind == "range" else None
+            key = (kind, payload if table is None else (id(table), payload[1]))
+            entry = self._rows_cache.get(key)
+            if entry is None or entry[0] is not table:
+                entry = (table, self._rows_behind(kind, payload))
                 if len(self._rows_cache) >= self.ROWS_CACHE_SIZE:
                     del self._rows_cache[next(iter(self._rows_cache))]
-                self._rows_cache[key] = found
-            out.extend(found)
+                self._rows_cache[key] = entry
+            out.extend(entry[1])
         return out
 
     def _rows_behind(self, kind: str, payload: Any) -> RowList:
