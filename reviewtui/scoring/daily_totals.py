@@ -24,6 +24,9 @@ SHARES = ("search_impression_share", "search_budget_lost_impression_share", "sea
 SHARE_SUM = len(METRICS)
 SHARE_COUNT = SHARE_SUM + len(SHARES)
 WIDTH = SHARE_COUNT + len(SHARES)
+# One day's sums, as the finished totals keep them: tuples of floats, which the cyclic garbage collector
+# stops walking, since every loaded snapshot keeps its totals (snapshot_cache) for as long as it lives
+DaySums = tuple[float, ...]
 
 
 def span_days(first: date, last: date) -> int:
@@ -84,7 +87,7 @@ class DailyTotals:
         snapshot with duplicate rows once they are removed. ``micros_over``: (cost, value) above
         which a row's money is read as micros and divided by a million."""
         self.once_per_day = once_per_day
-        self.by_campaign: dict[str, dict[date, list[float]]] = {}
+        by_campaign: dict[str, dict[date, list[float]]] = {}
         self.rows_per_day: dict[tuple[str, date], int] = {}
         for row in _list(data.get("daily")):
             if not isinstance(row, dict):
@@ -96,7 +99,7 @@ class DailyTotals:
             key = (cid, day)
             if once_per_day and key in self.rows_per_day:
                 continue
-            sums = self.by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * WIDTH)
+            sums = by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * WIDTH)
             v: Any
             for i, metric in enumerate(METRICS):
                 v = row.get(metric)
@@ -117,18 +120,21 @@ class DailyTotals:
                         sums[SHARE_SUM + i] += v
                         sums[SHARE_COUNT + i] += 1
             self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
-        self.account: dict[date, list[float]] = {}
-        for days in self.by_campaign.values():
+        account: dict[date, list[float]] = {}
+        for days in by_campaign.values():
             for day, sums in days.items():
-                acc = self.account.get(day)
+                acc = account.get(day)
                 if acc is None:
-                    self.account[day] = list(sums)
+                    account[day] = list(sums)
                 else:
                     for i in range(WIDTH):
                         acc[i] += sums[i]
+        self.by_campaign: dict[str, dict[date, DaySums]] = {
+            cid: {day: tuple(sums) for day, sums in days.items()} for cid, days in by_campaign.items()}
+        self.account: dict[date, DaySums] = {day: tuple(sums) for day, sums in account.items()}
         self.period = PeriodDates(data, self.account)
         self.last_row = max(self.account) if self.account else None
-        self._prefix: dict[str, tuple[list[date], list[list[float]]]] = {}
+        self._prefix: dict[str, tuple[list[date], list[DaySums]]] = {}
 
     def windows(self) -> dict[str, tuple[date, date]]:
         """The derived index's fixed windows, plus ``all rows`` when rows fall outside the period."""
@@ -139,7 +145,7 @@ class DailyTotals:
                 out["all rows"] = (first, last)
         return out
 
-    def days(self, scope: str) -> dict[date, list[float]]:
+    def days(self, scope: str) -> dict[date, DaySums]:
         """``"account"`` or a campaign id."""
         return self.account if scope == "account" else self.by_campaign.get(scope, {})
 
@@ -149,10 +155,10 @@ class DailyTotals:
         if prefix is None:
             days = self.days(scope)
             dates = sorted(days)
-            running = [0.0] * WIDTH
-            cumulative = [list(running)]
+            running: DaySums = (0.0,) * WIDTH
+            cumulative = [running]
             for day in dates:
-                running = [a + b for a, b in zip(running, days[day])]
+                running = tuple([a + b for a, b in zip(running, days[day])])
                 cumulative.append(running)
             prefix = self._prefix[scope] = (dates, cumulative)
         dates, cumulative = prefix

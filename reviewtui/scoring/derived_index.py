@@ -41,8 +41,8 @@ from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_cache import SnapshotData, cache_of, snapshot_data
 from ..caseset.snapshot_reader import number
 from .daily_totals import (
-    CLICKS, CONVERSIONS, COST, IMPRESSIONS, METRICS, SHARE_COUNT, SHARE_SUM, SHARES, VALUE, DailyTotals, PeriodDates,
-    calendar_days, corrected_readings, daily_totals, span_days,
+    CLICKS, CONVERSIONS, COST, IMPRESSIONS, METRICS, SHARE_COUNT, SHARE_SUM, SHARES, VALUE, DailyTotals, DaySums,
+    PeriodDates, calendar_days, corrected_readings, daily_totals, span_days,
 )
 from .named_values import NamedValues, find_provenance, ratio
 from .pacing_figures import pacing_figures
@@ -157,7 +157,7 @@ def _literal(text: Any) -> str:
     return str(text).replace("{", "{{").replace("}", "}}")
 
 
-def _zero_days(days: dict[date, list[float]], first: date, last: date) -> float:
+def _zero_days(days: dict[date, DaySums], first: date, last: date) -> float:
     return float(sum(1 for d, row in days.items() if first <= d <= last and row[CONVERSIONS] == 0))
 
 
@@ -215,8 +215,8 @@ _AVERAGE = [f"average {share}" for share in SHARES]
 
 
 def _count_figures(
-    index: NamedValues, data: dict[str, Any], by_campaign_day: dict[str, dict[date, list[float]]],
-    account_day: dict[date, list[float]], row_count: dict[tuple[str, date], int], period: PeriodDates,
+    index: NamedValues, data: dict[str, Any], by_campaign_day: dict[str, dict[date, DaySums]],
+    account_day: dict[date, DaySums], row_count: dict[tuple[str, date], int], period: PeriodDates,
 ) -> None:
     campaigns = [c for c in _list(data.get("campaigns")) if isinstance(c, dict)]
     index.put("count: campaigns", float(len(campaigns) or len(by_campaign_day)))
@@ -265,7 +265,7 @@ def _count_figures(
 
 def _search_term_figures(
     index: NamedValues, data: dict[str, Any], account_period: list[float] | None,
-    by_campaign_day: dict[str, dict[date, list[float]]], period: PeriodDates,
+    by_campaign_day: dict[str, dict[date, DaySums]], period: PeriodDates,
 ) -> None:
     terms = [t for t in _list(data.get("search_terms")) if isinstance(t, dict)]
     if not terms:

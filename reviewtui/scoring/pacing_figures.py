@@ -17,7 +17,7 @@ from typing import Any
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot_reader import number
 from .budget_schedule import amount_on, budget_schedule, budget_steps, daily_cap_multiple
-from .daily_totals import COST, METRICS, PeriodDates, span_days
+from .daily_totals import COST, METRICS, DaySums, PeriodDates, span_days
 from .named_values import NamedValues, SuffixedValues, ratio
 from .row_provenance import BUDGET_FIGURE, NAMED, NAMED_BUDGET, PERIOD_ROWS, Rows
 
@@ -53,8 +53,8 @@ class Spend:
 
 
 def pacing_figures(
-    index: NamedValues, data: dict[str, Any], period: PeriodDates, account_day: dict[date, list[float]],
-    by_campaign_day: dict[str, dict[date, list[float]]], targets: dict[str, Any], suffix: str = "",
+    index: NamedValues, data: dict[str, Any], period: PeriodDates, account_day: dict[date, DaySums],
+    by_campaign_day: dict[str, dict[date, DaySums]], targets: dict[str, Any], suffix: str = "",
     *, once_per_day: bool = False,
 ) -> None:
     """Pacing against the monthly budget and the budget schedule; ``suffix`` names a corrected
@@ -110,7 +110,7 @@ def _month_figures(index: NamedValues, month: Month) -> None:
     index.put("pacing: share of month elapsed", month.elapsed / month.days)
 
 
-def _spend_figures(index: NamedValues, month: Month, account_day: dict[date, list[float]],
+def _spend_figures(index: NamedValues, month: Month, account_day: dict[date, DaySums],
                    once_per_day: bool) -> Spend:
     start, lc = month.start, month.last_complete
     rows = (Rows("daily", first=start, last=lc, once_per_day=once_per_day),)
@@ -217,7 +217,7 @@ def _projected_figures(index: NamedValues, budget: float | None, budget_rows: Ro
 
 
 def _campaign_schedule_figures(index: NamedValues, month: Month, per_campaign: dict[str, Schedule],
-                               by_campaign_day: dict[str, dict[date, list[float]]], once_per_day: bool) -> None:
+                               by_campaign_day: dict[str, dict[date, DaySums]], once_per_day: bool) -> None:
     """Each campaign against its own share of the budget schedule."""
     start, lc = month.start, month.last_complete
     for cid, planned in per_campaign.items():
@@ -236,8 +236,8 @@ def _campaign_schedule_figures(index: NamedValues, month: Month, per_campaign: d
     index.family("campaign ", ": spend to date minus its schedule", own_spend, *own_schedule)
 
 
-def _daily_budget_figures(index: NamedValues, data: dict[str, Any], month: Month, account_day: dict[date, list[float]],
-                          by_campaign_day: dict[str, dict[date, list[float]]], once_per_day: bool) -> None:
+def _daily_budget_figures(index: NamedValues, data: dict[str, Any], month: Month, account_day: dict[date, DaySums],
+                          by_campaign_day: dict[str, dict[date, DaySums]], once_per_day: bool) -> None:
     """Each daily budget: the platform's daily maximum of each amount it had, each change as new over
     old, and each day's cost of its campaigns over the amount in force that day."""
     cap = daily_cap_multiple(str(data.get("platform", "")), month.last_complete)
