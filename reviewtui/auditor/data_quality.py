@@ -8,7 +8,6 @@ other money detectors withhold figures the breakage would make wrong.
 from __future__ import annotations
 
 import re
-import statistics
 from datetime import date, timedelta
 from typing import Any
 
@@ -92,13 +91,11 @@ def micros_not_converted(ctx: Context) -> None:
     t = ctx.t(kind)
     factor = t.number("row_over_typical")
     max_cpc = t.number("max_cpc")
-    costs = [r.get("cost") or 0.0 for r in s.rows]
-    if not any(c > 0 for c in costs):
+    found, typical = micros_suspects([r.get("cost") or 0.0 for r in s.rows], [r.get("clicks") or 0.0 for r in s.rows],
+                                     [r.get("conversions_value") or 0.0 for r in s.rows], factor, max_cpc)
+    if typical is None:
         ctx.unassessable(kind, None, "no row has a cost to check for micros")
         return
-    typical = statistics.median(c for c in costs if c > 0)
-    found = micros_suspects(costs, [r.get("clicks") or 0.0 for r in s.rows],
-                            [r.get("conversions_value") or 0.0 for r in s.rows], factor, max_cpc)
     suspects = [s.rows[i] for i in found]
     if not suspects:
         ctx.rejected(kind, None, f"row costs are in currency units (median row cost {text.money(typical)})")

@@ -99,23 +99,26 @@ def micros_limits(rows: Iterable[Any]) -> tuple[float, float] | None:
 
 
 def micros_suspects(costs: Sequence[float], clicks: Sequence[float], values: Sequence[float],
-                    row_over_typical: float, max_cpc: float) -> list[int]:
+                    row_over_typical: float, max_cpc: float) -> tuple[list[int], float | None]:
     """The rows (positions in the three parallel lists, 0 for a missing value) whose money the
-    reference auditor reads as still in micros: a cost over ``row_over_typical`` times the median
-    positive cost or a CPC over ``max_cpc``, or a conversion value over ``row_over_typical`` times
-    the median positive value. Rows of the cost test come first, then those of the value test."""
+    reference auditor reads as still in micros, and the median positive cost they are read against
+    (None when no row has a cost: then no row is read). A row is in micros when its cost is over
+    ``row_over_typical`` times that median or its CPC over ``max_cpc``, or when its conversion
+    value is over ``row_over_typical`` times the median positive value. Rows of the cost test come
+    first, then those of the value test."""
     positive = [c for c in costs if c > 0]
     if not positive:
-        return []
+        return [], None
     typical = statistics.median(positive)
+    limit = typical * row_over_typical
     found = [i for i, (cost, n) in enumerate(zip(costs, clicks))
-             if cost > 0 and ((n > 0 and cost / n > max_cpc) or cost > typical * row_over_typical)]
+             if cost > 0 and (cost > limit or (n > 0 and cost / n > max_cpc))]
     positive_values = [v for v in values if v > 0]
     if positive_values:
-        typical_value = statistics.median(positive_values)
+        value_limit = statistics.median(positive_values) * row_over_typical
         taken = set(found)
-        found += [i for i, v in enumerate(values) if v > typical_value * row_over_typical and i not in taken]
-    return found
+        found += [i for i, v in enumerate(values) if v > value_limit and i not in taken]
+    return found, typical
 
 
 # -- JSON Pointers (RFC 6901) --------------------------------------------------------------------

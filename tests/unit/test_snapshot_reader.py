@@ -98,14 +98,14 @@ def test_the_corrected_reading_converts_rows_a_thousand_times_the_median_row() -
 
 def test_the_auditor_flags_micros_only_past_the_taxonomy_threshold_or_its_cpc() -> None:
     costs, clicks, values = [10.0, 12.0, 11.0, 0.0], [5.0, 6.0, 5.0, 0.0], [0.0, 0.0, 0.0, 0.0]
-    assert micros_suspects(costs, clicks, values, 10_000, 1_000) == []
+    assert micros_suspects(costs, clicks, values, 10_000, 1_000) == ([], 11.0)
     # 5,000 times the median is micros to the corrected reading, not to the auditor
-    assert micros_suspects([*costs, 55_000.0], [*clicks, 100.0], [*values, 0.0], 10_000, 1_000) == []
-    assert micros_suspects([*costs, 200_000.0], [*clicks, 1_000.0], [*values, 0.0], 10_000, 1_000) == [4]
-    assert micros_suspects([*costs, 5_000.0], [*clicks, 2.0], [*values, 0.0], 10_000, 1_000) == [4]  # CPC 2,500
+    assert micros_suspects([*costs, 55_000.0], [*clicks, 100.0], [*values, 0.0], 10_000, 1_000)[0] == []
+    assert micros_suspects([*costs, 200_000.0], [*clicks, 1_000.0], [*values, 0.0], 10_000, 1_000)[0] == [4]
+    assert micros_suspects([*costs, 5_000.0], [*clicks, 2.0], [*values, 0.0], 10_000, 1_000)[0] == [4]  # CPC 2,500
     # value rows come after the cost rows, each row once
-    assert micros_suspects([1.0, 1.0, 1.0, 9e9], [1, 1, 1, 1], [9e9, 2.0, 2.0, 2.0], 10_000, 1_000) == [3, 0]
-    assert micros_suspects([0.0], [0.0], [9e9], 10_000, 1_000) == []  # no cost: nothing to read against
+    assert micros_suspects([1.0, 1.0, 1.0, 9e9], [1, 1, 1, 1], [9e9, 2.0, 2.0, 2.0], 10_000, 1_000) == ([3, 0], 1.0)
+    assert micros_suspects([0.0], [0.0], [9e9], 10_000, 1_000) == ([], None)  # no cost: nothing to read against
 
 
 def test_the_auditor_finding_and_the_rule_read_the_same_rows() -> None:
