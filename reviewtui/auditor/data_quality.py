@@ -11,10 +11,10 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+from ..caseset.snapshot_reader import micros_suspects
 from . import text
 from . import derived_names as names
 from .findings import Context
-from ..caseset.snapshot_reader import micros_suspects
 from .series import MONEY, SHARES, Row, Totals, number, parse_moment
 
 # Which breakages corrupt which figures (ctx.broken keys)
