@@ -92,7 +92,7 @@ async def focus_moved_after(app, key: str) -> float:
 async def bench(repo: Path, delay: float) -> None:
     cases = sorted(p.name for p in (repo / "cases").iterdir())
     app = ReviewApp(Path("cases"), Path("results"), cursor_blink=False)
-    app.backend_factory = lambda settings, results_dir: SlowCorrectAssistant(delay, cases[0])
+    app.backend_factory = lambda settings: SlowCorrectAssistant(delay, cases[0])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f3", "n")
         await pilot.pause()

@@ -19,7 +19,9 @@ import time
 
 from reviewtui.runs import stats
 from reviewtui.backends.base import CaseOutput
-from reviewtui.runs.results import THRESHOLDS, CaseRecord, RunPaths, summarize
+from reviewtui.runs.files import RunPaths
+from reviewtui.runs.gate import THRESHOLDS, summarize
+from reviewtui.runs.records import CaseRecord
 from reviewtui.runs.run_stats import run_statistics
 from reviewtui.runs.stored import Run
 from reviewtui.scoring.score import CaseScore

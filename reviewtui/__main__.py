@@ -1,5 +1,4 @@
-import sys
-
 from .cli import main
+from .cli_args import exit_from_module
 
-sys.exit(main())
+exit_from_module(main())

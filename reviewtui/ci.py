@@ -12,7 +12,7 @@ so a reporter shows the cases and the build step's exit code gives the
 verdict. The format is the one Jenkins, GitLab, GitHub test reporters and
 junitparser read (tests/unit/test_ci_formats.py parses it with junitparser).
 
-JSON (``--format json``): the manifest (``report.py``) without the case id
+JSON (``--format json``): the manifest (``runs/manifest.py``) without the case id
 list, plus ``exit_code``, as one object on stdout.
 """
 
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .caseset.atomic import atomic_write_text
-from .runs.results import CaseRecord, exit_code
+from .runs.gate import exit_code
+from .runs.records import CaseRecord
 
 
 def summary_json(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -55,4 +55,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from .cli_args import exit_from_module
+
+    exit_from_module(main())

@@ -1,8 +1,11 @@
-"""A subcommand's arguments parsed without leaving the process, so each ``main`` returns its exit code."""
+"""A subcommand's arguments parsed without leaving the process, so each ``main`` returns its exit code;
+and the exit of a ``python -m`` run with that code."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import NoReturn
 
 EXIT_USAGE = 2
 
@@ -13,3 +16,17 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple
         return parser.parse_args(argv), 0
     except SystemExit as exc:
         return None, EXIT_USAGE if exc.code not in (0, None) else 0
+
+
+def exit_from_module(code: int) -> NoReturn:
+    """Exit a ``python -m reviewtui...`` run with ``code``, even after a Ctrl-C the program caught.
+
+    Under ``-m``, CPython ends the process by SIGINT (exit -2, 130 in a shell) when any
+    KeyboardInterrupt ended a string ``exec`` during the run, even one the program then caught
+    and answered with its own exit code: it marks the interpreter at that moment and checks the
+    mark only after ``main`` returned. dataclasses and namedtuple build their methods with string
+    ``exec``, so a Ctrl-C during start-up's imports often lands there. A string ``exec`` that
+    completes clears the mark, so the exit code is the one ``main`` chose.
+    """
+    exec("pass", {})
+    sys.exit(code)

@@ -1,13 +1,15 @@
 """``reviewtui eval`` (also ``python -m reviewtui.eval``): run, score, write results, gate.
 
 Progress goes to stderr, the summary to stdout, the results to disk
-(``report.py`` describes the files). Exit codes: 0 gate passed, 1 gate
+(``runs/files.py`` describes the files). Exit codes: 0 gate passed, 1 gate
 failed, 2 bad usage or invalid case set (nothing scored), 3 run incomplete
 (a case could not be obtained, or the run was cancelled: no verdict).
 
 ``run_eval`` is the same run without the command line, for the app's worker:
-it takes a loaded case set and a backend, reports ``Progress`` through a
-callback and stops cleanly when its ``cancel`` event is set.
+it takes a loaded case set, a backend and the ``RunSettings``
+(``runs/settings.py``: the command line builds them from its flags with
+``settings_from_args``), reports ``Progress`` through a callback and stops
+cleanly when its ``cancel`` event is set.
 
 Tests and the app may hand ``main`` a ready backend (``main(argv,
 backend=...)``) instead of building one from ``--backend``; everything else
@@ -23,25 +25,21 @@ import os
 import signal
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
-from .cli_args import parse_args
+from .cli_args import exit_from_module, parse_args
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
+from .runs.settings import API_KEY_ENV, BOUNDS, DEFAULT_CONCURRENCY, RunSettings, UsageError
 from .runs.identity import results_home, results_role
-from .runs.results import (
-    THRESHOLDS,
-    CaseRecord,
-    ResultsError,
-    RunPaths,
-    RunRecorder,
-    format_summary,
-    now_iso,
-)
+from .runs.files import ResultsError, RunPaths, now_iso
+from .runs.gate import THRESHOLDS
+from .runs.recorder import RunRecorder
+from .runs.records import CaseRecord
+from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .ci import colour_summary, summary_json, use_colour, write_junit
 from .runs.runner import Progress, cancel_on_sigint, run_cases
@@ -49,14 +47,7 @@ from .runs.stored import Run
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
 
-API_KEY_ENV = "ANTHROPIC_API_KEY"
-DEFAULT_CONCURRENCY = 4
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad usage: one line on stderr, exit 2."""
-
 
 # --------------------------------------------------------------------------
 # The run, without the command line
@@ -86,46 +77,34 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
     }
 
 
-def prepare_run(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
-                concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1, resume: bool = False,
-                on_record: Callable[[CaseRecord], None] | None = None, max_unparseable: int = 0,
-                batch: bool = False) -> RunRecorder:
+def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
+                on_record: Callable[[CaseRecord], None] | None = None) -> RunRecorder:
     """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
 
-    The folder is the backend's own (``identity.results_home``): only Claude writes the assistant's.
-
-    ``resume`` keeps the cases the previous run of this version finished (``RunRecorder.resume``).
+    The folder is the backend's own under ``settings.results_dir`` (``identity.results_home``):
+    only Claude writes the assistant's. ``settings.resume`` keeps the cases the previous run of
+    this version finished (``RunRecorder.resume``).
     """
-    if figures not in FIGURE_MODES:
-        raise UsageError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
-    header = run_header(case_set, backend, figures=figures, concurrency=concurrency, repeats=repeats,
-                        max_unparseable=max_unparseable, batch=batch)
-    paths = RunPaths(results_home(results_dir, backend), assistant.PROMPT_VERSION)
+    header = run_header(case_set, backend, figures=settings.figures, concurrency=settings.concurrency,
+                        repeats=settings.repeats, max_unparseable=settings.max_unparseable, batch=settings.batch)
+    paths = RunPaths(results_home(settings.results_dir, backend), assistant.PROMPT_VERSION)
     recorder = RunRecorder(paths, header, case_set.cases,
-                           figures=figures, repeats=repeats)
+                           figures=settings.figures, repeats=settings.repeats)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
-    if resume:
+    if settings.resume:
         recorder.resume()
     else:
         recorder.start()
     return recorder
 
 
-@dataclass(frozen=True)
-class BatchSettings:
-    """``--batch``: send the run as one Message Batch and wait for it (``reviewtui.runs.batch``)."""
-
-    poll_seconds: float = DEFAULT_POLL_SECONDS
-    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
-    on_note: Callable[[str], None] | None = None
-
-
-async def record_run(recorder: RunRecorder, backend: Backend, *, concurrency: int, repeats: int,
+async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSettings, *,
                      on_progress: Callable[[Progress], None] | None = None,
-                     cancel: asyncio.Event | None = None, batch: BatchSettings | None = None) -> str:
+                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None) -> str:
     """Run the backend over the recorder's cases; returns the run status. Does not close the backend.
 
-    With ``batch``, through a Message Batch whose id is kept in the run folder's batch.json.
+    With ``settings.batch``, through a Message Batch whose id is kept in the run folder's
+    batch.json; ``on_note`` hears what the wait for it says.
     """
 
     def progress(p: Progress) -> None:
@@ -133,14 +112,15 @@ async def record_run(recorder: RunRecorder, backend: Backend, *, concurrency: in
         if on_progress is not None:
             on_progress(p)
 
-    if batch is not None:
+    if settings.batch:
         outcome = await run_batch(recorder.pending_cases(), backend, state_path=recorder.paths.run_dir / STATE_FILE,
-                                  repeats=repeats, poll_seconds=batch.poll_seconds,
-                                  timeout_seconds=batch.timeout_seconds, on_note=batch.on_note,
+                                  repeats=settings.repeats, poll_seconds=settings.batch_poll,
+                                  timeout_seconds=settings.batch_timeout, on_note=on_note,
                                   on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     else:
-        outcome = await run_cases(recorder.pending_cases(), backend, concurrency=concurrency, repeats=repeats,
-                                  on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
+        outcome = await run_cases(recorder.pending_cases(), backend, concurrency=settings.concurrency,
+                                  repeats=settings.repeats, on_progress=progress, cancel=cancel,
+                                  on_case_done=recorder.case_done)
     return outcome.status
 
 
@@ -150,25 +130,21 @@ def finish_run(recorder: RunRecorder, backend: Backend, status: str) -> Run:
     return Run(recorder.paths, manifest, dict(recorder.records))
 
 
-async def run_eval(case_set: CaseSet, backend: Backend, *, results_dir: str | Path, figures: str = "derived",
-                   concurrency: int = DEFAULT_CONCURRENCY, repeats: int = 1,
+async def run_eval(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
                    on_progress: Callable[[Progress], None] | None = None,
                    on_record: Callable[[CaseRecord], None] | None = None,
-                   cancel: asyncio.Event | None = None, resume: bool = False, max_unparseable: int = 0) -> Run:
+                   cancel: asyncio.Event | None = None) -> Run:
     """The whole eval for a valid case set: results written, manifest returned.
 
-    ``resume`` runs only the cases the previous run of this version did not finish.
+    With ``settings.resume``, only the cases the previous run of this version did not finish run.
 
     Raises ResultsError (the prompt-hash guard) before anything runs. The
     caller owns the backend and closes it.
     """
-    recorder = prepare_run(case_set, backend, results_dir=results_dir, figures=figures,
-                           concurrency=concurrency, repeats=repeats, resume=resume, on_record=on_record,
-                           max_unparseable=max_unparseable)
+    recorder = prepare_run(case_set, backend, settings, on_record=on_record)
     status = "cancelled"
     try:
-        status = await record_run(recorder, backend, concurrency=concurrency, repeats=repeats,
-                                  on_progress=on_progress, cancel=cancel)
+        status = await record_run(recorder, backend, settings, on_progress=on_progress, cancel=cancel)
     finally:
         result = finish_run(recorder, backend, status)
     return result
@@ -193,22 +169,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--results-dir", default="results", metavar="DIR", help="where results go (default: ./results)")
     parser.add_argument("--replay-dir", metavar="DIR", help="with --backend replay: a folder of <case_id>.json raw outputs")
     parser.add_argument("--model", help=f"claude model (default {assistant.DEFAULT_MODEL}; cheap: {assistant.CHEAP_MODEL})")
-    parser.add_argument("--max-tokens", type=_positive_int, metavar="N",
+    parser.add_argument("--max-tokens", type=_flag_type("max_tokens"), metavar="N",
                         help=f"claude output token limit, thinking included (default {assistant.DEFAULT_MAX_TOKENS})")
-    parser.add_argument("--concurrency", type=_positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
+    parser.add_argument("--concurrency", type=_flag_type("concurrency"), default=DEFAULT_CONCURRENCY, metavar="N",
                         help=f"cases in flight at once (default {DEFAULT_CONCURRENCY})")
-    parser.add_argument("--repeats", type=_positive_int, default=1, metavar="N",
+    parser.add_argument("--repeats", type=_flag_type("repeats"), default=1, metavar="N",
                         help="run each case N times (scores are averaged; fabrications add up; the summary gives "
                         "pass^N, pass@N and the cases whose verdict flips)")
-    parser.add_argument("--max-unparseable", type=_non_negative_int, default=0, metavar="N",
+    parser.add_argument("--max-unparseable", type=_flag_type("max_unparseable"), default=0, metavar="N",
                         help="unparseable answers the gate allows (default 0: an answer that is not JSON of the "
                         "schema fails the gate)")
     parser.add_argument("--figures", choices=FIGURE_MODES, default="derived",
                         help="ground figures on snapshot values and the derived index (default) or on snapshot values only")
     parser.add_argument("--no-cache", action="store_true", help="claude: do not answer from the response cache")
-    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+    parser.add_argument("--timeout", type=_flag_type("timeout"), metavar="SECONDS",
                         help="claude: seconds per request attempt before it counts as timed out (default 600)")
-    parser.add_argument("--max-retries", type=_non_negative_int, metavar="N",
+    parser.add_argument("--max-retries", type=_flag_type("max_retries"), metavar="N",
                         help="claude: retries per case on 429, 5xx, 529, timeouts and dropped connections (default 2)")
     parser.add_argument("--estimate", action="store_true",
                         help="print the run's input tokens and cost (direct and batched, with and without prompt "
@@ -222,70 +198,59 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", action="store_true",
                         help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
                         "the batch id is kept in the run folder, so rerunning the same command resumes it")
-    parser.add_argument("--batch-poll", type=_positive_float, default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
+    parser.add_argument("--batch-poll", type=_flag_type("batch_poll"), default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
                         help=f"with --batch: seconds between status checks (default {DEFAULT_POLL_SECONDS:g})")
-    parser.add_argument("--batch-timeout", type=_positive_float, default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+    parser.add_argument("--batch-timeout", type=_flag_type("batch_timeout"), default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
                         help="with --batch: stop waiting after this long and print the batch id for a later "
                         f"resume (default {DEFAULT_TIMEOUT_SECONDS:g}: the API ends a batch within 24 hours)")
     return parser
 
 
-def _number_at_least(convert: Callable[[str], float], minimum: float, *, above: bool = False) -> Callable[[str], Any]:
-    """An argparse type: a number (int or float) of at least ``minimum`` (strictly above it with ``above``)."""
-    noun = "whole number" if convert is int else "number"
+def _flag_type(setting: str) -> Callable[[str], Any]:
+    """An argparse type for a number setting, from its range in ``settings.BOUNDS``."""
+    bound = BOUNDS[setting]
 
     def parse(text: str) -> Any:
         try:
-            value = convert(text)
+            value = (int if bound.whole else float)(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
-        if value < minimum or (above and value == minimum):
-            raise argparse.ArgumentTypeError(f"{text} must be {'above' if above else 'at least'} {minimum:g}")
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {bound.noun}") from None
+        if not bound.admits(value):
+            raise argparse.ArgumentTypeError(f"{text} must be {'above' if bound.above else 'at least'} "
+                                             f"{bound.minimum:g}")
         return value
 
     return parse
 
 
-_positive_int = _number_at_least(int, 1)
-_non_negative_int = _number_at_least(int, 0)
-_positive_float = _number_at_least(float, 0, above=True)
+def settings_from_args(args: argparse.Namespace) -> RunSettings:
+    """The run settings the flags give. Raises SettingsError (a UsageError)."""
+    return RunSettings(
+        backend=args.backend, cases_dir=Path(args.cases), results_dir=Path(args.results_dir),
+        replay_dir=Path(args.replay_dir) if args.replay_dir else None, model=args.model,
+        max_tokens=args.max_tokens, use_cache=not args.no_cache, timeout=args.timeout,
+        max_retries=args.max_retries, concurrency=args.concurrency, repeats=args.repeats,
+        max_unparseable=args.max_unparseable, figures=args.figures, batch=args.batch,
+        batch_poll=args.batch_poll, batch_timeout=args.batch_timeout,
+    )
 
 
-def choose_backend(requested: str | None, environ: Mapping[str, str] = os.environ) -> tuple[str, str]:
-    """The backend to run and the sentence saying why."""
-    has_key = bool(environ.get(API_KEY_ENV, "").strip())
-    if requested:
-        if requested not in BACKEND_NAMES:
-            raise UsageError(f"unknown backend {requested!r}; use one of {', '.join(BACKEND_NAMES)}")
-        if requested == "claude" and not has_key:
-            raise UsageError(f"--backend claude needs {API_KEY_ENV} in the environment (or use --backend rules or --backend replay)")
-        why = {"claude": "Claude over the Messages API", "rules": "the built-in reference auditor",
-               "replay": "stored raw outputs"}[requested]
-        return requested, f"backend {requested} (--backend {requested}): running {why}"
-    if has_key:
-        return "claude", f"{API_KEY_ENV} is set: running Claude (claude backend)"
-    return "rules", f"no {API_KEY_ENV}: running the built-in reference auditor (rules backend)"
-
-
-def make_backend(name: str, args: argparse.Namespace) -> Backend:
-    """Build the named backend from the arguments. Raises UsageError."""
+def make_backend(name: str, settings: RunSettings) -> Backend:
+    """Build the named backend from the settings. Raises UsageError."""
     if name != "claude":
-        claude_only = (("--model", args.model), ("--max-tokens", args.max_tokens), ("--no-cache", args.no_cache or None),
-                       ("--timeout", args.timeout), ("--max-retries", args.max_retries))
-        for flag, value in claude_only:
-            if value is not None:
-                print(f"note: {flag} applies to the claude backend only; ignored", file=sys.stderr)
-    if name != "replay" and args.replay_dir:
+        for flag in settings.claude_options_set():
+            print(f"note: {flag} applies to the claude backend only; ignored", file=sys.stderr)
+    if name != "replay" and settings.replay_dir:
         print("note: --replay-dir applies to the replay backend only; ignored", file=sys.stderr)
     options: dict[str, Any] = {}
     if name == "replay":
-        options["replay_dir"] = args.replay_dir
+        options["replay_dir"] = str(settings.replay_dir) if settings.replay_dir else None
     elif name == "claude":
         from .runs.cache import default_cache_dir
 
-        options = {"model": args.model, "max_tokens": args.max_tokens,
-                   "cache_dir": default_cache_dir(args.results_dir), "use_cache": not args.no_cache,
-                   "timeout": args.timeout, "max_retries": args.max_retries}
+        options = {"model": settings.model, "max_tokens": settings.max_tokens,
+                   "cache_dir": default_cache_dir(settings.results_dir), "use_cache": settings.use_cache,
+                   "timeout": settings.timeout, "max_retries": settings.max_retries}
     try:
         return create_backend(name, **options)
     except BackendUsageError as exc:
@@ -351,14 +316,15 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
 
     info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
     try:
+        settings = settings_from_args(args)
         if args.estimate:
             pass  # no run: the backend is chosen for counting tokens only
         elif backend is None:
-            name, why = choose_backend(args.backend)
+            name, why = settings.chosen_backend()
             print(why, file=info, flush=True)
         else:
             print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
-        case_set, problems = check.validate(args.cases)
+        case_set, problems = check.validate(settings.cases_dir)
         if check.has_errors(problems):
             for problem in problems:
                 print(problem, file=sys.stderr)
@@ -372,19 +338,17 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
         if args.junit and not Path(args.junit).resolve().parent.is_dir():
             raise UsageError(f"--junit {args.junit}: the folder {Path(args.junit).resolve().parent} does not exist")
         if args.estimate:
-            return _print_estimate(case_set, args, backend)
+            return _print_estimate(case_set, settings, backend, as_json=args.format == "json")
         if backend is None:
-            backend = make_backend(name, args)
-        if args.batch:
+            backend = make_backend(name, settings)
+        if settings.batch:
             if not backend.supports_batch:
                 raise UsageError(f"--batch needs the claude backend (Message Batches), not {backend.name}")
             try:  # a damaged state file stops the run before the folder is touched
-                BatchState.load(RunPaths(Path(args.results_dir), assistant.PROMPT_VERSION).run_dir / STATE_FILE)
+                BatchState.load(RunPaths(settings.results_dir, assistant.PROMPT_VERSION).run_dir / STATE_FILE)
             except BatchStateError as exc:
                 raise UsageError(str(exc)) from None
-        recorder = prepare_run(case_set, backend, results_dir=args.results_dir, figures=args.figures,
-                               concurrency=args.concurrency, repeats=args.repeats,
-                               max_unparseable=args.max_unparseable, batch=args.batch)
+        recorder = prepare_run(case_set, backend, settings)
     except (UsageError, ResultsError, OSError) as exc:
         message = (f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
                    if isinstance(exc, OSError) else str(exc))
@@ -394,12 +358,12 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
         return EXIT_USAGE
     _note_replaced_results(recorder)
 
-    how = "as a Message Batch" if args.batch else f"with concurrency {args.concurrency}"
-    print(f"running {len(case_set.cases)} case(s) x {args.repeats} {how}; "
+    how = "as a Message Batch" if settings.batch else f"with concurrency {settings.concurrency}"
+    print(f"running {len(case_set.cases)} case(s) x {settings.repeats} {how}; "
           f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
     status = "cancelled"
     try:
-        status = asyncio.run(_run_until_interrupted(recorder, backend, args))
+        status = asyncio.run(_run_until_interrupted(recorder, backend, settings))
     except KeyboardInterrupt:
         status = "cancelled"
     finally:
@@ -432,36 +396,36 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
               file=sys.stderr)
 
 
-def _print_estimate(case_set: CaseSet, args: argparse.Namespace, backend: Backend | None) -> int:
+def _print_estimate(case_set: CaseSet, settings: RunSettings, backend: Backend | None, *, as_json: bool) -> int:
     """``--estimate``: count (or approximate) every request's input tokens and print the four prices."""
     from .runs.cache import ResponseCache, cache_key, default_cache_dir
     from .runs.estimate import approximate_tokens, estimate_run, format_estimate
 
-    if (backend is not None and backend.name != "claude") or args.backend not in (None, "claude"):
+    if (backend is not None and backend.name != "claude") or settings.backend not in (None, "claude"):
         raise UsageError("--estimate prices claude calls; leave out --backend or use --backend claude")
-    model = args.model or assistant.DEFAULT_MODEL
-    max_tokens = args.max_tokens or assistant.DEFAULT_MAX_TOKENS
-    cache = None if args.no_cache else ResponseCache(default_cache_dir(args.results_dir))
+    model = settings.model or assistant.DEFAULT_MODEL
+    max_tokens = settings.max_tokens or assistant.DEFAULT_MAX_TOKENS
+    cache = ResponseCache(default_cache_dir(settings.results_dir)) if settings.use_cache else None
     requests, needed, cached = [], [], 0
     for case in case_set.cases:
         snapshot = case.snapshot if case.snapshot is not None else Snapshot.load(case.snapshot_path)
         request = assistant.build_request(snapshot.text, model=model, max_tokens=max_tokens)
-        hits = sum(1 for r in range(args.repeats) if cache is not None and cache.get(cache_key(request, r)))
+        hits = sum(1 for r in range(settings.repeats) if cache is not None and cache.get(cache_key(request, r)))
         requests.append(request)
-        needed.append(args.repeats - hits)
+        needed.append(settings.repeats - hits)
         cached += hits
     first = requests[0] if requests else assistant.build_request("{}", model=model, max_tokens=max_tokens)
     shared = {"model": model, "system": first["system"], "messages": [{"role": "user", "content": "."}]}
     if os.environ.get(API_KEY_ENV, "").strip():
-        counter = backend if backend is not None else make_backend("claude", args)
-        counts = asyncio.run(_count_all(counter, [shared, *requests], args.concurrency))
+        counter = backend if backend is not None else make_backend("claude", settings)
+        counts = asyncio.run(_count_all(counter, [shared, *requests], settings.concurrency))
         method = "counted by the API's token-counting endpoint"
     else:
         counts = [approximate_tokens(r) for r in [shared, *requests]]
         method = "approximated offline at 4 characters a token (set ANTHROPIC_API_KEY to count them)"
     estimate = estimate_run(list(zip(counts[1:], needed)), shared_tokens=counts[0], model=model, method=method,
-                            cached=cached, repeats=args.repeats)
-    if args.format == "json":
+                            cached=cached, repeats=settings.repeats)
+    if as_json:
         print(json.dumps(estimate.to_dict(), indent=2))
     else:
         sys.stdout.write(format_estimate(estimate))
@@ -501,18 +465,17 @@ def _print_note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, args: argparse.Namespace) -> str:
+async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
     try:
-        batch = BatchSettings(args.batch_poll, args.batch_timeout, _print_note) if args.batch else None
         with cancel_on_sigint(cancel):
-            return await record_run(recorder, backend, concurrency=args.concurrency, repeats=args.repeats,
+            return await record_run(recorder, backend, settings,
                                     on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
-                                    batch=batch)
+                                    on_note=_print_note)
     finally:
         await backend.aclose()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_from_module(main())

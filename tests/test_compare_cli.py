@@ -201,7 +201,7 @@ def test_a_recall_drop_whose_interval_is_below_zero_is_a_regression(tmp_path, ca
 
 
 def test_must_not_say_hits_and_unparseable_answers_read_the_same_from_csv(tmp_path, monkeypatch, capsys):
-    from reviewtui.runs.results import write_csv
+    from reviewtui.runs.records import write_csv
     from reviewtui.runs.stored import load_run
     from tests.app.review_fixture import review_repo
 

@@ -25,6 +25,7 @@ from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.cli import main as cli_main
 from reviewtui.eval import main, run_eval
+from reviewtui.runs.settings import RunSettings
 from tests.stub_backends import (
     FIXTURE_CASES,
     CorrectAssistant,
@@ -479,8 +480,9 @@ def test_scoped_answers_match_only_their_scope(fixture_set, tmp_path):
 
 async def test_run_eval_for_the_app_reports_progress_and_records(fixture_set, tmp_path):
     progress, records = [], []
-    run = await run_eval(fixture_set, CorrectAssistant(made_up=MADE_UP), results_dir=tmp_path / "results",
-                         concurrency=3, on_progress=progress.append, on_record=records.append)
+    run = await run_eval(fixture_set, CorrectAssistant(made_up=MADE_UP),
+                         RunSettings(results_dir=tmp_path / "results", concurrency=3),
+                         on_progress=progress.append, on_record=records.append)
     assert run.exit_code == 1 and run.manifest["status"] == "complete"
     assert sorted(r.case_id for r in records) == sorted(run.records) == sorted(c.case_id for c in fixture_set.cases)
     assert [p.done for p in progress] == list(range(1, 11))
@@ -490,7 +492,7 @@ async def test_run_eval_for_the_app_reports_progress_and_records(fixture_set, tm
 async def test_run_eval_cancelled_before_it_starts_gives_no_verdict(fixture_set, tmp_path):
     cancel = asyncio.Event()
     cancel.set()
-    run = await run_eval(fixture_set, EmptyAssistant(), results_dir=tmp_path / "results", cancel=cancel)
+    run = await run_eval(fixture_set, EmptyAssistant(), RunSettings(results_dir=tmp_path / "results"), cancel=cancel)
     assert run.exit_code == 3 and run.manifest["status"] == "cancelled" and run.records == {}
     assert read_manifest(tmp_path, tmp_path / "results")["summary"]["not_run"] == len(fixture_set.cases)
 

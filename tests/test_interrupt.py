@@ -55,3 +55,26 @@ def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
     assert proc.returncode == 3, out + err
     assert "Traceback" not in err
     assert "cancelled" in err
+
+
+
+@pytest.mark.parametrize("module", ["reviewtui", "reviewtui.cli", "reviewtui.eval"])
+def test_a_ctrl_c_caught_from_a_string_exec_keeps_the_exit_code_under_python_m(module, tmp_path):
+    """Under ``python -m``, CPython exits by SIGINT after a KeyboardInterrupt ended a string exec,
+    even a caught one, unless a later string exec completes (dataclasses build their methods
+    that way, so a Ctrl-C during start-up's imports often lands in one). The probe raises it
+    from inside a string exec at the moment eval reads its arguments, after every import."""
+    (tmp_path / "probe.py").write_text(
+        "import runpy, sys\n"
+        "import reviewtui.cli_args\n"
+        "def interrupted(parser, argv):\n"
+        "    exec('raise KeyboardInterrupt', {})\n"
+        "reviewtui.cli_args.parse_args = interrupted\n"
+        f"sys.argv = [{module!r}] + ['eval'] * ({module!r} != 'reviewtui.eval')\n"
+        f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-m", "probe"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, (proc.returncode, proc.stderr)
+    assert "cancelled before the run started" in proc.stderr
+    assert "Traceback" not in proc.stderr

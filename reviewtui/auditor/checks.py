@@ -1,4 +1,4 @@
-"""The auditor's contribution to ``reviewtui check`` (listed in ``check.CHECK_MODULES``).
+"""The auditor's contribution to ``reviewtui check`` (``CHECKS``, collected by ``check.all_checks``).
 
 Warnings, never errors: the reference auditor is a second opinion, and a
 senior may know better than its thresholds. See ``support.support_problems``.

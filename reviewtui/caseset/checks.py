@@ -1,4 +1,4 @@
-"""Case-set checks run by ``reviewtui check`` (listed in ``check.CHECK_MODULES``).
+"""Case-set checks run by ``reviewtui check`` (``CHECKS``, collected by ``check.all_checks``).
 
 Each check is ``(case_set) -> list[Problem]``:
 

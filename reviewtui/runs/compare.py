@@ -30,7 +30,9 @@ from typing import Any
 
 from ..cli_args import parse_args
 from . import stats
-from .results import CSV_FIRST_COLUMNS, CaseRecord, ResultsError, RunPaths, summarize
+from .files import ResultsError, RunPaths
+from .gate import summarize
+from .records import CSV_FIRST_COLUMNS, CaseRecord
 from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
 from ..scoring.score import STATUSES, CaseScore
 from ..taxonomy import split_id

@@ -14,7 +14,7 @@ from . import stats
 from ..taxonomy import split_id
 
 if TYPE_CHECKING:
-    from .results import CaseRecord
+    from .records import CaseRecord
 
 SOMETIMES_SHOWN = 10
 

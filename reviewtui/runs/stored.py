@@ -22,21 +22,10 @@ from typing import Any
 
 from ..caseset.cases import CaseSet
 from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
-from .results import (
-    MANIFEST_FILE,
-    CaseRecord,
-    ResultsError,
-    RunPaths,
-    build_manifest,
-    exit_code,
-    now_iso,
-    read_case_record,
-    read_manifest,
-    score_record,
-    write_case_record,
-    write_csv,
-    write_manifest,
-)
+from .files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
+from .gate import exit_code
+from .manifest import build_manifest, read_manifest, write_manifest
+from .records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
 
 
 @dataclass(frozen=True)

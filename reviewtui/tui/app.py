@@ -30,7 +30,7 @@ from .screens.new_run import NewRunScreen
 from .screens.runs import RunsScreen
 from .screens.weekly import WeeklyScreen
 from ..caseset.untrusted import printable
-from .support import SupportChecks, SupportVerdict, check_support
+from ..caseset.support_checks import SupportChecks, SupportVerdict, check_support
 
 
 class ReviewApp(App[None]):
@@ -39,14 +39,13 @@ class ReviewApp(App[None]):
     COMMANDS = App.COMMANDS | {ReviewCommands}
 
     # ---- Modes: register each top-level view here (name -> Screen class). ----
-    # Part two adds its runs view here, e.g. "runs": RunsScreen.
     MODES = {
         "cases": CasesScreen,
         "runs": RunsScreen,
         "weekly": WeeklyScreen,
     }
     DEFAULT_MODE = "cases"
-    # The runs view's new-run form builds its backend with this ``(RunSettings, results_dir) -> Backend``;
+    # The runs view's new-run form builds its backend with this ``(RunSettings) -> Backend``;
     # None builds it from the form like ``reviewtui eval`` does. Tests put a stub backend here.
     backend_factory: Callable[..., Backend] | None = None
     # ---------------------------------------------------------------------------

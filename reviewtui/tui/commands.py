@@ -1,12 +1,12 @@
 """Command palette entries (``ctrl+p``).
 
-Part one: open a case, go to an expectation of the open case, go to a
-snapshot row by pointer (type ``/daily/12``). Part two: switch to the cases
-or the runs view, open a run by its prompt version, compare two runs (the
-palette then asks for the second run), start a new run. New case from a
-snapshot file: type the file's path in the palette (or pick a file found in
-the working folder); the file is checked, copied into the case set beside a
-blank expected.yaml, and opened.
+Open a case, go to an expectation of the open case, go to a snapshot row by
+pointer (type ``/daily/12``), switch to the cases or the runs view, open a
+run by its prompt version, compare two runs (the palette then asks for the
+second run), start a new run. New case from a snapshot file: type the file's
+path in the palette (or pick a file found in the working folder); the file
+is checked, copied into the case set beside a blank expected.yaml, and
+opened.
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ from __future__ import annotations
 import asyncio
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..runs.stored import RunInfo, list_runs, run_key
 from ..caseset.snapshot import PointerError
+
+if TYPE_CHECKING:
+    from .app import ReviewApp
 
 
 def run_verdict(info: RunInfo) -> str:
@@ -39,9 +42,15 @@ def run_help(info: RunInfo) -> str:
 class ReviewCommands(Provider):
     runs: list[RunInfo] = []
 
+    @property
+    def review_app(self) -> ReviewApp:
+        """The app the palette is open in. Textual types a provider's ``app`` as a bare App, and a
+        provider is no screen (screens/base.py types theirs), so this is the one cast."""
+        return cast("ReviewApp", self.app)
+
     async def startup(self) -> None:
         # The run list is read from the results folder each time the palette opens (a run may have finished).
-        self.runs = await asyncio.to_thread(list_runs, self.app.results_dir)  # type: ignore[attr-defined]
+        self.runs = await asyncio.to_thread(list_runs, self.review_app.results_dir)
 
     def _author(self):
         from .screens.author import AuthorScreen
@@ -51,16 +60,16 @@ class ReviewCommands(Provider):
 
     def _targets(self) -> list[tuple[str, Callable[[], object], str]]:
         """(text, callback, help) for everything the palette offers from here."""
-        app = self.app
+        app = self.review_app
         found: list[tuple[str, Callable[[], object], str]] = [
-            ("Cases view", partial(app.show_view, "cases"), "f2 · every case, its counts and its problems"),  # type: ignore[attr-defined]
-            ("Runs view", partial(app.show_view, "runs"), "f3 · every run under the results folder, newest first"),  # type: ignore[attr-defined]
-            ("New run", app.new_run, "start a run (or resume one) from the form"),  # type: ignore[attr-defined]
+            ("Cases view", partial(app.show_view, "cases"), "f2 · every case, its counts and its problems"),
+            ("Runs view", partial(app.show_view, "runs"), "f3 · every run under the results folder, newest first"),
+            ("New run", app.new_run, "start a run (or resume one) from the form"),
             ("New case from a snapshot file…", self.pick_snapshot_file,
              "an imported or redacted snapshot.json: type its path here, or pick one found in this folder"),
         ]
         for info in self.runs:
-            found.append((f"Open run {info.prompt_version}", partial(app.open_run, run_key(info, app.results_dir)), run_help(info)))  # type: ignore[attr-defined]
+            found.append((f"Open run {info.prompt_version}", partial(app.open_run, run_key(info, app.results_dir)), run_help(info)))
         if len(self.runs) > 1:
             for info in self.runs:
                 found.append((f"Compare run {info.prompt_version} with…", partial(self.pick_second_run, info),
@@ -70,15 +79,15 @@ class ReviewCommands(Provider):
             for entry in author.case.expectations():
                 found.append((f"Go to {entry.list_name} {entry.id}", partial(author.select_expectation, entry.list_name, entry.index),
                               entry.evidence))
-        for case_id, kind in app.case_summaries():  # type: ignore[attr-defined]
-            found.append((f"Open case {case_id}", partial(app.open_case, case_id), kind))  # type: ignore[attr-defined]
+        for case_id, kind in app.case_summaries():
+            found.append((f"Open case {case_id}", partial(app.open_case, case_id), kind))
         return found
 
     def pick_second_run(self, first: RunInfo) -> None:
         """The palette again, listing the other runs; choosing one opens the compare view."""
-        app = self.app
+        app = self.review_app
         others = [
-            (info.prompt_version, partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)), run_help(info))  # type: ignore[attr-defined]
+            (info.prompt_version, partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)), run_help(info))
             for info in self.runs
             if info.run_dir != first.run_dir
         ]
@@ -86,8 +95,8 @@ class ReviewCommands(Provider):
 
     def pick_snapshot_file(self) -> None:
         """The palette again, listing the JSON files of the working folder (and its folders' snapshot.json)."""
-        app = self.app
-        cases_dir = app.cases_dir.resolve()  # type: ignore[attr-defined]
+        app = self.review_app
+        cases_dir = app.cases_dir.resolve()
         found = sorted({p for pattern in ("*.json", "*/snapshot.json") for p in Path.cwd().glob(pattern)
                         if cases_dir not in p.resolve().parents})[:200]
         app.search_commands([(str(p), partial(self.new_case, p), "copy it into the case set as a new case")
@@ -96,17 +105,17 @@ class ReviewCommands(Provider):
     def new_case(self, path: Path) -> None:
         from ..accounts.newcase import NewCaseError, new_case_from_snapshot
 
-        app = self.app
+        app = self.review_app
         try:
-            case_id = new_case_from_snapshot(path, app.cases_dir)  # type: ignore[attr-defined]
+            case_id = new_case_from_snapshot(path, app.cases_dir)
         except (NewCaseError, OSError) as exc:
             app.notify(str(exc), title="No case made", severity="error", timeout=10)
             return
-        cases = app._cases_screen()  # type: ignore[attr-defined]
+        cases = app._cases_screen()
         if cases is not None:
             cases.load()
-        app.notify(f"{app.cases_dir / case_id}: snapshot from {path}; fill in expected.yaml", title="New case")  # type: ignore[attr-defined]
-        app.open_case(case_id)  # type: ignore[attr-defined]
+        app.notify(f"{app.cases_dir / case_id}: snapshot from {path}; fill in expected.yaml", title="New case")
+        app.open_case(case_id)
 
     async def discover(self) -> Hits:
         for text, callback, help_text in self._targets():

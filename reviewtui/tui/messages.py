@@ -11,11 +11,11 @@ from typing import Any
 from textual.message import Message
 
 from ..caseset.cases import CaseSet, Problem
-from ..runs.results import CaseRecord
+from ..runs.records import CaseRecord
 from ..runs.runner import Progress
 from ..runs.stored import CaseDiff, Run
 from ..caseset.snapshot import Snapshot
-from .snapshot_sections import SectionTable
+from ..caseset.snapshot_sections import SectionTable
 
 
 class CaseSetLoaded(Message):
@@ -69,7 +69,7 @@ class ValidationDone(Message):
         self.verdicts = verdicts
 
 
-# ---- Review area (part two): the eval and re-score workers report through these. ----
+# ---- Review area: the eval and re-score workers report through these. ----
 
 
 class RunProgressed(Message):

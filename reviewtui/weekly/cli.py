@@ -18,7 +18,8 @@ from typing import Any
 from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
-from ..eval import DEFAULT_CONCURRENCY, UsageError, build_parser as eval_parser, make_backend
+from ..eval import make_backend
+from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError
 from ..runs.runner import Progress, cancel_on_sigint
 from .accounts import load_accounts
 from .run import READY, WeeklyPaths, run_weekly, today
@@ -60,19 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def claude_backend(args: argparse.Namespace) -> Any:
-    """The Claude backend exactly as ``reviewtui eval`` builds it: same client, cache and retries."""
-    argv = ["--results-dir", str(args.results_dir), "--model", args.model]
-    for flag, value in (("--max-tokens", args.max_tokens), ("--timeout", args.timeout),
-                        ("--max-retries", args.max_retries)):
-        if value is not None:
-            argv += [flag, str(value)]
-    if args.no_cache:
-        argv.append("--no-cache")
-    try:
-        eval_args = eval_parser().parse_args(argv)
-    except SystemExit:
-        raise UsageError("bad --max-tokens, --timeout or --max-retries (see reviewtui eval --help)") from None
-    return make_backend("claude", eval_args)
+    """The Claude backend exactly as ``reviewtui eval`` builds it: same settings, client, cache and retries.
+
+    Raises UsageError (a SettingsError naming the flag for a bad --max-tokens, --timeout or --max-retries).
+    """
+    settings = RunSettings(backend="claude", results_dir=Path(args.results_dir), model=args.model,
+                           max_tokens=args.max_tokens, use_cache=not args.no_cache, timeout=args.timeout,
+                           max_retries=args.max_retries)
+    return make_backend("claude", settings)
 
 
 def _progress(p: Progress) -> None:

@@ -35,7 +35,7 @@ from ..caseset.atomic import atomic_write_text
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
-from ..runs.results import now_iso
+from ..runs.files import now_iso
 from ..runs.runner import Progress, run_cases
 from ..scoring.score import score_case
 from .accounts import Account

@@ -28,7 +28,9 @@ from typing import Any
 from .. import assistant
 from ..caseset.cases import load_case_set
 from ..runs.identity import REFERENCE_DIR, role_label
-from ..runs.results import THRESHOLDS, ResultsError, RunPaths, read_manifest
+from ..runs.files import ResultsError, RunPaths
+from ..runs.gate import THRESHOLDS
+from ..runs.manifest import read_manifest
 
 EVAL_HINT = "run `reviewtui eval --backend claude`"
 

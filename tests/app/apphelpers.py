@@ -15,7 +15,7 @@ from textual.widgets import Input
 from reviewtui.backends.base import Backend
 from reviewtui.tui.screens.runs import RunsScreen
 from reviewtui.tui.app import ReviewApp
-from reviewtui.tui.support import SupportVerdict
+from reviewtui.caseset.support_checks import SupportVerdict
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "app"
 SIZE = (140, 40)
@@ -46,7 +46,7 @@ def make_review_app(root: Path, backend: Backend | None = None) -> ReviewApp:
     folder), with the reference auditor's support check; ``backend`` runs its new runs."""
     app = ReviewApp(Path("cases"), Path("results"), cursor_blink=False)
     if backend is not None:
-        app.backend_factory = lambda settings, results_dir: backend
+        app.backend_factory = lambda settings: backend
     return app
 
 

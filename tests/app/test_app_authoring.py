@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from textual.command import CommandPalette
 
 from reviewtui.caseset import disputes
@@ -35,11 +33,6 @@ async def go_to_sentence(pilot, screen: AuthorScreen, text: str) -> None:
 
 async def type_text(pilot, text: str) -> None:
     await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
-
-
-def added_lines(before: str, after: str) -> tuple[list[str], list[str]]:
-    diff = list(difflib.ndiff(before.splitlines(), after.splitlines()))
-    return [l[2:] for l in diff if l.startswith("+ ")], [l[2:] for l in diff if l.startswith("- ")]
 
 
 async def test_cases_view_shows_counts_status_and_filters(repo):
@@ -84,69 +77,28 @@ async def test_tagging_a_sentence_and_marked_rows_writes_the_entry(repo):
         assert app.screen is screen
         assert screen.dirty and "unsaved" in str(screen.query_one("#author-title").render())
         assert screen.panel.marks == set()
+        assert screen.session.entry("may_find", 0) == {  # the form's draft reached the session
+            "id": "waste.zero_conv_search_terms@222", "evidence": SEARCH_TERMS_SENTENCE,
+            "rows": ["/daily/3", "/daily/4"], "claim": SEARCH_TERMS_SENTENCE,
+        }
+        assert expected.read_text() == before  # saved only on ctrl+s (the lines it writes: test_authoring_session.py)
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not screen.dirty
-    added, removed = added_lines(before, expected.read_text())
-    assert removed == ["may_find: []"]
-    assert added == [
-        "may_find:",
-        "  - id: waste.zero_conv_search_terms@222",
-        '    evidence: Search terms such as "free shoes" wasted 166.50 with no conversions.',
-        "    rows: [/daily/3, /daily/4]",
-        '    claim: Search terms such as "free shoes" wasted 166.50 with no conversions.',
-    ]
+    assert "  - id: waste.zero_conv_search_terms@222" in expected.read_text()
 
 
-async def test_a_save_keeps_the_seniors_comments_and_key_order(repo):
-    expected = repo / "cases" / "c02-garden-clean" / "expected.yaml"
-    commented = (
-        "# Garden shop: a healthy account.  Senior: A.B.\n"
-        "case: c02-garden-clean   # folder name\n"
-        "kind: clean\n"
-        "notes: A healthy account; nothing material is wrong.\n"
-        "must_find:\n"
-        "  # looked and found nothing\n"
-        "  - id: summary.no_material_issues\n"
-        "    evidence: spend on pace, conversions steady at 8 to 14 a day in both campaigns  # checked twice\n"
-        "\n"
-        "# end of file comment\n"
-    )
-    expected.write_text(commented)
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_case(pilot, "c02-garden-clean")
-        await pilot.press("t", "space", "3")  # must_not_say from rows alone: /daily/0
-        await pilot.pause()
-        await type_text(pilot, "data.duplicate_rows")
-        screen_modal = app.screen
-        screen_modal.query_one("#tag-evidence").focus()
-        await type_text(pilot, "each date and campaign appears once")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-    saved = expected.read_text()
-    added, removed = added_lines(commented, saved)
-    assert removed == []
-    assert added == [
-        "must_not_say:",
-        "  - id: data.duplicate_rows",
-        "    evidence: each date and campaign appears once",
-        "    rows: [/daily/0]",
-    ]
-    # Every original line, comments included, is still there and in the same order.
-    assert [l for l in saved.splitlines() if l in commented.splitlines()] == [l for l in commented.splitlines()]
-
-
-async def test_dispute_appends_under_its_writeup_and_other_entries_stay_byte_identical(repo):
+async def test_a_dispute_takes_the_sentence_and_the_marked_rows_and_a_reopen_unmarks_a_sentence(repo):
+    """The keys reach the session (tests/unit/test_authoring_session.py has what disputed.md then holds)."""
     disputed = repo / "disputed.md"
-    before = disputed.read_text()
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         await go_to_sentence(pilot, screen, BRAND_SENTENCE)
-        await pilot.press("t", "down", "space", "d")  # mark /daily/1, dispute the sentence
+        await pilot.press("t", "space", "space")  # mark /daily/0 and /daily/1
+        await pilot.pause()
+        assert "2 rows marked" in str(screen.query_one("#author-title").render())
+        await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, DisputeModal)
         await type_text(pilot, "brand spent 249.00 on 2025-03-01")
@@ -154,24 +106,15 @@ async def test_dispute_appends_under_its_writeup_and_other_entries_stay_byte_ide
         await type_text(pilot, "no plan in the snapshot")
         await pilot.press("enter")
         await pilot.pause()
+        assert app.screen is screen
         view = screen.query_one(WriteupView)
         assert view.sentence.index in view.disputed
-    after = disputed.read_text()
-    entry = disputes.load(disputed).by_id("D-wu01-2")
-    assert entry is not None and entry.writeup == "writeups/wu01-shoes.md"
-    assert entry.quote == BRAND_SENTENCE and entry.rows == ["/daily/1"] and entry.case == CASE
-    block = after[entry.start:entry.end]
-    assert after.replace(block, "", 1) == before  # everything else byte-identical
-    assert after.index("### D-wu01-2") < after.index("## writeups/wu07-toys.md")
-
-
-async def test_reopening_a_disputed_sentence_removes_its_entry(repo):
-    disputed = repo / "disputed.md"
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
+        assert screen.panel.marks == set() and "marked" not in str(screen.query_one("#author-title").render())
+        entry = disputes.load(disputed).by_id("D-wu01-2")
+        assert entry is not None and entry.quote == BRAND_SENTENCE and entry.rows == ["/daily/0", "/daily/1"]
+        assert entry.case == CASE and entry.fields["Rows show"] == "brand spent 249.00 on 2025-03-01"
+        # d on a disputed sentence asks, and o reopens it
         await go_to_sentence(pilot, screen, "The account overspends by 40%.")
-        view = screen.query_one(WriteupView)
         assert view.sentence.index in view.disputed
         await pilot.press("d")
         await pilot.pause()
@@ -179,68 +122,81 @@ async def test_reopening_a_disputed_sentence_removes_its_entry(repo):
         await pilot.press("o")
         await pilot.pause()
         assert view.sentence.index not in view.disputed
-    text = disputed.read_text()
-    assert "D-wu01-1" not in text.replace("<!-- reopened D-wu01-1 -->", "")
-    assert "### D-wu07-1" in text
+    assert disputes.load(disputed).by_id("D-wu01-1") is None
 
 
-async def test_external_change_is_not_overwritten_and_keep_both_saves_ours_aside(repo):
+async def test_the_external_change_dialog_keep_both_and_reload(repo):
+    """The dialog's answers reach the session and the screen shows the file on disk after each
+    (each answer's effect on the files: tests/unit/test_authoring_session.py)."""
     expected = repo / "cases" / CASE / "expected.yaml"
     app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(180, 50)) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
         await pilot.press("down", "delete")  # focus selects the must_find entry; delete the must_not_say one
-        assert "pacing.overspend" not in screen.case.doc.dump()
+        assert screen.case.must_not_say == []
         theirs = expected.read_text().replace("kind: ordinary", "kind: trap  # changed by a colleague")
         expected.write_text(theirs)
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         assert expected.read_text() == theirs  # not overwritten
+        buttons = next(line for line in screen_text(app).splitlines() if "Reload theirs" in line)
+        for label in ("Reload theirs (drop mine)", "Keep both", "Cancel"):  # all three fit at 180 columns
+            assert label in buttons
         await pilot.press("k")
         await pilot.pause()
-        assert not screen.dirty
-        assert screen.case.kind == "trap"  # the editor now shows the file on disk
-    mine = (repo / "cases" / CASE / "expected.yaml.mine").read_text()
-    assert "pacing.overspend" not in mine and "kind: ordinary" in mine
-    assert expected.read_text() == theirs
-
-
-async def test_external_change_reload_drops_our_edit(repo):
-    expected = repo / "cases" / CASE / "expected.yaml"
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
+        assert app.screen is screen and not screen.dirty
+        assert screen.case.kind == "trap" and "[trap]" in str(screen.query_one("#author-title").render())
+        assert (repo / "cases" / CASE / "expected.yaml.mine").is_file()
         screen.query_one("#expectations").focus()
-        await pilot.press("delete")  # focus selected the first entry
+        await pilot.press("down", "delete")
+        assert len(screen.case.expectations()) == 1 and screen.dirty
         expected.write_text(expected.read_text() + "# touched\n")
         await pilot.press("ctrl+s")
         await pilot.pause()
         await pilot.press("r")
         await pilot.pause()
-        assert [e.id for e in screen.case.must_find] == ["tracking.conversions_stopped@222"]
-        assert not screen.dirty
-    assert expected.read_text().endswith("# touched\n")
+        assert app.screen is screen and not screen.dirty
+        assert [e.id for e in screen.case.expectations()] == ["tracking.conversions_stopped@222", "pacing.overspend"]
+    assert expected.read_text() == theirs + "# touched\n"
 
 
-async def test_undo_and_redo_of_a_delete(repo):
+async def test_undo_and_redo_keys_across_a_delete_and_a_dispute(repo):
     expected = repo / "cases" / CASE / "expected.yaml"
-    original = expected.read_text()
+    disputed = repo / "disputed.md"
+    original, original_disputes = expected.read_text(), disputed.read_text()
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()
         await pilot.press("delete")  # focus selected the first entry
         assert screen.case.must_find == [] and screen.dirty
+        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
+        await pilot.press("d")
+        await pilot.pause()
+        await type_text(pilot, "brand spent 249.00 on 2025-03-01")
+        await pilot.press("tab", "tab")
+        await type_text(pilot, "no plan in the snapshot")
+        await pilot.press("enter")
+        await pilot.pause()
+        with_dispute = disputed.read_text()
+        view = screen.query_one(WriteupView)
+        assert view.sentence.index in view.disputed
+        await pilot.press("ctrl+z")
+        await pilot.pause()
+        assert disputed.read_text() == original_disputes and view.sentence.index not in view.disputed
         await pilot.press("ctrl+z")
         assert [e.id for e in screen.case.must_find] == ["tracking.conversions_stopped@222"]
         assert not screen.dirty
         await pilot.press("ctrl+y")
         assert screen.case.must_find == []
-        await pilot.press("ctrl+z", "ctrl+s")
+        await pilot.press("ctrl+y")
         await pilot.pause()
-    assert expected.read_text() == original
+        assert disputed.read_text() == with_dispute and view.sentence.index in view.disputed
+        await pilot.press("ctrl+z", "ctrl+z", "ctrl+s")
+        await pilot.pause()
+    assert expected.read_text() == original and disputed.read_text() == original_disputes
 
 
 async def test_leaving_with_unsaved_changes_asks_first(repo):
@@ -283,11 +239,7 @@ async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, "c03-bikes-broken")
-        text = str(screen.query_one("#problems").render())
-        assert "row '/daily/400' does not resolve" in text
-        await pilot.press("escape")
-        await pilot.pause()
-        screen = await open_case(pilot, CASE)
+        assert "row '/daily/400' does not resolve" in str(screen.query_one("#problems").render())
         # Tag a must_find the (stand-in) auditor does not support, with a duplicate-free id.
         await pilot.press("1")
         await pilot.pause()
@@ -298,6 +250,7 @@ async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
         await settle(pilot)
         text = str(screen.query_one("#problems").render())
         assert "must_find[1]: the rows do not support pacing.underspend" in text
+        assert "row '/daily/400' does not resolve" in text
 
 
 async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
@@ -343,8 +296,7 @@ async def test_selecting_an_entry_highlights_its_rows_and_sentence(repo):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
         screen.query_one("#expectations").focus()  # selects the first entry
-        await pilot.pause()
-        assert screen.panel.highlights == {"/daily/17", "/daily/19"}
+        await wait_until(pilot, lambda: screen.panel.highlights == {"/daily/17", "/daily/19"}, "the entry's rows are lit")
         assert screen.panel.active_table.current_pointer == "/daily/17"
         assert screen.query_one(WriteupView).sentence.text.startswith("Purchase conversions in campaign 222")
 

@@ -18,7 +18,8 @@ from textual.widgets import DataTable
 
 from reviewtui.tui import app as app_module
 from reviewtui.tui.screens.author import AuthorScreen
-from reviewtui.tui.screens.case_review import CaseReviewScreen, RawOutputScreen
+from reviewtui.tui.screens.case_review import CaseReviewScreen
+from reviewtui.tui.screens.raw_output import RawOutputScreen
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.run import RunScreen
@@ -106,7 +107,7 @@ async def test_unreadable_write_up_and_disputed_md_are_messages_not_crashes(host
         screen = await open_case(pilot, "c01-shoes-tracking")
         # The message names the file by its full path: how it wraps depends on the temporary folder's name.
         assert "The write-up cannot be shown:" in shown(app)
-        assert "not UTF-8 text" in screen.writeup_problem
+        assert "not UTF-8 text" in screen.session.writeup_problem
         assert app.is_running
 
 

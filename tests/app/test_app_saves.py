@@ -8,6 +8,7 @@ from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.runs import RunsScreen
 from reviewtui.tui.screens.tag import TagModal
+from reviewtui.tui.textual_private import screen_stacks
 
 from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
 from tests.app.test_app_authoring import BRAND_SENTENCE, CASE, SEARCH_TERMS_SENTENCE, go_to_sentence, type_text
@@ -39,7 +40,7 @@ async def fill_dispute(pilot) -> None:
 
 
 def author_screens(app) -> list[AuthorScreen]:
-    return [s for stack in app._screen_stacks.values() for s in stack if isinstance(s, AuthorScreen)]
+    return [s for stack in screen_stacks(app).values() for s in stack if isinstance(s, AuthorScreen)]
 
 
 async def test_opening_an_open_case_shows_it_and_keeps_its_edits(repo):
@@ -96,26 +97,6 @@ async def test_reload_or_keep_both_of_a_file_made_invalid_keeps_everything(repo)
     assert (repo / "cases" / CASE / "expected.yaml.mine").read_text() == mine
 
 
-async def test_keep_both_twice_keeps_both_earlier_copies(repo):
-    expected = repo / "cases" / CASE / "expected.yaml"
-    folder = expected.parent
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        copies = []
-        for n in range(2):
-            await delete_first_entry(pilot, screen)
-            copies.append(screen.case.doc.dump())
-            expected.write_text(expected.read_text() + f"# colleague's edit {n}\n")
-            await pilot.press("ctrl+s")
-            await pilot.pause()
-            await pilot.press("k")
-            await settle(pilot)
-            assert not screen.dirty
-    assert (folder / "expected.yaml.mine").read_text() == copies[0]
-    assert (folder / "expected.yaml.mine-2").read_text() == copies[1]
-
-
 async def test_a_dispute_that_cannot_be_written_keeps_its_form_and_text(repo):
     disputed = repo / "disputed.md"
     before = disputed.read_text()
@@ -165,37 +146,3 @@ async def test_quitting_with_a_form_opened_but_not_typed_in_does_not_ask(repo):
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
-
-
-async def test_the_conflict_dialog_buttons_fit_at_180_columns(repo):
-    expected = repo / "cases" / CASE / "expected.yaml"
-    app = make_app(repo)
-    async with app.run_test(size=(180, 50)) as pilot:
-        screen = await open_case(pilot, CASE)
-        await delete_first_entry(pilot, screen)
-        expected.write_text(expected.read_text() + "# edited elsewhere\n")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
-        text = screen_text(app)
-        buttons = next(line for line in text.splitlines() if "Reload theirs" in line)
-        for label in ("Reload theirs (drop mine)", "Keep both", "Cancel"):
-            assert label in buttons
-
-
-async def test_reopening_then_disputing_another_sentence_numbers_by_the_rule(repo):
-    disputed = repo / "disputed.md"
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen, confirm = await form_on_sentence(pilot, "The account overspends by 40%.", "d")
-        assert isinstance(confirm, ConfirmModal)
-        await pilot.press("o")  # reopen D-wu01-1
-        await pilot.pause()
-        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
-        await pilot.press("d")
-        await pilot.pause()
-        await fill_dispute(pilot)
-        assert isinstance(app.screen, AuthorScreen)
-    df = disputes.load(disputed)
-    assert [d.id for d in df.for_writeup("writeups/wu01-shoes.md")] == ["D-wu01-2"]  # 1 was reopened: never reused
-    assert disputes.numbering_problems(df) == []

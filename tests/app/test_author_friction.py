@@ -1,5 +1,6 @@
-"""The author screen's friction from the walkthrough: marks in the title, modal footers, the first entry
-selected, dispute form rules, undoable disputes, the missing write-up named."""
+"""The author screen's friction from the walkthrough: modal footers, the first entry selected, dispute
+form rules, the missing write-up named. The marks in the title and undoable disputes are in
+test_app_authoring.py; what the session does to the files, in tests/unit/test_authoring_session.py."""
 
 from __future__ import annotations
 
@@ -31,19 +32,6 @@ async def dispute_brand_sentence(pilot, screen, rows_show="brand spent 249.00 on
     await type_text(pilot, why)
     await pilot.press("enter")
     await pilot.pause()
-
-
-async def test_after_a_dispute_uses_the_marked_rows_the_title_no_longer_counts_them(repo):
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
-        await pilot.press("t", "space", "space")
-        await pilot.pause()
-        assert "2 rows marked" in title(screen)
-        await dispute_brand_sentence(pilot, screen)
-        assert screen.panel.marks == set()
-        assert "marked" not in title(screen)
 
 
 async def test_the_tag_and_dispute_modals_show_their_own_keys_in_the_footer(repo):
@@ -81,6 +69,13 @@ async def test_a_case_without_a_write_up_has_its_first_entry_selected_so_e_edits
         await pilot.press("e")
         await settle(pilot)
         assert isinstance(app.screen, TagModal) and app.screen.draft.id == "summary.no_material_issues"
+        await pilot.press("escape")
+        await pilot.press("t", "space", "3")  # tag from the rows alone: /daily/0
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, TagModal) and "rows alone" in screen_text(app)
+        assert (modal.draft.list_name, modal.draft.rows, modal.draft.evidence, modal.draft.claim) == (
+            "must_not_say", ["/daily/0"], "", None)
 
 
 async def test_a_missing_write_up_file_is_named_not_called_absent(repo):
@@ -130,40 +125,6 @@ async def test_d_on_the_sign_off_line_opens_no_dispute(repo):
         await pilot.pause()
         assert app.screen is screen
         assert said and "sign-off" in said[0]
-
-
-async def test_a_dispute_and_a_reopen_are_undone_and_redone_with_ctrl_z_and_ctrl_y(repo):
-    disputed = repo / "disputed.md"
-    original = disputed.read_text()
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await dispute_brand_sentence(pilot, screen)
-        with_dispute = disputed.read_text()
-        assert "### D-wu01-2" in with_dispute
-        view = screen.query_one(WriteupView)
-        await pilot.press("ctrl+z")
-        await pilot.pause()
-        assert disputed.read_text() == original  # byte for byte
-        assert view.sentence.index not in view.disputed
-        await pilot.press("ctrl+y")
-        await pilot.pause()
-        assert disputed.read_text() == with_dispute
-        assert view.sentence.index in view.disputed
-        # a reopen is undone the same way
-        await go_to_sentence(pilot, screen, "The account overspends by 40%.")
-        await pilot.press("d", "o")
-        await pilot.pause()
-        assert "### D-wu01-1" not in disputed.read_text()
-        await pilot.press("ctrl+z")
-        await pilot.pause()
-        assert disputed.read_text() == with_dispute
-        # undo refuses to overwrite a change made since by someone else
-        await pilot.press("ctrl+z")  # back to the original
-        disputed.write_text(original + "\n<!-- a colleague's note -->\n")
-        await pilot.press("ctrl+y")
-        await pilot.pause()
-        assert disputed.read_text() == original + "\n<!-- a colleague's note -->\n"
 
 
 async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(repo):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import shutil
 
 import pytest
-from textual.widgets import Checkbox, ProgressBar
+from textual.widgets import Checkbox, ProgressBar, Select
 
 from reviewtui import assistant
-from reviewtui.runs.results import read_manifest
+from reviewtui.eval import build_parser, settings_from_args
+from reviewtui.runs.manifest import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.new_run import NewRunScreen
 from reviewtui.tui.screens.run import RunScreen
@@ -96,7 +98,7 @@ async def test_starting_again_resumes_without_repeating_finished_cases(root):
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_and_cancel_after_two(pilot, first)
         second = CountingStubBackend()
-        app.backend_factory = lambda settings, results_dir: second
+        app.backend_factory = lambda settings: second
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: screen.state == "complete", "the resumed run completes")
         assert sorted(second.calls) == CASE_IDS[2:]  # the two finished cases were not asked again
@@ -121,6 +123,37 @@ async def test_bad_form_input_says_what_to_fix_and_runs_nothing(root):
         assert "Concurrency must be a whole number of at least 1" in error
         assert "Cases: folder no-such-folder not found" in error
         assert screen.state == "idle" and backend.total_calls == 0
+
+
+@pytest.mark.parametrize(("backend", "argv"), [
+    ("claude", ["--model", assistant.CHEAP_MODEL]),
+    ("replay", ["--replay-dir", "raw"]),
+    ("rules", []),
+])
+async def test_the_form_builds_the_settings_the_same_flags_give(root, backend, argv):
+    (root / "raw").mkdir()
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#backend", Select).value = backend
+        screen.query_one("#model").value = assistant.CHEAP_MODEL
+        screen.query_one("#replay-dir").value = "raw"
+        screen.query_one("#concurrency").value = "3"
+        screen.query_one("#resume", Checkbox).value = True
+        await pilot.pause()
+        settings = screen.read_form()
+    flags = settings_from_args(build_parser().parse_args(["--backend", backend, "--concurrency", "3", *argv]))
+    assert settings == dataclasses.replace(flags, resume=True)
+
+
+async def test_a_concurrency_that_is_not_a_number_is_refused_by_the_settings(root):
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "-2"
+        assert screen.read_form() is None
+        await pilot.pause()
+        assert str(screen.query_one("#new-run-error").render()) == "Concurrency must be a whole number of at least 1."
 
 
 async def test_an_invalid_case_set_is_refused_with_the_file_and_line(root):
@@ -167,7 +200,7 @@ async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(roo
         before = (run_dir(root) / "manifest.json").read_text()
         assert screen.query_one("#resume", Checkbox).value is False
         second = CountingStubBackend()
-        app.backend_factory = lambda settings, results_dir: second
+        app.backend_factory = lambda settings: second
         await pilot.press("ctrl+r")  # a stray start, Resume not ticked
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)

@@ -6,6 +6,7 @@ import asyncio
 
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import run_eval
+from reviewtui.runs.settings import RunSettings
 from reviewtui.runs.stored import load_run
 from tests.app.review_fixture import CASE_IDS, CountingStubBackend, write_case_set
 
@@ -22,7 +23,7 @@ async def test_resume_runs_only_unfinished_cases(tmp_path):
     backend = CountingStubBackend(hold_after=2)  # the third call and later wait forever
     cancel = asyncio.Event()
     watcher = asyncio.ensure_future(_cancel_after(backend, cancel, 2))
-    run = await run_eval(case_set, backend, results_dir=results, concurrency=1, cancel=cancel)
+    run = await run_eval(case_set, backend, RunSettings(results_dir=results, concurrency=1), cancel=cancel)
     await watcher
     assert run.manifest["status"] == "cancelled"
     finished = sorted(load_run(run.run_dir).records)
@@ -30,7 +31,7 @@ async def test_resume_runs_only_unfinished_cases(tmp_path):
 
     again = CountingStubBackend()
     kept: list[str] = []
-    run = await run_eval(case_set, again, results_dir=results, concurrency=2, resume=True,
+    run = await run_eval(case_set, again, RunSettings(results_dir=results, concurrency=2, resume=True),
                          on_record=lambda record: kept.append(record.case_id))
     assert run.manifest["status"] == "complete"
     assert sorted(again.calls) == sorted(set(CASE_IDS) - set(finished))  # the finished two were not asked
@@ -42,17 +43,17 @@ async def test_resume_runs_only_unfinished_cases(tmp_path):
 async def test_without_resume_every_case_runs_again(tmp_path):
     case_set = load_case_set(write_case_set(tmp_path))
     results = tmp_path / "results"
-    await run_eval(case_set, CountingStubBackend(), results_dir=results, concurrency=2)
+    await run_eval(case_set, CountingStubBackend(), RunSettings(results_dir=results, concurrency=2))
     again = CountingStubBackend()
-    await run_eval(case_set, again, results_dir=results, concurrency=2)
+    await run_eval(case_set, again, RunSettings(results_dir=results, concurrency=2))
     assert again.total_calls == len(CASE_IDS)
 
 
 async def test_resume_starts_over_when_the_model_changed(tmp_path):
     case_set = load_case_set(write_case_set(tmp_path))
     results = tmp_path / "results"
-    await run_eval(case_set, CountingStubBackend(), results_dir=results, concurrency=2)
+    await run_eval(case_set, CountingStubBackend(), RunSettings(results_dir=results, concurrency=2))
     other = CountingStubBackend()
     other.model = "another-model"
-    await run_eval(case_set, other, results_dir=results, concurrency=2, resume=True)
+    await run_eval(case_set, other, RunSettings(results_dir=results, concurrency=2, resume=True))
     assert other.total_calls == len(CASE_IDS)

@@ -10,10 +10,11 @@ from rich.console import Console
 from textual.widgets import DataTable, OptionList, TextArea
 
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.runs.results import read_manifest
+from reviewtui.runs.manifest import read_manifest
 from reviewtui.runs.stored import rescore_run
 from reviewtui.tui.screens.author import AuthorScreen
-from reviewtui.tui.screens.case_review import CaseReviewScreen, RawOutputScreen
+from reviewtui.tui.screens.case_review import CaseReviewScreen
+from reviewtui.tui.screens.raw_output import RawOutputScreen
 from reviewtui.tui.screens.compare import CompareScreen
 from reviewtui.tui.screens.run import RunScreen
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable

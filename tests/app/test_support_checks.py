@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from reviewtui.tui.support import CheckCancelled, SupportVerdict
+from reviewtui.caseset.support_checks import CheckCancelled, SupportVerdict
 from tests.app.apphelpers import SIZE, make_app, open_case, settle
 from tests.app.review_fixture import wait_until
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from reviewtui.tui.snapshot_sections import snapshot_sections
+from reviewtui.caseset.snapshot_sections import snapshot_sections
 
 
 def tables(data: dict) -> dict:

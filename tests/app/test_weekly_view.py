@@ -9,7 +9,10 @@ import json
 from textual.widgets import DataTable, OptionList
 
 from reviewtui.tui.app import ReviewApp
-from reviewtui.tui.screens.weekly import AccountReportScreen, AccountRowsScreen, GateScreen, WeeklyScreen
+from reviewtui.tui.screens.weekly import WeeklyScreen
+from reviewtui.tui.screens.weekly.account_report import AccountReportScreen
+from reviewtui.tui.screens.weekly.account_rows import AccountRowsScreen
+from reviewtui.tui.screens.weekly.gate import GateScreen
 from reviewtui.tui.widgets.snapshot_panel import SnapshotPanel
 from tests.app.weekly_fixture import DAY, MADE_UP, write_weekly_run
 from tests.fake_messages_api import write_case

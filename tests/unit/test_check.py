@@ -1,9 +1,6 @@
-"""reviewtui check: every problem as path:line: message, a count, exit 2 on errors; pluggable checks."""
+"""reviewtui check: every problem as path:line: message, a count, exit 2 on errors; the check list."""
 
 from __future__ import annotations
-
-import sys
-import textwrap
 
 import pytest
 
@@ -16,7 +13,8 @@ from tests.stub_backends import FIXTURE_CASES, copy_fixture_cases
 @pytest.fixture
 def no_extra_checks(monkeypatch):
     """Only the case set's own validation (other areas' check modules may be mid-edit)."""
-    monkeypatch.setattr(check, "CHECK_MODULES", ())
+    monkeypatch.setattr(check, "all_checks", lambda: [])
+    monkeypatch.setattr(check, "all_reports", lambda: [])
 
 
 def test_the_fixture_case_set_passes(no_extra_checks, capsys):
@@ -74,43 +72,31 @@ def test_bad_usage_exits_2(capsys):
     assert check.main(["--bogus"]) == 2
 
 
-@pytest.fixture
-def plugin_modules(tmp_path, monkeypatch):
-    """Two check modules on sys.path: one contributing checks, one importing something missing."""
-    pkg = tmp_path / "plugins"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("", encoding="utf-8")
-    (pkg / "mix.py").write_text(textwrap.dedent("""
-        from reviewtui.caseset.cases import Problem
+def test_every_check_of_the_set_and_of_the_auditor_runs_in_order():
+    from reviewtui.auditor import checks as auditor_checks
+    from reviewtui.caseset import checks as caseset_checks
 
-        def too_few_cases(case_set):
-            return [Problem(case_set.root, 1, f"only {len(case_set.cases)} cases; the set needs 50")]
-
-        def note(case_set):
-            return [Problem(case_set.root / "c01-tracking-stopped" / "expected.yaml", 5, "rows may not support this", "warning")]
-
-        CHECKS = [too_few_cases, note]
-    """), encoding="utf-8")
-    (pkg / "broken.py").write_text("import plugins.does_not_exist\nCHECKS = []\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield "plugins"
-    for name in [m for m in sys.modules if m == "plugins" or m.startswith("plugins.")]:
-        del sys.modules[name]
+    names = [f.__name__ for f in check.all_checks()]
+    assert names == ["check_mix", "check_writeup_snapshots", "check_writeup_claims", "check_kind_coverage",
+                     "support_problems"]
+    assert check.all_checks() == [*caseset_checks.CHECKS, *auditor_checks.CHECKS]
+    assert [r.__name__ for r in check.all_reports()] == ["mix_report"]
 
 
-def test_check_modules_are_found_lazily_and_absent_ones_skipped(plugin_modules, monkeypatch, capsys):
-    monkeypatch.setattr(check, "CHECK_MODULES", ("plugins.absent", "plugins.mix", "no_such_package.checks"))
-    assert [f.__name__ for f in check.available_checks()] == ["too_few_cases", "note"]
+def test_each_checks_problems_are_printed_with_the_count(monkeypatch, capsys):
+    def too_few_cases(case_set):
+        return [Problem(case_set.root, 1, f"only {len(case_set.cases)} cases; the set needs 50")]
+
+    def note(case_set):
+        return [Problem(case_set.root / "c01-tracking-stopped" / "expected.yaml", 5, "rows may not support this",
+                        "warning")]
+
+    monkeypatch.setattr(check, "all_checks", lambda: [too_few_cases, note])
     assert check.main(["--cases", str(FIXTURE_CASES)]) == 2
     out = capsys.readouterr().out.splitlines()
     assert f"{FIXTURE_CASES}:1: only 10 cases; the set needs 50" in out
     assert f"{FIXTURE_CASES / 'c01-tracking-stopped' / 'expected.yaml'}:5: warning: rows may not support this" in out
     assert out[-1] == "10 case(s) checked: 1 error(s), 1 warning(s): fix the errors above"
-
-
-def test_a_check_module_with_a_broken_import_is_not_silently_skipped(plugin_modules):
-    with pytest.raises(ModuleNotFoundError, match="plugins.does_not_exist"):
-        check.available_checks(("plugins.broken",))
 
 
 def test_run_checks_sorts_by_file_and_line():

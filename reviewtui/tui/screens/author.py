@@ -11,54 +11,50 @@ expected.yaml loads at once. A snapshot.json of up to ``LOAD_IN_WORKER_BYTES``
 a few milliseconds, so the tables are in the screen's first frame; a larger
 one (a 100,000-row snapshot is about 15 MB) loads in a worker while the
 write-up and the expectations are already usable.
+
+What the keys do to the files (tags, disputes, undo, saving, the external-change
+guard) is the case's ``AuthoringSession`` (reviewtui/caseset/authoring.py); the
+screen turns keys into its calls and shows the result.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from ...caseset import disputes
-from ...caseset.cases import Case, CaseFileError, ExpectedDoc, ExternalChangeError, Problem, load_case, validate_case
+from ...caseset.authoring import AuthoringSession
+from ...caseset.cases import Case, CaseFileError, ExternalChangeError, Problem
+from ...caseset.drafts import DisputeDraft, TagDraft
 from ...caseset.history import History, StepRefused
 from ...caseset.snapshot import Snapshot, SnapshotError
-from ...caseset.writeup import Writeup, WriteupError, parse_writeup, read_writeup
+from ...caseset.writeup import Writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..plain import safe
-from ..snapshot_sections import snapshot_sections
-from ..support import CheckToken
+from ...caseset.snapshot_sections import snapshot_sections
+from ...caseset.support_checks import CheckToken
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
 from ..widgets.virtual_table import VirtualTable
 from ..widgets.writeup_view import WriteupView
+from .base import ReviewScreen
 from .dialogs import ConfirmModal
-from .dispute import DisputeDraft, DisputeModal
+from .dispute import DisputeModal
 from .help import KeysFooter, register_help
-from .tag import TagDraft, TagModal
-
-if TYPE_CHECKING:
-    from ..app import ReviewApp
+from .tag import TagModal
 
 # Up to this size snapshot.json is parsed on the spot (about 12 ms per MB here): building the screen once
 # with its tables costs far less than building it, then mounting the tables in a second layout pass.
 LOAD_IN_WORKER_BYTES = 1_000_000
 ENTRY_REF = re.compile(r"^(must_find|may_find|must_not_say)\[(\d+)\]")
-NO_WRITEUP = (
-    "This case has no write-up.\n\n"
-    "Tag from the rows alone: move to the snapshot (tab), mark rows with space, "
-    "then press 1 (must_find), 2 (may_find) or 3 (must_not_say)."
-)
 
 
 def problem_entry_key(problem: Problem) -> str | None:
@@ -69,7 +65,7 @@ def problem_entry_key(problem: Problem) -> str | None:
 TAG_KEYS = Binding.Group("Tag must/may/not")  # the footer shows "1 2 3 Tag must/may/not"; help lists each key
 
 
-class AuthorScreen(Screen):
+class AuthorScreen(ReviewScreen[None]):
     # The footer must keep esc, ? and the view keys on screen at 160 columns even with the snapshot
     # table focused (its keys come first): the tag keys share one label, undo and redo are in the help only.
     BINDINGS = [
@@ -89,10 +85,7 @@ class AuthorScreen(Screen):
 
     def __init__(self, case_dir: Path) -> None:
         super().__init__(id=f"author-{case_dir.name}")
-        self.case: Case = load_case(case_dir, with_snapshot=False)
-        self.history = History(self.case.doc)
-        self.writeup_problem = ""  # why the write-up cannot be shown, when it cannot
-        self.writeup = self._load_writeup()
+        self.session = AuthoringSession(case_dir)
         self.snapshot: Snapshot | None = None
         self.panel: SnapshotPanel | None = None
         self.problems: list[Problem] = []
@@ -107,16 +100,20 @@ class AuthorScreen(Screen):
             self._load_now()
 
     @property
-    def repo_root(self) -> Path:
-        return self.case.dir.parent.parent
+    def case(self) -> Case:
+        return self.session.case
 
     @property
-    def disputed_path(self) -> Path:
-        return disputes.disputed_path(self.repo_root)
+    def history(self) -> History:
+        return self.session.history
+
+    @property
+    def writeup(self) -> Writeup | None:
+        return self.session.writeup
 
     @property
     def dirty(self) -> bool:
-        return self.history.dirty
+        return self.session.dirty
 
     def _snapshot_size(self) -> int:
         path = self.case.snapshot_path
@@ -135,26 +132,6 @@ class AuthorScreen(Screen):
         self.snapshot = self.case.snapshot = snapshot
         self.snapshot_seconds = time.perf_counter() - started
 
-    def _load_writeup(self) -> Writeup | None:
-        path = self.case.source_path()
-        if path is None or not path.is_file():
-            return None
-        try:
-            return parse_writeup(read_writeup(path))
-        except WriteupError as exc:
-            self.writeup_problem = f"The write-up cannot be shown: {exc}\n\n"
-            return None
-
-    def _no_writeup_text(self) -> str:
-        """What the write-up region says when there is no write-up to show (and why)."""
-        if not self.case.source:
-            return NO_WRITEUP
-        if self.writeup_problem:  # the file is there but cannot be shown: writeup_problem says why
-            return NO_WRITEUP.removeprefix("This case has no write-up.").lstrip()
-        return (f"The write-up {self.case.source} named in expected.yaml (source:) is not found: "
-                "restore the file or fix the source line, then reopen the case."
-                + NO_WRITEUP.removeprefix("This case has no write-up."))
-
     # -- layout ------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -162,7 +139,7 @@ class AuthorScreen(Screen):
         with Horizontal(id="author-body"):
             with Vertical(id="author-left"):
                 notes = f"Notes: {self.case.notes}\n\n" if self.case.notes else ""
-                yield WriteupView(self.writeup, notes + self.writeup_problem + self._no_writeup_text(), id="writeup")
+                yield WriteupView(self.writeup, notes + self.session.writeup_problem + self.session.no_writeup_text(), id="writeup")
                 yield ExpectationList(id="expectations")
                 with VerticalScroll(id="problems-box"):
                     yield Static("", id="problems")
@@ -222,8 +199,7 @@ class AuthorScreen(Screen):
     # -- state shown on screen ---------------------------------------------------------
 
     def after_edit(self, select: tuple[str, int] | None = None) -> None:
-        """Re-read the entries from the document and redraw everything that depends on them."""
-        self.case.refresh()
+        """Redraw everything that depends on the entries (the session has re-read them)."""
         self.validate()
         if select is not None:
             self.query_one(ExpectationList).select_key(entry_key(*select))
@@ -246,56 +222,45 @@ class AuthorScreen(Screen):
         """Mark the write-up's tagged and disputed sentences."""
         if self.writeup is None:
             return
-        tagged = {s.index for e in self.case.expectations() if e.claim and (s := self.writeup.find(e.claim))}
-        disputed = {s.index for d in self.current_disputes() if (s := self.writeup.find(d.quote))}
-        self.query_one(WriteupView).set_marks(tagged, disputed)
-
-    def current_disputes(self) -> list[disputes.Dispute]:
-        if not self.case.source:
-            return []
         try:
-            return disputes.load(self.disputed_path).for_writeup(self.case.source)
+            found = self.session.writeup_disputes()
         except disputes.DisputeFileError as exc:
-            self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
-            return []
+            self._disputes_not_shown(exc)
+            found = []
+        self.query_one(WriteupView).set_marks(self.session.tagged_sentences(), self.session.disputed_sentences(found))
+
+    def _disputes_not_shown(self, exc: disputes.DisputeFileError) -> None:
+        self.notify(f"Disputes not shown: {exc}", severity="error", timeout=10)
 
     # -- live validation -----------------------------------------------------------------
 
     def validate(self) -> None:
         """Structural checks now (they are quick); the support check of must_find ids in a worker."""
-        self.problems = validate_case(self.case)
+        self.problems = self.session.problems()
         self._validation += 1
         self._show_problems()
         if self.snapshot is not None:
-            self.check_support(self._validation, [(e.index, e.id, e.line) for e in self.case.must_find])
+            self.check_support(self._validation, self.session.support_entries())
 
     def check_support(self, generation: int, entries: list[tuple[int, str, int]]) -> None:
         """Ask for the verdicts in a worker. The request before this one is withdrawn, but a check it has
         under way runs on: it is of the same snapshot, and this request reads its verdict."""
         if self._support_token is not None:
-            cast("ReviewApp", self.app).support_checks.cancel(self._support_token, stop=False)
+            self.app.support_checks.cancel(self._support_token, stop=False)
         self._support_token = token = CheckToken()
         self._check_support(generation, entries, token)
 
     @work(thread=True, group="validate")
     def _check_support(self, generation: int, entries: list[tuple[int, str, int]], token: CheckToken) -> None:
-        found = cast("ReviewApp", self.app).support_checks.verdicts(self.snapshot, [finding_id for _, finding_id, _ in entries], token)
+        found = self.app.support_checks.verdicts(self.snapshot, [finding_id for _, finding_id, _ in entries], token)
         if found is None:
             return  # withdrawn: a newer validation or the screen closing
-        problems, verdicts = [], {}
-        for index, finding_id, line in entries:
-            verdict = found[finding_id]
-            verdicts[finding_id] = verdict
-            if verdict.available and verdict.supported is False:
-                detail = f" ({verdict.detail})" if verdict.detail else ""
-                problems.append(Problem(self.case.expected_path, line,
-                                        f"must_find[{index}]: the rows do not support {finding_id} according to the reference auditor{detail}",
-                                        "warning"))
-        self.post_message(ValidationDone(generation, problems, verdicts))
+        verdicts = {finding_id: found[finding_id] for _, finding_id, _ in entries}
+        self.post_message(ValidationDone(generation, self.session.support_problems(entries, verdicts), verdicts))
 
     def on_unmount(self) -> None:
         if self._support_token is not None:
-            cast("ReviewApp", self.app).support_checks.cancel(self._support_token)  # nobody will read it
+            self.app.support_checks.cancel(self._support_token)  # nobody will read it
 
     def on_validation_done(self, message: ValidationDone) -> None:
         if message.generation == self._validation:
@@ -353,7 +318,7 @@ class AuthorScreen(Screen):
 
     def show_rows(self, pointers: list[str]) -> None:
         """Highlight these snapshot rows with the cursor on the first, now or once the snapshot
-        has loaded. Used by the case review (part two) to jump from evidence or a figure."""
+        has loaded. Used by the case review to jump from evidence or a figure."""
         self._pending_rows = list(pointers)
         self._rows_from_outside = True
         self._show_pending_rows()
@@ -374,17 +339,14 @@ class AuthorScreen(Screen):
     def _campaigns(self) -> dict[str, str]:
         return self.panel.campaigns if self.panel is not None else {}
 
-    def _taken_ids(self, skip: tuple[str, int] | None = None) -> set[str]:
-        return {e.id for e in self.case.expectations() if (e.list_name, e.index) != skip}
-
     def _tag_modal(self, draft: TagDraft, title: str, skip: tuple[str, int] | None = None) -> TagModal:
         return TagModal(
             draft,
             title=title,
             campaigns=self._campaigns(),
             snapshot=self.snapshot,
-            taken_ids=self._taken_ids(skip),
-            support_check=cast("ReviewApp", self.app).support_checks.verdict,
+            taken_ids=self.session.taken_ids(skip),
+            support_check=self.app.support_checks.verdict,
         )
 
     def action_tag(self, list_name: str) -> None:
@@ -402,32 +364,32 @@ class AuthorScreen(Screen):
     def _tag_added(self, draft: TagDraft | None) -> None:
         if draft is None:
             return
-        index = self.history.add(draft.list_name, draft.entry())
+        index = self.session.add(draft.list_name, draft.entry())
         if self.panel is not None:
             self.panel.clear_marks()
         self.after_edit(select=(draft.list_name, index))
         self.notify(f"Added {draft.id} to {draft.list_name} (ctrl+s saves, ctrl+z undoes)")
 
     def on_expectation_list_delete_requested(self, message: ExpectationList.DeleteRequested) -> None:
-        removed = self.history.remove(message.list_name, message.index)
+        removed = self.session.remove(message.list_name, message.index)
         self.after_edit()
         self.notify(f"Deleted {removed.get('id')} from {message.list_name} (ctrl+z undoes)")
 
     def on_expectation_list_edit_requested(self, message: ExpectationList.EditRequested) -> None:
         where = (message.list_name, message.index)
-        draft = TagDraft.from_entry(message.list_name, self.case.doc.entry(*where))
+        draft = TagDraft.from_entry(message.list_name, self.session.entry(*where))
 
         def edited(result: TagDraft | None) -> None:
             if result is not None:
-                self.after_edit(select=self.history.replace(*where, result.entry(), new_list=result.list_name))
+                self.after_edit(select=self.session.replace(*where, result.entry(), new_list=result.list_name))
 
         self.app.push_screen(self._tag_modal(draft, f"Edit {draft.id}", skip=where), edited)
 
     def action_undo(self) -> None:
-        self._step(self.history.undo, "Undid", "Nothing to undo")
+        self._step(self.session.undo, "Undid", "Nothing to undo")
 
     def action_redo(self) -> None:
-        self._step(self.history.redo, "Redid", "Nothing to redo")
+        self._step(self.session.redo, "Redid", "Nothing to redo")
 
     def _step(self, step, done: str, nothing: str) -> None:
         try:
@@ -445,7 +407,11 @@ class AuthorScreen(Screen):
         if sentence is None or not self.case.source:
             self.notify("This case has no write-up sentence to dispute", severity="warning")
             return
-        existing = next((d for d in self.current_disputes() if self.writeup and self.writeup.find(d.quote) == sentence), None)
+        try:
+            existing = self.session.dispute_of(sentence)
+        except disputes.DisputeFileError as exc:
+            self._disputes_not_shown(exc)
+            existing = None
         if existing is not None:
             self._ask_reopen(existing)
             return
@@ -458,12 +424,7 @@ class AuthorScreen(Screen):
         def submit(draft: DisputeDraft) -> str | None:
             """Write the entry; the modal (and what was typed in it) stays until this succeeds."""
             try:
-                with self._undoable_dispute_change() as record:
-                    added.append(disputes.append_dispute(
-                        self.disputed_path, writeup=str(self.case.source), quote=sentence.text, case_id=self.case.case_id,
-                        rows_show=draft.rows_show, rows=draft.rows, why=draft.why,
-                    ))
-                    record(f"dispute {added[0].id}")
+                added.append(self.session.dispute(sentence.text, rows_show=draft.rows_show, rows=draft.rows, why=draft.why))
             except (OSError, ValueError, disputes.DisputeFileError) as exc:
                 return f"disputed.md not changed: {exc}"
             return None
@@ -479,21 +440,12 @@ class AuthorScreen(Screen):
         modal = DisputeModal(quote=sentence.text, case_id=self.case.case_id, writeup=self.case.source, rows=rows, submit=submit)
         self.app.push_screen(modal, done)
 
-    @contextmanager
-    def _undoable_dispute_change(self):
-        """Around a change to disputed.md: ``record(label)`` puts it in the undo history."""
-        path = self.disputed_path
-        before = path.read_bytes() if path.exists() else None
-        yield lambda label: self.history.record_file(label, path, before, path.read_bytes())
-
     def _ask_reopen(self, existing: disputes.Dispute) -> None:
         def answer(choice: str | None) -> None:
             if choice != "o":
                 return
             try:
-                with self._undoable_dispute_change() as record:
-                    disputes.reopen(self.disputed_path, existing.id)
-                    record(f"reopen {existing.id}")
+                self.session.reopen(existing.id)
             except (OSError, disputes.DisputeFileError) as exc:
                 self.notify(str(exc), severity="error", timeout=8)
                 return
@@ -511,14 +463,13 @@ class AuthorScreen(Screen):
     def save(self) -> bool:
         """Save expected.yaml; on an external change, ask what to do and return False."""
         try:
-            self.case.doc.save()
+            self.session.save()
         except ExternalChangeError:
             self._ask_external_change()
             return False
         except OSError as exc:
             self.notify(f"Not saved: {exc}", severity="error", timeout=10)
             return False
-        self.history.mark_saved()
         self._update_title()
         self.app.post_message(CaseSaved(self.case.case_id))
         self.notify(f"Saved {self.case.case_id}/expected.yaml")
@@ -528,11 +479,9 @@ class AuthorScreen(Screen):
         self.save()
 
     def _ask_external_change(self) -> None:
-        mine = self.case.expected_path.with_name("expected.yaml.mine")
-
         def answer(choice: str | None) -> None:
             if choice == "k":
-                self.keep_both(mine)
+                self.keep_both()
             elif choice == "r" and self.reload_from_disk():
                 self.notify("Reloaded expected.yaml from disk; your edits were dropped")
 
@@ -547,32 +496,35 @@ class AuthorScreen(Screen):
             answer,
         )
 
-    def keep_both(self, mine: Path) -> None:
+    def keep_both(self) -> None:
         """Write our version to a new .mine file (never over an earlier one), then show the file on disk."""
         try:
-            written = self.case.doc.save_copy(mine)
+            written, not_reloaded = self.session.keep_both()
         except OSError as exc:
-            self.notify(f"Could not write {mine.name}: {exc}; your edits are still here", severity="error", timeout=10)
+            self.notify(f"Could not write {self.session.mine_path.name}: {exc}; your edits are still here", severity="error", timeout=10)
             return
-        if self.reload_from_disk():
-            self.notify(f"Your version is in {self.case.case_id}/{written.name}; the editor now shows the file on disk. "
-                        f"Merge by hand, then delete {written.name}.", timeout=15)
-        else:
+        if not_reloaded is not None:
+            self._not_reloaded(not_reloaded)
             self.notify(f"Your version is also in {self.case.case_id}/{written.name}.", timeout=15)
+            return
+        self.after_edit()
+        self.notify(f"Your version is in {self.case.case_id}/{written.name}; the editor now shows the file on disk. "
+                        f"Merge by hand, then delete {written.name}.", timeout=15)
 
     def reload_from_disk(self) -> bool:
         """Show expected.yaml as it is on disk. A file that does not parse is not loaded: the error
         is shown and the edits stay (returns False)."""
         try:
-            doc = ExpectedDoc.load(self.case.expected_path)
+            self.session.reload()
         except CaseFileError as exc:
-            self.notify(f"Not reloaded, your edits are kept: {exc}", title="expected.yaml on disk does not parse",
-                        severity="error", timeout=15)
+            self._not_reloaded(exc)
             return False
-        self.case.doc = doc
-        self.history.reset(doc)
         self.after_edit()
         return True
+
+    def _not_reloaded(self, exc: CaseFileError) -> None:
+        self.notify(f"Not reloaded, your edits are kept: {exc}", title="expected.yaml on disk does not parse",
+                    severity="error", timeout=15)
 
     # -- leaving ---------------------------------------------------------------------------------
 

@@ -24,17 +24,17 @@ from typing import Any, Callable, Mapping, Sequence
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Label, OptionList, Static, TextArea
+from textual.containers import Horizontal
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...caseset.cases import LISTS, Case, Expectation
 from ...scoring.score import CaseScore
-from ...caseset.untrusted import printable
-from ..plain import label, plain, safe
+from ..plain import safe
 from ..widgets.review.finding_text import expectation_line, figure_line, finding_block, figures_of
+from .base import ReviewScreen
 from .help import register_help
+from .raw_output import RawOutputScreen
 
 POINTER_RE = re.compile(r"(?<![\w/])/(?:[A-Za-z_][\w~.-]*)(?:/[\w~.-]+)+")
 
@@ -92,33 +92,7 @@ def _replace_options(widget: OptionList, options: list[Option | None]) -> None:
     widget.highlighted = first
 
 
-class RawOutputScreen(ModalScreen[None]):
-    """The assistant's raw output text, verbatim, with the parse or API error above it."""
-
-    BINDINGS = [Binding("escape,r,q", "dismiss", "Close")]
-    DEFAULT_CSS = """
-    RawOutputScreen { align: center middle; }
-    RawOutputScreen > Vertical { width: 90%; height: 90%; border: thick $primary; background: $surface; }
-    RawOutputScreen #raw-problem { color: $error; padding: 0 1; height: auto; }
-    RawOutputScreen TextArea { height: 1fr; }
-    """
-
-    def __init__(self, result: CaseResult) -> None:
-        super().__init__()
-        self.result = result
-
-    def compose(self) -> ComposeResult:
-        output, score = self.result.output, self.result.score
-        problem = score.error or score.parse_error or output.get("error")
-        with Vertical() as box:
-            box.border_title = label(f"raw output · {self.result.case_id}")
-            if problem:
-                yield Label(plain(f"{score.status}: {problem}"), id="raw-problem")
-            yield TextArea(printable(output.get("raw_text") or "(no output text)"), read_only=True,
-                           show_line_numbers=True, soft_wrap=True, id="raw-text")
-
-
-class CaseReviewScreen(Screen[None]):
+class CaseReviewScreen(ReviewScreen[None]):
     """One case of a run; ``n``/``p`` move through ``case_ids`` (the run's failing cases)."""
 
     BINDINGS = [

@@ -15,7 +15,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ...caseset.cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
@@ -23,6 +22,8 @@ from ...caseset.snapshot import SnapshotError
 from ...check import run_checks
 from ..messages import CaseChecksDone, CaseSetLoaded
 from ..plain import cells, plain, safe
+from ..widgets.row_table import RowTable
+from .base import ReviewScreen
 from .help import KeysFooter, register_help
 
 KIND_TARGETS = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
@@ -98,19 +99,7 @@ def mix_text(rows: list[CaseRow]) -> Text:
     return text
 
 
-class RowTable(DataTable):
-    """A DataTable of whole rows where home and end go to the first and the last row.
-
-    (DataTable's own home and end scroll sideways, which in a table that fits the screen does nothing.)
-    """
-
-    BINDINGS = [
-        Binding("home", "scroll_top", "First row", show=False),
-        Binding("end", "scroll_bottom", "Last row", show=False),
-    ]
-
-
-class CasesScreen(Screen):
+class CasesScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("enter", "open", "Open case"),
         Binding("k", "cycle_kind", "Kind filter"),
@@ -149,7 +138,7 @@ class CasesScreen(Screen):
 
     @property
     def cases_root(self) -> Path:
-        return self.app.cases_dir  # type: ignore[attr-defined]
+        return self.app.cases_dir
 
     # -- loading ---------------------------------------------------------------------
 
@@ -161,7 +150,7 @@ class CasesScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - a file the loader trips on must not take the whole app down
             self.app.call_from_thread(self._load_failed, f"{type(exc).__name__}: {exc}")
             return
-        self.app.load_seconds = time.perf_counter() - started  # type: ignore[attr-defined]
+        self.app.load_seconds = time.perf_counter() - started
         self.post_message(CaseSetLoaded(case_set))
         # Then everything ``reviewtui check`` adds (the reference auditor's support warnings among them),
         # so the list says what check says; the table does not wait for it.
@@ -172,7 +161,7 @@ class CasesScreen(Screen):
         self._render_header()
 
     def on_case_set_loaded(self, message: CaseSetLoaded) -> None:
-        self.app.case_set = message.case_set  # type: ignore[attr-defined]
+        self.app.case_set = message.case_set
         self.rows, self.general = case_rows(message.case_set)
         self.loaded = True
         self.checked = False
@@ -294,7 +283,7 @@ class CasesScreen(Screen):
         if not row.loaded:
             self.notify(str(row.problems[0]), title="Cannot open: fix this file first", severity="error", timeout=8)
             return
-        self.app.open_case(case_id)  # type: ignore[attr-defined]
+        self.app.open_case(case_id)
 
     def action_cycle_kind(self) -> None:
         order = ("all", *CASE_KINDS)

@@ -16,14 +16,14 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...runs.compare import PairedComparison, interval_line, kinds_line, paired_comparison
-from ...runs.results import ResultsError
+from ...runs.files import ResultsError
 from ...runs.stored import RunInfo, load_run
 from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
+from .base import ReviewScreen
 from .help import register_help
 from .run import open_rows, review_screen
 
@@ -59,7 +59,7 @@ def comparison_header(paired: PairedComparison) -> Text:
     return text
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("enter", "review('after')", "Review (after)"),
         Binding("b", "review('before')", "Review (before)"),
@@ -114,10 +114,10 @@ class CompareScreen(Screen[None]):
         if case_id not in run.records:
             self.notify(f"{case_id} is not in the {which} run ({info.prompt_version})", severity="warning")
             return
-        cases_dir = Path(self.app.cases_dir)  # type: ignore[attr-defined]
+        cases_dir = Path(self.app.cases_dir)
         self.app.push_screen(review_screen(run, cases_dir, case_id,
                                            open_rows=lambda case, pointers: open_rows(self.app, case, pointers),
-                                           edit_case=lambda case: self.app.open_case(case.case_id)))  # type: ignore[attr-defined]
+                                           edit_case=lambda case: self.app.open_case(case.case_id)))
         self.notify(f"{case_id} as the {which} run ({info.prompt_version}) scored it")
 
 

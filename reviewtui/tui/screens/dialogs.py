@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, Select, Static
 
 from ..plain import label as label_content
 from ..plain import para, plain
@@ -34,7 +34,7 @@ class ReviewModal(ModalScreen[ResultType]):
         self._opened_with = self._field_values()
 
     def _field_values(self) -> tuple:
-        return tuple((w.id, w.value) for w in self.query("Input, Select"))  # type: ignore[attr-defined]  # both have a value
+        return tuple((w.id, w.value) for w in self.query("Input, Select") if isinstance(w, (Input, Select)))
 
     @property
     def has_typed_text(self) -> bool:

@@ -6,7 +6,6 @@ the rows default to the rows marked in the snapshot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 from textual.app import ComposeResult
@@ -15,18 +14,11 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from ...caseset.disputes import field_problems
+from ...caseset.drafts import DisputeDraft, parse_rows
 from ..plain import para, plain
 
 from .dialogs import ReviewModal
 from .help import KeysFooter
-from .tag import parse_rows
-
-
-@dataclass(frozen=True)
-class DisputeDraft:
-    rows_show: str
-    rows: list[str]
-    why: str
 
 
 class DisputeModal(ReviewModal[DisputeDraft]):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -28,10 +27,13 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Stat
 from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
 from ...check import validate
-from ...eval import DEFAULT_CONCURRENCY, UsageError, build_parser, choose_backend, make_backend, run_eval
+from ...eval import make_backend, run_eval
 from ...runs.identity import results_home_of
-from ...runs.results import CaseRecord, ResultsError, RunPaths, read_manifest
+from ...runs.files import ResultsError, RunPaths
+from ...runs.manifest import read_manifest
+from ...runs.records import CaseRecord
 from ...runs.runner import Progress, redact_secrets
+from ...runs.settings import DEFAULT_CONCURRENCY, RunSettings, SettingsError, UsageError
 from ...runs.stored import Run, run_info
 from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..commands import run_verdict
@@ -43,29 +45,18 @@ from .dialogs import ConfirmModal
 from .help import register_help
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    backend: str
-    model: str | None
-    concurrency: int
-    cases_dir: Path
-    replay_dir: Path | None
-    resume: bool
-
-
-BackendFactory = Callable[[RunSettings, Path], Backend]
+BackendFactory = Callable[[RunSettings], Backend]
 TABLE_REFRESH_SECONDS = 0.25  # how often the live case table catches up with the cases that landed
 
+# The form's name of each setting it has a field for, in its problem sentences.
+FIELD_LABELS = {"backend": "Backend", "model": "Model", "concurrency": "Concurrency", "cases_dir": "Cases",
+                "replay_dir": "Replay dir", "resume": "Resume"}
 
-def backend_from_settings(settings: RunSettings, results_dir: Path) -> Backend:
+
+def backend_from_settings(settings: RunSettings) -> Backend:
     """Build the backend the way ``reviewtui eval`` does. Raises UsageError with a one-line reason."""
-    name, _why = choose_backend(settings.backend)
-    args = build_parser().parse_args(["--results-dir", str(results_dir)])
-    if name == "claude":
-        args.model = settings.model or None
-    if name == "replay":
-        args.replay_dir = str(settings.replay_dir) if settings.replay_dir else None
-    return make_backend(name, args)
+    name, _why = settings.chosen_backend()
+    return make_backend(name, settings)
 
 
 class NewRunScreen(Screen[None]):
@@ -149,8 +140,7 @@ class NewRunScreen(Screen[None]):
         self.query_one("#start", Button).focus()
 
     def _default_backend(self) -> tuple[str, str]:
-        name, why = choose_backend(None)
-        return name, why
+        return RunSettings().chosen_backend()
 
     @property
     def _run_paths(self) -> RunPaths:
@@ -184,27 +174,36 @@ class NewRunScreen(Screen[None]):
             event.checkbox.label = self._resume_label(event.value)
 
     def read_form(self) -> RunSettings | None:
-        """The settings, or None after showing what to fix."""
+        """The settings, or None after showing what to fix.
+
+        The values are checked by ``RunSettings`` itself, as for ``reviewtui eval``; the form adds
+        that its folders exist, which the command line learns from loading them.
+        """
         problems = []
         backend = str(self.query_one("#backend", Select).value)
         try:
             concurrency = int(self.query_one("#concurrency", Input).value)
         except ValueError:
-            concurrency = 0
-        if concurrency < 1:
-            problems.append("Concurrency must be a whole number of at least 1.")
+            concurrency = 0  # not a whole number: refused by the settings' own range check
         cases_dir = Path(self.query_one("#cases", Input).value.strip() or str(self.cases_dir))
-        if not cases_dir.is_dir():
-            problems.append(f"Cases: folder {cases_dir} not found.")
         replay_text = self.query_one("#replay-dir", Input).value.strip()
         replay_dir = Path(replay_text) if replay_text else None
+        settings = None
+        try:
+            # The model and the replay folder are read by their backend only: the other backends get none.
+            settings = RunSettings(backend=backend, cases_dir=cases_dir, results_dir=self.results_dir,
+                                   replay_dir=replay_dir if backend == "replay" else None,
+                                   model=(self.query_one("#model", Input).value.strip() or None)
+                                   if backend == "claude" else None,
+                                   concurrency=concurrency, resume=self.query_one("#resume", Checkbox).value)
+        except SettingsError as exc:
+            problems += [f"{p.sentence(FIELD_LABELS.get(p.setting))}." for p in exc.problems]
+        if not cases_dir.is_dir():
+            problems.append(f"Cases: folder {cases_dir} not found.")
         if backend == "replay" and (replay_dir is None or not replay_dir.is_dir()):
             problems.append("Replay dir: the replay backend needs a folder of <case_id>.json outputs.")
         self.query_one("#new-run-error", Static).update(para("\n".join(problems)))
-        if problems:
-            return None
-        return RunSettings(backend, self.query_one("#model", Input).value.strip() or None, concurrency,
-                           cases_dir, replay_dir, self.query_one("#resume", Checkbox).value)
+        return None if problems else settings
 
     # -- starting and cancelling --------------------------------------------------------
 
@@ -241,7 +240,7 @@ class NewRunScreen(Screen[None]):
 
     def _run_replaced(self, settings: RunSettings) -> str | None:
         """The run of this prompt version a new run would write over, described; None when there is none."""
-        paths = self._run_paths_for(settings.backend, settings.replay_dir)
+        paths = self._run_paths_for(settings.backend or self._default_backend()[0], settings.replay_dir)
         if not paths.manifest.exists():
             return None
         try:
@@ -316,7 +315,7 @@ class NewRunScreen(Screen[None]):
             return
         factory: BackendFactory = self.app.backend_factory or backend_from_settings  # type: ignore[attr-defined]
         try:
-            backend = factory(settings, self.results_dir)
+            backend = factory(settings)
         except (UsageError, BackendUsageError) as exc:
             self.post_message(RunEnded(None, str(exc)))
             return
@@ -325,8 +324,7 @@ class NewRunScreen(Screen[None]):
         if self._cancel_requested.is_set():
             self._cancel.set()
         try:
-            run = await run_eval(case_set, backend, results_dir=self.results_dir, concurrency=settings.concurrency,
-                                 resume=settings.resume, cancel=self._cancel,
+            run = await run_eval(case_set, backend, settings, cancel=self._cancel,
                                  on_progress=self._post_progress, on_record=self._post_record)
         except (ResultsError, UsageError) as exc:
             self.post_message(RunEnded(None, str(exc)))

@@ -11,18 +11,17 @@ panel lists what changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
-from ...runs.results import ResultsError
+from ...runs.files import ResultsError
 from ...runs.stored import CaseDiff, Run, load_run, rescore_run
 from ...scoring.score import CaseScore
 from ...caseset.snapshot import SnapshotError
@@ -31,11 +30,9 @@ from ..widgets.review.case_table import ReviewCaseTable, case_fails
 from ..widgets.review.diff_table import CaseDiffTable
 from ..widgets.review.missed_ids import MissedIdsPanel
 from ..widgets.review.run_header import RunHeader
+from .base import ReviewScreen
 from .case_review import CaseResult, CaseReviewScreen
 from .help import register_help
-
-if TYPE_CHECKING:
-    from ..app import ReviewApp
 
 
 def _mean(value: Any) -> str:
@@ -81,7 +78,7 @@ def review_screen(run: Run, cases_dir: Path, case_id: str, **actions: Any) -> Ca
                             lambda cid: case_result(run, cases_dir, cid), **actions)
 
 
-class RunScreen(Screen[None]):
+class RunScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("R", "rescore", "Re-score"),
         Binding("escape", "app.pop_screen", "Back to runs"),
@@ -186,7 +183,7 @@ class RunScreen(Screen[None]):
         return case_result(self.run, self.cases_dir, case_id)
 
     def edit_case(self, case: Case) -> None:
-        cast("ReviewApp", self.app).open_case(case.case_id)
+        self.app.open_case(case.case_id)
 
     def open_rows(self, case: Case, pointers: list[str]) -> None:
         open_rows(self.app, case, pointers)

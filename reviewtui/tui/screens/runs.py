@@ -15,14 +15,14 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ...runs.identity import REFERENCE
-from ...runs.results import ResultsError
+from ...runs.files import ResultsError
 from ...runs.stored import RunInfo, list_runs, run_key
 from ..plain import cells, para
-from .cases import RowTable
+from ..widgets.row_table import RowTable
+from .base import ReviewScreen
 from .compare import CompareScreen
 from .help import KeysFooter, register_help
 from .new_run import NewRunScreen
@@ -52,7 +52,7 @@ def short_date(iso: str | None) -> str:
     return (iso or "")[:16].replace("T", " ")
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("n", "new_run", "New run"),
         Binding("space", "mark", "Mark for compare"),
@@ -73,11 +73,11 @@ class RunsScreen(Screen[None]):
 
     @property
     def results_dir(self) -> Path:
-        return Path(self.app.results_dir)  # type: ignore[attr-defined]
+        return Path(self.app.results_dir)
 
     @property
     def cases_dir(self) -> Path:
-        return Path(self.app.cases_dir)  # type: ignore[attr-defined]
+        return Path(self.app.cases_dir)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")

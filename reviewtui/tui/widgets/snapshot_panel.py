@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Input, Select, Static, TabbedContent, TabPane
 
 from ..plain import label, plain
-from ..snapshot_sections import SectionTable, locate, section_title
+from ...caseset.snapshot_sections import SectionTable, locate, section_title
 from .virtual_table import VirtualTable
 
 DATE_PREFIX = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")

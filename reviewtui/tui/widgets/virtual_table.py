@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...caseset.untrusted import printable
-from ..snapshot_sections import SectionTable
+from ...caseset.snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40
 WIDTH_SAMPLE = 400  # rows sampled to size the columns

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import DataTable
 
-from ....runs.results import CaseRecord
+from ....runs.records import CaseRecord
 from ....runs.stored import CaseDiff
 from ...plain import cells
 

@@ -19,7 +19,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from ....runs.results import miss_pattern
+from ....runs.gate import miss_pattern
 from ...plain import safe
 
 MissedByKind = Mapping[str, Mapping[str, Any]]

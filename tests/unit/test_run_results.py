@@ -1,4 +1,5 @@
-"""report.py: case records, CSV, missed ids by kind, the gate, the summary text, the prompt-hash guard."""
+"""A run's results (runs/records, gate, manifest, summary, usage, recorder): case records, CSV, missed ids by kind,
+the gate, the summary text, the prompt-hash guard."""
 
 from __future__ import annotations
 
@@ -10,25 +11,12 @@ import pytest
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.runs.results import (
-    CSV_COLUMNS,
-    CaseRecord,
-    PromptChangedError,
-    ResultsError,
-    RunPaths,
-    RunRecorder,
-    build_manifest,
-    check_prompt_guard,
-    csv_text,
-    format_summary,
-    gate_verdict,
-    miss_pattern,
-    missed_by_kind,
-    read_case_record,
-    summarize,
-    write_case_record,
-    write_manifest,
-)
+from reviewtui.runs.files import ResultsError, RunPaths
+from reviewtui.runs.gate import gate_verdict, miss_pattern, missed_by_kind, summarize
+from reviewtui.runs.manifest import PromptChangedError, build_manifest, check_prompt_guard, write_manifest
+from reviewtui.runs.recorder import RunRecorder
+from reviewtui.runs.records import CSV_COLUMNS, CaseRecord, csv_text, read_case_record, write_case_record
+from reviewtui.runs.summary import format_summary
 from reviewtui.scoring.score import CaseScore
 from tests.stub_backends import FIXTURE_CASES
 
@@ -205,7 +193,8 @@ def test_recorder_writes_each_case_as_it_lands_and_clears_a_stale_run(tmp_path):
 
 def test_a_resumed_run_counts_the_answers_it_kept():
     from reviewtui.backends.base import CaseOutput
-    from reviewtui.runs.results import add_kept_usage, format_summary
+    from reviewtui.runs.summary import format_summary
+    from reviewtui.runs.usage import add_kept_usage
 
     this_session = {"input_tokens": 100, "output_tokens": 10, "cost_usd": 0.001, "cached": 0}
     kept = [

@@ -1,8 +1,8 @@
-"""The tag modal's `says` field: what a senior types becomes the list of regexes saved in expected.yaml."""
+"""The tag form's `says` field: what a senior types becomes the list of regexes saved in expected.yaml."""
 
 import pytest
 
-from reviewtui.tui.screens.tag import format_says, parse_says
+from reviewtui.caseset.drafts import format_says, parse_says
 
 
 @pytest.mark.parametrize(

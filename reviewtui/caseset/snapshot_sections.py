@@ -17,8 +17,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..caseset.snapshot import as_object
-from ..caseset.snapshot_reader import escape_token, unescape_token
+from .snapshot import as_object
+from .snapshot_reader import escape_token, unescape_token
 
 ROW_SECTIONS = ("daily", "campaigns", "search_terms", "budgets", "conversion_actions", "change_events", "ads", "flight_plan")
 FIELD_SECTIONS = ("account", "period", "targets")

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..caseset.snapshot import Snapshot
+from .snapshot import Snapshot
 
 
 @dataclass(frozen=True)

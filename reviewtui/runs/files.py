@@ -1,0 +1,116 @@
+"""Where a run's result files go, the shapes they are checked against, and the checked reader.
+
+Layout (docs/formats.md), for a results folder R and prompt version V:
+
+- ``R/V.csv``: one row per case (``records.csv_text``);
+- ``R/V/manifest.json``: what ran and how it went (``manifest.py``);
+- ``R/V/cases/<case_id>.json``: the raw output and the score details (``records.py``).
+
+Result files are read back by the app, by re-scoring and by ``reviewtui
+compare``; they may have been edited or crafted, so ``read_result_json``
+checks their size and shape before any view reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, UTC
+from pathlib import Path
+from typing import Any
+
+from ..caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
+
+MANIFEST_FILE = "manifest.json"
+RESULT_LIMITS = Limits("a result file", max_bytes=32 << 20, max_depth=16, max_items=100_000, max_chars=4 << 20)
+_TEXT = Optional_(str)
+_NUMBER = Optional_(float)
+_FINDING_ROW = {k: _TEXT for k in ("id", "scope", "claim", "evidence", "severity", "full_id", "verdict", "matches")}
+_FIGURE = {"finding_index": int, "field": _TEXT, "text": _TEXT, "start": Optional_(int), "end": Optional_(int),
+           "value": _NUMBER, "unit": _TEXT, "decimals": Optional_(int), "grounded": Optional_(bool),
+           "reason": _TEXT, "rows": Optional_(list), "row_count": Optional_(int)}
+_HIT = {"finding_index": int, "entry_id": _TEXT, "by": _TEXT, "pattern": _TEXT}
+OUTPUT_SHAPE = {"case_id": _TEXT, "raw_text": _TEXT, "error": _TEXT, "input_tokens": Optional_(int),
+                "output_tokens": Optional_(int), "stop_reason": _TEXT, "cached": Optional_(bool), "model": _TEXT}
+SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(float), "precision": Required(float),
+               "fabrication": Required(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
+               "findings": [_FINDING_ROW], "figures": [_FIGURE], "fabricated_figures": [_FIGURE],
+               "must_not_say_hits": [_HIT], "parse_error": _TEXT, "error": _TEXT}
+CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional_(OUTPUT_SHAPE),
+                     "score": Optional_(SCORE_SHAPE),
+                     "repeats": Optional_([{"output": Required(OUTPUT_SHAPE), "score": Required(SCORE_SHAPE)}])}
+_SUMMARY = {"cases": Optional_(int), "scored": Optional_(int), "mean_recall": _NUMBER, "mean_precision": _NUMBER,
+            "fabrications": Optional_(int), "unparseable": Optional_(int), "errors": Optional_(int),
+            "not_run": Optional_(int), "not_run_cases": Optional_([str]),
+            "fabrication_cases": Optional_([{"case_id": Required(str), "fabrication": Optional_(int),
+                                             "items": Optional_([str])}]),
+            **{k: Optional_([{"case_id": Required(str), "reason": _TEXT}]) for k in ("unparseable_cases", "error_cases")}}
+MANIFEST_SHAPE = {
+    **{k: _TEXT for k in ("prompt_version", "prompt_sha256", "backend", "model", "cases_dir", "case_set_hash",
+                          "figures", "started_at", "finished_at", "status", "rescored_at")},
+    "backend_details": Optional_(dict), "thresholds": Optional_({"min_mean_recall": _NUMBER,
+                                                                  "max_fabrications": _NUMBER}),
+    "concurrency": Optional_(int), "repeats": Optional_(int), "summary": Optional_(_SUMMARY),
+    "gate": Optional_({"passed": Optional_(bool), "reasons": Optional_([str])}),
+    "missed_by_kind": Optional_(dict), "miss_pattern": Optional_(dict), "case_ids": Optional_([str]),
+    "usage": Optional_({k: _NUMBER for k in ("input_tokens", "output_tokens", "cost_usd", "cached")}),
+}
+
+
+def read_result_json(path: Path, shape: dict[str, Any], what: str, fix: str) -> dict[str, Any]:
+    """A result file within the limits and of ``shape``; ResultsError naming the file, the place and ``fix``."""
+    try:
+        text = read_bytes_limited(path, RESULT_LIMITS).decode("utf-8")
+        data = load_json(text, RESULT_LIMITS)
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, LimitError) as exc:
+        raise ResultsError(f"{path}: cannot read {what} ({exc}); {fix}") from None
+    except BadInput as exc:
+        raise ResultsError(f"{path}:{exc.line}: {what} is not valid JSON ({exc.message}); {fix}") from None
+    problem = shape_problem(data, shape)
+    if problem:
+        raise ResultsError(f"{path}:1: {what} has the wrong shape: {problem}; {fix}")
+    return data
+
+
+class ResultsError(Exception):
+    """A results folder that cannot be used as asked (exit 2); the message says what to do."""
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
+
+
+def json_text(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    results_dir: Path
+    version: str
+
+    @classmethod
+    def of_run_dir(cls, run_dir: str | Path) -> "RunPaths":
+        run_dir = Path(run_dir)
+        return cls(run_dir.parent, run_dir.name)
+
+    @property
+    def run_dir(self) -> Path:
+        return self.results_dir / self.version
+
+    @property
+    def csv(self) -> Path:
+        return self.results_dir / f"{self.version}.csv"
+
+    @property
+    def manifest(self) -> Path:
+        return self.run_dir / MANIFEST_FILE
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.run_dir / "cases"
+
+    def case_file(self, case_id: str) -> Path:
+        return self.cases_dir / f"{case_id}.json"
