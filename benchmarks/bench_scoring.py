@@ -30,7 +30,7 @@ from pathlib import Path
 from reviewtui.backends.base import CaseOutput
 from reviewtui import taxonomy
 from reviewtui.caseset.cases import load_case, load_case_set
-from reviewtui.scoring.derived import compute_derived_index
+from reviewtui.scoring.derived_index import compute_derived_index
 from reviewtui.scoring.grounding import GroundingIndex
 from reviewtui.scoring.score import score_case
 

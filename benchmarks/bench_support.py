@@ -47,7 +47,7 @@ def fresh_auditor_cache() -> None:
     """Each measurement starts with nothing remembered in the process (as a newly started app)."""
     from reviewtui.auditor import support
 
-    support._CACHE.clear()
+    support.AUDITS.clear()
 
 
 async def threads_done(pilot, baseline: int) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import taxonomy
+from ..caseset.snapshot_cache import snapshot_data
 from . import bidding, budget, concentration, data_quality, delivery, efficiency, pacing, tracking, waste
 from .findings import Assessment, Context
 from .series import build_series
@@ -82,7 +83,8 @@ def audit(data: Any, thresholds: Thresholds | None = None, *, strict: bool = Fal
 
 
 def _audit(data: Any, thresholds: Thresholds | None, strict: bool) -> AuditResult:
-    series = build_series(data)
+    # A plain dict gets a cache for this audit: the detectors share one derived index
+    series = build_series(snapshot_data(data))
     ctx = Context(series, thresholds or Thresholds())
     for detect in DETECTORS:
         try:

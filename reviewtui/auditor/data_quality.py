@@ -8,10 +8,10 @@ other money detectors withhold figures the breakage would make wrong.
 from __future__ import annotations
 
 import re
-import statistics
 from datetime import date, timedelta
 from typing import Any
 
+from ..caseset.snapshot_reader import micros_suspects
 from . import text
 from . import derived_names as names
 from .findings import Context
@@ -91,22 +91,12 @@ def micros_not_converted(ctx: Context) -> None:
     t = ctx.t(kind)
     factor = t.number("row_over_typical")
     max_cpc = t.number("max_cpc")
-    costs = [c for r in s.rows if (c := r.get("cost") or 0) > 0]
-    if not costs:
+    found, typical = micros_suspects([r.get("cost") or 0.0 for r in s.rows], [r.get("clicks") or 0.0 for r in s.rows],
+                                     [r.get("conversions_value") or 0.0 for r in s.rows], factor, max_cpc)
+    if typical is None:
         ctx.unassessable(kind, None, "no row has a cost to check for micros")
         return
-    typical = statistics.median(costs)
-    suspects: list[Row] = []
-    for row in s.rows:
-        cost = row.get("cost") or 0.0
-        clicks = row.get("clicks") or 0.0
-        cpc_too_high = clicks > 0 and cost / clicks > max_cpc
-        if cost > 0 and (cpc_too_high or cost > typical * factor):
-            suspects.append(row)
-    values = [v for r in s.rows if (v := r.get("conversions_value") or 0) > 0]
-    if values:
-        typical_value = statistics.median(values)
-        suspects += [r for r in s.rows if (r.get("conversions_value") or 0) > typical_value * factor and r not in suspects]
+    suspects = [s.rows[i] for i in found]
     if not suspects:
         ctx.rejected(kind, None, f"row costs are in currency units (median row cost {text.money(typical)})")
         return

@@ -1,6 +1,6 @@
 """The names of the derived-index figures the auditor quotes, in one place.
 
-The auditor prints figures from ``reviewtui.scoring.derived`` so that each one is
+The auditor prints figures from ``reviewtui.scoring.derived_index`` so that each one is
 grounded by construction. The index is keyed by readable names; every name
 the auditor uses is built here, and a test checks each still exists in the
 index, so a rename there fails loudly instead of dropping figures silently.

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from ..scoring.derived import derived_index
+from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .series import MAX_METRIC, METRICS, Series
 from .thresholds import KindThresholds, Thresholds

@@ -16,7 +16,7 @@ from datetime import date
 from . import text
 from .data_quality import CORRUPTS_MONEY, CORRUPTS_PACING
 from .findings import Context
-from ..scoring.derived import derived_index
+from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .schedule import changed_days, read_budgets
 from .series import Series, number

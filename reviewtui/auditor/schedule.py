@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from ..caseset.snapshot import as_array
-from ..scoring.derived import amount_on, budget_steps
+from ..scoring.budget_schedule import amount_on, budget_steps
 from .series import Series, parse_day
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
-# One reading of "a number" and "a date" for the auditor and the scoring's derived index
-from ..scoring.derived import META_PLATFORMS, number, parse_day
+# One reading of numbers, dates and the last complete day for the auditor and the scoring
+from ..caseset.snapshot_reader import last_complete_day, number, parse_day
+from ..scoring.budget_schedule import META_PLATFORMS
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
@@ -305,7 +306,7 @@ def build_series(data: Any) -> Series:
     for index, raw in enumerate(daily):
         _read_row(series, index, raw)
 
-    series.last_complete = _last_complete(series, period)
+    series.last_complete = last_complete_day(period, series.period_end, series.last_date)
     quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if isinstance(raw, str) and number(raw) is not None]
     if quoted:
         notes.append(f"{len(quoted)} value(s) are numbers written as text, read as numbers (first: {quoted[0]})")
@@ -362,18 +363,3 @@ def _metric(value: Any) -> float | None:
     """A metric's number; beyond any real account (1e15, past even micros) it is unreadable, like text."""
     result = number(value)
     return result if result is not None and abs(result) < MAX_METRIC else None
-
-
-def _last_complete(series: Series, period: dict[str, Any]) -> date | None:
-    """The last complete day: ``period.last_complete_date``, else the day before as_of.
-
-    A closed period (as_of after its end) ends at its last day: nothing after it
-    is due, so nothing after it is missing.
-    """
-    explicit = parse_day(period.get("last_complete_date"))
-    if explicit is not None:
-        return explicit
-    if series.as_of is not None:
-        day = series.as_of - timedelta(days=1)
-        return min(day, series.period_end) if series.period_end is not None else day
-    return series.last_date

@@ -27,10 +27,6 @@ from .findings import Assessment
 
 # Kinds where an account-wide finding also answers for each campaign in it
 ACCOUNT_COVERS_CAMPAIGNS = ("tracking.", "data.")
-_CACHE: OrderedDict[str, AuditResult] = OrderedDict()
-_CACHE_SIZE = 64
-_GUARD = threading.Lock()  # guards _CACHE and _RUNNING
-_RUNNING: dict[str, threading.Lock] = {}  # content -> held while that content is being audited
 
 
 @dataclass
@@ -45,38 +41,62 @@ class Support:
         return dict(self.__dict__)
 
 
-def audit_cached(snapshot: Any) -> AuditResult:
-    """The audit of a ``Snapshot`` (or parsed dict), computed once per distinct content.
+class AuditCache:
+    """Audits by snapshot content (the SHA-256 of its text), the most recent ``size`` in memory and
+    every one on disk (``parse_cache``'s ``audits/`` folder). Keyed by content, not by snapshot
+    object: the app's cases view and its author screen load the same snapshot.json each.
 
     Thread-safe, and one audit at a time per content: a caller asking while another thread audits the
     same content waits for that audit's result (the app's cases view and its author screen may ask
     for the same 100,000-row snapshot at once; an audit of it takes seconds)."""
-    data = getattr(snapshot, "data", snapshot)
-    text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
-    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    with _GUARD:
-        if key in _CACHE:
-            _CACHE.move_to_end(key)
-            return _CACHE[key]
-        running = _RUNNING.setdefault(key, threading.Lock())
-    with running:  # released however the audit ends, so a waiting caller then audits itself
-        with _GUARD:
-            if key in _CACHE:
-                return _CACHE[key]
-        # On disk too: `reviewtui check` and every eval ask about the same fifty snapshots, and auditing
-        # them all is most of an eval's start-up before its first request
-        raw, salt = text.encode("utf-8"), _disk_salt()
-        result = parse_cache.load(raw, salt, folder="audits") if salt else None
-        if not isinstance(result, AuditResult):
-            result = audit(data)
-            if salt:
-                parse_cache.store(raw, result, salt, folder="audits")
-        with _GUARD:
-            _CACHE[key] = result
-            _RUNNING.pop(key, None)
-            if len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    return result
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._results: OrderedDict[str, AuditResult] = OrderedDict()
+        self._guard = threading.Lock()  # guards _results and _running
+        self._running: dict[str, threading.Lock] = {}  # content -> held while that content is being audited
+
+    def clear(self) -> None:
+        """Forget every audit kept in memory (the disk keeps its own)."""
+        with self._guard:
+            self._results.clear()
+
+    def get(self, snapshot: Any) -> AuditResult:
+        """The audit of a ``Snapshot`` (or parsed dict), computed once per distinct content."""
+        data = getattr(snapshot, "data", snapshot)
+        text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self._guard:
+            if key in self._results:
+                self._results.move_to_end(key)
+                return self._results[key]
+            running = self._running.setdefault(key, threading.Lock())
+        with running:  # released however the audit ends, so a waiting caller then audits itself
+            with self._guard:
+                if key in self._results:
+                    return self._results[key]
+            # On disk too: `reviewtui check` and every eval ask about the same fifty snapshots, and auditing
+            # them all is most of an eval's start-up before its first request
+            raw, salt = text.encode("utf-8"), _disk_salt()
+            result = parse_cache.load(raw, salt, folder="audits") if salt else None
+            if not isinstance(result, AuditResult):
+                result = audit(data)
+                if salt:
+                    parse_cache.store(raw, result, salt, folder="audits")
+            with self._guard:
+                self._results[key] = result
+                self._running.pop(key, None)
+                if len(self._results) > self.size:
+                    self._results.popitem(last=False)
+        return result
+
+
+AUDITS = AuditCache()  # the process's audits: the check, the eval's rules backend and the app share them
+
+
+def audit_cached(snapshot: Any) -> AuditResult:
+    """The audit of a ``Snapshot`` (or parsed dict) from ``AUDITS``, computed once per distinct content."""
+    return AUDITS.get(snapshot)
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scoring.derived import number, parse_day
+from .snapshot_reader import number, parse_day
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value")
 # Above this share of unreadable rows the snapshot is refused.

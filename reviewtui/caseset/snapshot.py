@@ -1,4 +1,7 @@
-"""Account snapshots (``snapshot.json``): loading, required fields, JSON Pointers.
+"""Account snapshots (``snapshot.json``): loading and required fields.
+
+How values read (numbers, dates, JSON Pointers) is ``snapshot_reader``; what is computed from a
+snapshot is kept on its data (``snapshot_cache``).
 
 A snapshot is kept as the plain parsed JSON (``Snapshot.data``): unknown
 fields are kept and shown, never rejected. Tools never modify snapshot.json.
@@ -8,11 +11,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .snapshot_cache import snapshot_data
+# PointerError and resolve_pointer are read from here by the case checks and the app
+from .snapshot_reader import PointerError as PointerError
+from .snapshot_reader import parse_day, resolve_pointer, unescape_token
 from .untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
 
 REQUIRED_TOP = ("schema_version", "platform", "account", "period", "daily")
@@ -47,37 +53,6 @@ def as_array(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-class PointerError(LookupError):
-    """A JSON Pointer that does not resolve in the document."""
-
-
-def resolve_pointer(doc: Any, pointer: str) -> Any:
-    """Resolve an RFC 6901 JSON Pointer; raise PointerError with the failing step."""
-    if pointer == "":
-        return doc
-    if not pointer.startswith("/"):
-        raise PointerError(f"pointer {pointer!r} must start with '/'")
-    node = doc
-    walked = ""
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list):
-            if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
-                raise PointerError(f"{walked or '/'} is a list; {token!r} is not an index")
-            index = int(token)
-            if index >= len(node):
-                raise PointerError(f"{walked or '/'} has {len(node)} items; index {index} is past the end")
-            node = node[index]
-        elif isinstance(node, dict):
-            if token not in node:
-                raise PointerError(f"{walked or '/'} has no key {token!r}")
-            node = node[token]
-        else:
-            raise PointerError(f"{walked or '/'} is a value, not a list or object")
-        walked += "/" + raw
-    return node
-
-
 def required_field_problems(data: Any) -> list[str]:
     """Messages for each required field that is missing or of the wrong type."""
     if not isinstance(data, dict):
@@ -95,18 +70,9 @@ def required_field_problems(data: Any) -> list[str]:
     return problems
 
 
-def _iso_day(value: Any) -> date | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
-
-
 def period_problems(period: dict[str, Any]) -> list[str]:
     """The period's dates must be real dates, in order, spanning at most MAX_PERIOD_DAYS."""
-    days = {k: _iso_day(period.get(k)) for k in REQUIRED_PERIOD}
+    days = {k: parse_day(period.get(k)) for k in REQUIRED_PERIOD}
     problems = [f"'period.{k}' is {period.get(k)!r}, not a date such as 2025-03-31"
                 for k in REQUIRED_PERIOD if k in period and days[k] is None]
     low, high = PERIOD_YEARS
@@ -131,6 +97,10 @@ class Snapshot:
     path: Path
     data: dict[str, Any]
     text: str = field(repr=False, default="")
+
+    def __post_init__(self) -> None:
+        # What is computed from the snapshot is kept on its data (snapshot_cache)
+        self.data = snapshot_data(self.data)
 
     @classmethod
     def load(cls, path: str | Path) -> "Snapshot":
@@ -185,7 +155,7 @@ class Snapshot:
             return 1
         pos = 0
         for raw in pointer[1:].split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
+            token = unescape_token(raw)
             found = self.text.find(json.dumps(token) + ":", pos)
             if found < 0:
                 break

@@ -18,20 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .snapshot import as_object
+from .snapshot_reader import escape_token, unescape_token
 
 ROW_SECTIONS = ("daily", "campaigns", "search_terms", "budgets", "conversion_actions", "change_events", "ads", "flight_plan")
 FIELD_SECTIONS = ("account", "period", "targets")
 # Where a row keeps its date, in order of preference (first 10 characters are YYYY-MM-DD).
 DATE_KEYS = ("date", "change_date_time", "changed_at", "start", "last_conversion_date")
 COLUMN_SCAN_LIMIT = 2000  # rows sampled for column names and widths; a 100,000-row section stays quick
-
-
-def escape_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def unescape_token(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def format_cell(value: Any) -> str:

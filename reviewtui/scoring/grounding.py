@@ -7,7 +7,7 @@ up in this order:
 
 1. every number in snapshot.json (values, and numbers inside strings other
    than dates) and, unless ``mode="strict"``, the derived index of
-   ``derived.py``: a percentage matches a ratio times 100 or a value already
+   ``derived_index.py``: a percentage matches a ratio times 100 or a value already
    in percent, a multiplier a ratio, anything else any value;
 2. (derived mode) the figures over the date ranges the finding itself names,
    for the account and the campaigns it names (``ranges.py``);
@@ -28,7 +28,7 @@ A grounded verdict also keeps its ``sources`` (the snapshot field, the
 derived name, the range a finding names, or for arithmetic the sources of
 its operands), and ``GroundingIndex.rows(verdict)`` lists the snapshot rows
 behind it on demand: the field's own pointer for a snapshot value, the rows
-a derived value was computed from (``derived.derived_rows``), the union of
+a derived value was computed from (``derived_index.derived_rows``), the union of
 the operands' rows for arithmetic. Nothing is listed for verdicts nobody
 asks about (the reference auditor never does).
 """
@@ -39,20 +39,20 @@ import bisect
 import functools
 import math
 import re
-import threading
-import weakref
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .. import taxonomy
-from .derived import (
-    DUPLICATES_ONCE, VALUE_UNITS, RowList, Rows, corrected_readings, daily_totals, derived_named, derived_rows,
-    number, parse_day, rows_of, value_unit,
-)
+from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals
+from .derived_index import derived_named, derived_rows
+from .named_values import VALUE_UNITS, value_unit
+from .row_provenance import RowList, Rows, rows_of
 from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
 from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
 from ..caseset.snapshot import as_object
+from ..caseset.snapshot_cache import cache_of, snapshot_data
+from ..caseset.snapshot_reader import number, parse_day, pointer_to
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
@@ -99,10 +99,6 @@ class FigureVerdict:
 Source = Any
 
 
-def _pointer(path: tuple, key: Any) -> str:
-    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in (*path, key))
-
-
 def show_number(value: float, *, computed: bool = False) -> str:
     """A value for a reason: with thousands separators and never in exponent form
     (``3,250,540.79``, ``204,823,716``, ``1.269999981``). A snapshot value is shown at its full
@@ -126,8 +122,8 @@ def describe_source(source: Source, value: float) -> str:
     if isinstance(source, str):
         return f"derived: {source} = {show_number(value, computed=True)}"
     if len(source) == 3:
-        return f"snapshot {_pointer(source[0], source[1])} {source[2]!r}"
-    return f"snapshot {_pointer(source[0], source[1])} = {show_number(value)}"
+        return f"snapshot {pointer_to(*source[0], source[1])} {source[2]!r}"
+    return f"snapshot {pointer_to(*source[0], source[1])} = {show_number(value)}"
 
 
 class _SortedValues:
@@ -159,6 +155,7 @@ class GroundingIndex:
         if mode not in FIGURE_MODES:
             raise ValueError(f"unknown figures mode {mode!r}; use one of {', '.join(FIGURE_MODES)}")
         self.mode = mode
+        data = snapshot_data(data)  # a plain dict: the derived index and the ranges read from one cache
         found = _Collector()
         if isinstance(data, (dict, list)):
             found.walk(data, ())
@@ -185,7 +182,7 @@ class GroundingIndex:
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
         self._range_cache: dict[str, dict] = {}
         self._name_parts = _unique_name_parts(self._data)
-        self._rows_cache: dict[Any, RowList] = {}  # a derived name or a range -> its rows
+        self._rows_cache: dict[Any, tuple[Any, RowList]] = {}  # a derived name or a range -> (its table, its rows)
         self._campaign_by_name = {
             str(c.get("name")).lower(): str(c.get("id"))
             for c in (self._data.get("campaigns") or []) if isinstance(c, dict) and c.get("name") and c.get("id") is not None
@@ -193,23 +190,12 @@ class GroundingIndex:
 
     # -- construction and cache ------------------------------------------------
 
-    _cache: dict[tuple[int, str], "GroundingIndex"] = {}
-    _cache_lock = threading.Lock()
-
     @classmethod
     def for_snapshot(cls, snapshot: Any, mode: str = "derived") -> "GroundingIndex":
-        """The index of a ``Snapshot`` object, built once per object and mode."""
-        key = (id(snapshot), mode)
-        with cls._cache_lock:
-            cached = cls._cache.get(key)
-        if cached is not None:
-            return cached
-        index = cls(snapshot.data, mode)
-        with cls._cache_lock:
-            if key not in cls._cache:
-                cls._cache[key] = index
-                weakref.finalize(snapshot, cls._cache.pop, key, None)
-            return cls._cache[key]
+        """The index of a ``Snapshot`` object, built once per snapshot and mode and kept on it
+        (``snapshot_cache``)."""
+        data = snapshot.data
+        return cache_of(data).get(("grounding index", mode), lambda: cls(data, mode))
 
     # -- lookups ---------------------------------------------------------------------
 
@@ -394,16 +380,19 @@ class GroundingIndex:
             return out
         for kind, payload in verdict.sources:
             if kind == "snapshot":
-                out.add_pointer(_pointer(payload[0], payload[1]))
+                out.add_pointer(pointer_to(*payload[0], payload[1]))
                 continue
-            key = (kind, payload if kind != "range" else (id(payload[0]), payload[1]))
-            found = self._rows_cache.get(key)
-            if found is None:
-                found = self._rows_behind(kind, payload)
+            # A range's table is not hashable: its entry is keyed by id() and holds the table, so the
+            # id cannot pass to another table while the entry lives
+            table = payload[0] if kind == "range" else None
+            key = (kind, payload if table is None else (id(table), payload[1]))
+            entry = self._rows_cache.get(key)
+            if entry is None or entry[0] is not table:
+                entry = (table, self._rows_behind(kind, payload))
                 if len(self._rows_cache) >= self.ROWS_CACHE_SIZE:
                     del self._rows_cache[next(iter(self._rows_cache))]
-                self._rows_cache[key] = found
-            out.extend(found)
+                self._rows_cache[key] = entry
+            out.extend(entry[1])
         return out
 
     def _rows_behind(self, kind: str, payload: Any) -> RowList:

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Iterable
 
-from .derived import DailyTotals, calendar_days, is_ratio_name, window_numbers
+from .daily_totals import DailyTotals, DaySums, calendar_days
+from .derived_index import window_numbers
+from .named_values import is_ratio_name
 
 MAX_DATES = 8  # a finding listing twenty days is a list, not twenty ranges
 MAX_DAY_COUNTS = 6
@@ -165,7 +167,7 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 
 def _weekday_values(totals: DailyTotals, scope: str, suffix: str) -> list[RangeValues]:
     """The average day of each weekday: "clicks fall to 355 a day on Fridays"."""
-    groups: dict[int, list[list[float]]] = {}
+    groups: dict[int, list[DaySums]] = {}
     for day, sums in totals.days(scope).items():
         groups.setdefault(day.weekday(), []).append(sums)
     name = "account" if scope == "account" else f"campaign {scope}"

@@ -35,7 +35,7 @@ from ..assistant import Finding, OutputError, parse_output
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case, Expectation
 from .claims import affirmed_match
-from .derived import ROWS_LIMIT
+from .row_provenance import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from ..caseset.snapshot import Snapshot
 from ..caseset.untrusted import UnsafePattern, says_regex

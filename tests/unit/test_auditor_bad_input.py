@@ -161,7 +161,7 @@ def test_the_backend_logs_what_it_skipped(tmp_path, caplog):
 
 def _corrupt(node, rng, depth=0):
     """Replace a random share of values with nulls, text, negatives, lists or objects."""
-    # (no braces: an id like "{}" trips reviewtui/scoring/derived.py's name formatting, reported to its owner)
+    # (no braces: an id like "{}" trips reviewtui/scoring/derived_index.py's name formatting, reported to its owner)
     junk = [None, "", "n/a", "12,5", -3, 1e308, [1], True, "2025-13-45", 0]
     if isinstance(node, dict):
         return {k: (rng.choice(junk) if rng.random() < 0.08 else _corrupt(v, rng, depth + 1)) for k, v in node.items()}

@@ -114,9 +114,9 @@ def test_two_campaigns_are_not_concentration_by_arithmetic(tmp_path):
 
 
 def test_every_derived_name_the_auditor_quotes_exists(tmp_path):
-    """A rename in reviewtui/scoring/derived.py must fail here, not silently drop the auditor's figures."""
+    """A rename in reviewtui/scoring/derived_index.py must fail here, not silently drop the auditor's figures."""
     from reviewtui.auditor import derived_names as names
-    from reviewtui.scoring.derived import derived_index
+    from reviewtui.scoring.derived_index import derived_index
 
     index = derived_index(fixture("zero_conv_terms"))
     used = [

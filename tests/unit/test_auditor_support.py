@@ -109,12 +109,12 @@ def test_an_audit_is_kept_on_disk_and_read_back_by_the_next_process(tmp_path, mo
     from reviewtui.auditor import support
 
     monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())  # earlier tests audited the same content
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())  # earlier tests audited the same content
     snapshot = on_disk(tmp_path, fixture("stop_account"))
     first = support.audit_cached(snapshot)
     assert len(list((tmp_path / "cache" / "audits").glob("*.pickle"))) == 1
     # A new process: nothing in memory, and auditing again would fail
-    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
     monkeypatch.setattr(support, "audit", lambda data: (_ for _ in ()).throw(AssertionError("audited again")))
     again = support.audit_cached(snapshot)
     assert again is not first and again == first
@@ -125,14 +125,14 @@ def test_a_damaged_audit_on_disk_is_audited_again_and_replaced(tmp_path, monkeyp
     from reviewtui.auditor import support
 
     monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())  # earlier tests audited the same content
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())  # earlier tests audited the same content
     snapshot = on_disk(tmp_path, fixture("stop_account"))
     first = support.audit_cached(snapshot)
     [kept] = (tmp_path / "cache" / "audits").glob("*.pickle")
     kept.write_bytes(b"not a pickle")
-    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
     assert support.audit_cached(snapshot) == first
-    monkeypatch.setattr(support, "_CACHE", type(support._CACHE)())
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
     monkeypatch.setattr(support, "audit", lambda data: (_ for _ in ()).throw(AssertionError("audited again")))
     assert support.audit_cached(snapshot) == first  # the replaced entry reads back
 

@@ -18,7 +18,8 @@ import pytest
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case
-from reviewtui.scoring.derived import ROWS_LIMIT, RowList, derived_index, derived_named, derived_rows
+from reviewtui.scoring.derived_index import derived_index, derived_named, derived_rows
+from reviewtui.scoring.row_provenance import ROWS_LIMIT, RowList
 from reviewtui.scoring.grounding import GroundingIndex
 from reviewtui.scoring.score import CaseScore, score_case
 

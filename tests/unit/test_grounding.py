@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.scoring.derived import budget_in_force, derived_index
+from reviewtui.scoring.budget_schedule import budget_in_force
+from reviewtui.scoring.derived_index import derived_index
 from reviewtui.scoring.grounding import GroundingIndex, verdicts_for_text
 from reviewtui.caseset.snapshot import Snapshot
 
@@ -297,7 +298,7 @@ def test_the_same_figure_printed_again_less_precisely() -> None:
 
 
 def test_campaign_ids_with_braces_do_not_break_the_derived_index():
-    from reviewtui.scoring.derived import compute_derived_index
+    from reviewtui.scoring.derived_index import compute_derived_index
 
     data = {
         "period": {"start": "2025-03-01", "end": "2025-03-31", "as_of": "2025-03-10"},
@@ -310,7 +311,7 @@ def test_campaign_ids_with_braces_do_not_break_the_derived_index():
 
 
 def test_a_multiplier_does_not_match_a_difference_of_ratios():
-    from reviewtui.scoring.derived import is_ratio_name
+    from reviewtui.scoring.named_values import is_ratio_name
 
     assert is_ratio_name("campaign 333: ROAS, period")
     assert is_ratio_name("account: CPA over target, period")

@@ -1,0 +1,193 @@
+"""The daily rows summed per day, for the account and each campaign, and the period's dates.
+
+``DailyTotals`` is one reading of the rows: as they are, with duplicate (date, campaign) rows
+counted once, or with money left in micros converted (``corrected_readings``). Sums over any date
+range come from prefix sums in constant time.
+"""
+
+from __future__ import annotations
+
+import bisect
+from datetime import date, timedelta
+from typing import Any, Iterable
+
+from ..caseset.snapshot import MAX_PERIOD_DAYS
+from ..caseset.snapshot import as_array as _list
+from ..caseset.snapshot import as_object as _dict
+from ..caseset.snapshot_cache import cache_of
+from ..caseset.snapshot_reader import last_complete_day, micros_limits, number, parse_day
+
+METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
+IMPRESSIONS, CLICKS, COST, CONVERSIONS, VALUE, ALL_CONVERSIONS = range(len(METRICS))
+# Shares are averaged, not summed: each day list keeps their sum and the number of rows that had one.
+SHARES = ("search_impression_share", "search_budget_lost_impression_share", "search_rank_lost_impression_share")
+SHARE_SUM = len(METRICS)
+SHARE_COUNT = SHARE_SUM + len(SHARES)
+WIDTH = SHARE_COUNT + len(SHARES)
+# One day's sums, as the finished totals keep them: tuples of floats, which the cyclic garbage collector
+# stops walking, since every loaded snapshot keeps its totals (snapshot_cache) for as long as it lives
+DaySums = tuple[float, ...]
+
+
+def span_days(first: date, last: date) -> int:
+    return (last - first).days + 1
+
+
+def calendar_days(first: date, last: date, last_row: date | None) -> int:
+    """Days in a window for daily averages: cut at the last date with any rows."""
+    cut = min(last, last_row) if last_row else last
+    return span_days(first, cut) if cut >= first else 0
+
+
+class PeriodDates:
+    """The period's dates, tolerant of missing or malformed fields."""
+
+    def __init__(self, data: dict[str, Any], dates_with_rows: Iterable[date]) -> None:
+        period = _dict(data.get("period"))
+        seen = sorted(dates_with_rows)
+        self.start = parse_day(period.get("start")) or (seen[0] if seen else None)
+        self.end = parse_day(period.get("end")) or (seen[-1] if seen else None)
+        if self.start and self.end and not 0 < span_days(self.start, self.end) <= MAX_PERIOD_DAYS:
+            # `check` refuses such a period; here it must not build a table per day of it.
+            self.start = self.end = None
+        self.as_of = parse_day(period.get("as_of"))
+        self.last_complete = last_complete_day(period, self.end, seen[-1] if seen else None)
+        days = number(period.get("days_in_month"))
+        if days is None and self.start and self.end:
+            days = span_days(self.start, self.end)
+        self.days = int(days) if days and days > 0 else None
+
+    def windows(self, last_row_date: date | None) -> dict[str, tuple[date, date]]:
+        out: dict[str, tuple[date, date]] = {}
+        if self.start and self.end:
+            out["period"] = (self.start, self.end)
+            if self.last_complete and last_row_date and last_row_date > self.last_complete:
+                out["to last complete day"] = (self.start, self.last_complete)
+        lc = self.last_complete
+        if lc:
+            out["last 7 complete days"] = (lc - timedelta(days=6), lc)
+            out["previous 7 complete days"] = (lc - timedelta(days=13), lc - timedelta(days=7))
+            out["last 14 complete days"] = (lc - timedelta(days=13), lc)
+        return out
+
+
+class DailyTotals:
+    """The daily rows summed per day, for the account and for each campaign.
+
+    ``window(scope, first, last)`` gives the sums over any date range in
+    constant time (prefix sums, built per scope on first use): the derived
+    index's fixed windows, and the date ranges a finding names itself.
+    Day lists hold the ``METRICS`` sums, then the ``SHARES`` sums, then the
+    number of rows that had each share.
+    """
+
+    def __init__(self, data: dict[str, Any], *, once_per_day: bool = False,
+                 micros_over: tuple[float, float] | None = None) -> None:
+        """``once_per_day``: count only the first row of each (date, campaign), the reading of a
+        snapshot with duplicate rows once they are removed. ``micros_over``: (cost, value) above
+        which a row's money is read as micros and divided by a million."""
+        self.once_per_day = once_per_day
+        by_campaign: dict[str, dict[date, list[float]]] = {}
+        self.rows_per_day: dict[tuple[str, date], int] = {}
+        for row in _list(data.get("daily")):
+            if not isinstance(row, dict):
+                continue
+            day = parse_day(row.get("date"))
+            if day is None:
+                continue  # rows with no usable date are skipped
+            cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
+            key = (cid, day)
+            if once_per_day and key in self.rows_per_day:
+                continue
+            sums = by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * WIDTH)
+            v: Any
+            for i, metric in enumerate(METRICS):
+                v = row.get(metric)
+                kind = type(v)
+                if not ((kind is float and v - v == 0) or (kind is int and -1e300 < v < 1e300)):
+                    v = number(v)  # the slow way: strings, nulls, inf, bools
+                    if v is None:
+                        continue
+                if micros_over is not None and (
+                        (i == COST and v > micros_over[0]) or (i == VALUE and v > micros_over[1])):
+                    v /= 1e6
+                sums[i] += v
+            for i, share in enumerate(SHARES):
+                v = row.get(share)
+                if v is not None:
+                    v = number(v)
+                    if v is not None:
+                        sums[SHARE_SUM + i] += v
+                        sums[SHARE_COUNT + i] += 1
+            self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
+        account: dict[date, list[float]] = {}
+        for days in by_campaign.values():
+            for day, sums in days.items():
+                acc = account.get(day)
+                if acc is None:
+                    account[day] = list(sums)
+                else:
+                    for i in range(WIDTH):
+                        acc[i] += sums[i]
+        self.by_campaign: dict[str, dict[date, DaySums]] = {
+            cid: {day: tuple(sums) for day, sums in days.items()} for cid, days in by_campaign.items()}
+        self.account: dict[date, DaySums] = {day: tuple(sums) for day, sums in account.items()}
+        self.period = PeriodDates(data, self.account)
+        self.last_row = max(self.account) if self.account else None
+        self._prefix: dict[str, tuple[list[date], list[DaySums]]] = {}
+
+    def windows(self) -> dict[str, tuple[date, date]]:
+        """The derived index's fixed windows, plus ``all rows`` when rows fall outside the period."""
+        out = self.period.windows(self.last_row)
+        if self.account and self.period.start and self.period.end:
+            first, last = min(self.account), max(self.account)
+            if first < self.period.start or last > self.period.end:
+                out["all rows"] = (first, last)
+        return out
+
+    def days(self, scope: str) -> dict[date, DaySums]:
+        """``"account"`` or a campaign id."""
+        return self.account if scope == "account" else self.by_campaign.get(scope, {})
+
+    def window(self, scope: str, first: date, last: date) -> tuple[list[float], int]:
+        """(sums, days with rows) of ``scope`` from ``first`` to ``last`` inclusive."""
+        prefix = self._prefix.get(scope)
+        if prefix is None:
+            days = self.days(scope)
+            dates = sorted(days)
+            running: DaySums = (0.0,) * WIDTH
+            cumulative = [running]
+            for day in dates:
+                running = tuple([a + b for a, b in zip(running, days[day])])
+                cumulative.append(running)
+            prefix = self._prefix[scope] = (dates, cumulative)
+        dates, cumulative = prefix
+        lo, hi = bisect.bisect_left(dates, first), bisect.bisect_right(dates, last)
+        if hi <= lo:
+            return [0.0] * WIDTH, 0
+        return [b - a for a, b in zip(cumulative[lo], cumulative[hi])], hi - lo
+
+
+def daily_totals(data: dict[str, Any]) -> DailyTotals:
+    """The ``DailyTotals`` of a snapshot, kept on the snapshot (``snapshot_cache``)."""
+    return cache_of(data).get("daily totals", lambda: DailyTotals(data if isinstance(data, dict) else {}))
+
+
+def corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
+    """The snapshot read with duplicate rows counted once, or with money in micros converted,
+    when it has such rows (kept on the snapshot)."""
+    return cache_of(data).get("corrected readings", lambda: _corrected_readings(data, totals))
+
+
+def _corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple[DailyTotals, str]]:
+    readings = []
+    if any(n > 1 for n in totals.rows_per_day.values()):
+        readings.append((DailyTotals(data, once_per_day=True), DUPLICATES_ONCE))
+    limits = micros_limits(_list(data.get("daily")))
+    if limits is not None:
+        readings.append((DailyTotals(data, micros_over=limits), MICROS_CONVERTED))
+    return readings
+
+
+DUPLICATES_ONCE = "duplicate rows counted once"  # the corrected readings' labels
+MICROS_CONVERTED = "micros converted"
