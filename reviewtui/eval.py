@@ -255,13 +255,6 @@ def make_backend(name: str, settings: RunSettings) -> Backend:
         return create_backend(name, **options)
     except BackendUsageError as exc:
         raise UsageError(str(exc)) from None
-    except ModuleNotFoundError as exc:
-        if name == "rules" and exc.name and exc.name.startswith(f"{__package__}.backends.rules"):
-            raise UsageError(
-                "the rules backend (the built-in reference auditor) is not in this build yet; "
-                f"use --backend replay --replay-dir DIR, or set {API_KEY_ENV} for --backend claude"
-            ) from None
-        raise
 
 
 class _ProgressPrinter:

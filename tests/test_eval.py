@@ -423,14 +423,11 @@ def test_default_backend_without_a_key_is_rules_and_the_first_line_says_why(tmp_
     code = main([])
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0] == "no ANTHROPIC_API_KEY: running the built-in reference auditor (rules backend)"
-    if code == 2:  # the reference auditor has not landed in this build: a clear message, not a traceback
-        assert "the rules backend (the built-in reference auditor) is not in this build yet" in captured.err
-    else:
-        assert code in (0, 1)
-        # the reference auditor's results go under results/reference, never the assistant's place
-        assert (tmp_path / "results" / "reference" / f"{VERSION}.csv").is_file()
-        assert not (tmp_path / "results" / f"{VERSION}.csv").exists()
-        assert captured.out.splitlines()[1] == "results of the reference auditor (not the assistant's results)"
+    assert code == 0, captured.err  # the reference auditor passes the fixture set's gate
+    # the reference auditor's results go under results/reference, never the assistant's place
+    assert (tmp_path / "results" / "reference" / f"{VERSION}.csv").is_file()
+    assert not (tmp_path / "results" / f"{VERSION}.csv").exists()
+    assert captured.out.splitlines()[1] == "results of the reference auditor (not the assistant's results)"
 
 
 def test_replay_without_a_stored_output_is_an_error_row(fixture_set, tmp_path, capsys):
