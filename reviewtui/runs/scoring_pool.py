@@ -31,6 +31,7 @@ answers come over the network, in this process otherwise.
 
 from __future__ import annotations
 
+import os
 import signal
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -177,6 +178,12 @@ _CASES: dict[str, Case] = {}
 
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # where the mask could not be inherited
+    # Nothing the worker could print belongs on the terminal (the app draws on it): what goes wrong
+    # in it comes back as the case's error row.
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.close(quiet)
 
 
 def _warm() -> None:
