@@ -18,6 +18,9 @@ fake API (tests/fake_messages_api.py) answers every request after
    schedule with no overhead at all (``run_cases`` over a backend that only
    sleeps the latency): a case's repeats wait for its first answer, which
    takes one round more than ceil(N*k / c).
+   ``--answers reference`` answers each case with the reference auditor's
+   findings for it (real figures to ground: scoring costs what it costs on a
+   real run) instead of one plain "no material issues" answer for all.
    ``--checkout PATH`` runs the eval from another checkout of the project
    (its package and its cases) against this fake API, to compare two versions
    on the same machine at the same time.
@@ -46,6 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -102,6 +106,18 @@ def schedule_seconds(cases: int, repeats: int, concurrency: int, latency: float)
     return time.perf_counter() - started
 
 
+def reference_answers(cases: list[Any]) -> list[tuple[Any, str]]:
+    """Each case with the reference auditor's answer for it."""
+    from reviewtui.backends.rules import RulesBackend
+
+    backend = RulesBackend()
+
+    async def all_of_them() -> list[tuple[Any, str]]:
+        return [(case, (await backend.run(case)).raw_text or "") for case in cases]
+
+    return asyncio.run(all_of_them())
+
+
 def eval_run(api: FakeMessagesAPI, results: Path, *extra: str, checkout: Path = REPO) -> tuple[float, float, int, int]:
     """(start-up to first request, first request to last answer, requests, exit code)."""
     api.clear_requests()
@@ -126,6 +142,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--startup-only", action="store_true", help="only the throughput run and its start-up")
+    parser.add_argument("--answers", choices=("plain", "reference"), default="plain",
+                        help="every answer 'no material issues' (plain) or each case's reference-auditor findings")
     parser.add_argument("--checkout", type=Path, default=REPO,
                         help="run the eval from this checkout of the project (default: this one)")
     args = parser.parse_args()
@@ -154,6 +172,9 @@ def main() -> None:
     ideal = math.ceil(jobs / args.concurrency) * latency
     with FakeMessagesAPI(api_key=KEY, default=answer) as api:
         api.batch_polls = 1
+        if args.answers == "reference":
+            for case, text in reference_answers(cases):  # the account id is in the request's snapshot
+                api.plan(str(case.snapshot.data["account"]["id"]), slow_answer(text, latency))
         starts, spans, warm, batch = [], [], [], []
         for _ in range(args.runs):
             with tempfile.TemporaryDirectory() as tmp:
@@ -178,7 +199,7 @@ def main() -> None:
                 batch.append((time.monotonic() - t, n_batch, code))
     span = med(spans)
     schedule = schedule_seconds(len(cases), args.repeats, args.concurrency, latency)
-    print(f"throughput: {len(cases)} cases x {args.repeats} at {args.latency_ms:g} ms, concurrency "
+    print(f"throughput ({args.answers} answers): {len(cases)} cases x {args.repeats} at {args.latency_ms:g} ms, concurrency "
           f"{args.concurrency}: first request to last answer {span:.2f} s (runs: "
           f"{', '.join(f'{s:.2f}' for s in spans)}; ratios {', '.join(f'{s / ideal:.2f}' for s in spans)}), "
           f"ideal {ideal:.2f} s, ratio {span / ideal:.2f}; the runner's schedule with no overhead "

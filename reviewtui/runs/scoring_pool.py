@@ -53,7 +53,10 @@ MIN_POOLED_JOBS = 16
 
 
 class ScoringPool:
-    """One worker process that scores cases; ``score_record`` blocks its caller (a thread) until the record is back."""
+    """One worker process that scores cases; ``score_record`` blocks its caller (a thread) until the record is back.
+
+    One caller at a time (the runner's finishing thread), as the recorder's callback is called.
+    """
 
     def __init__(self) -> None:
         self._executor: ProcessPoolExecutor | None = None
@@ -101,6 +104,7 @@ class ScoringPool:
                 return score_record(case, outputs, figures=figures)
             return _failed_record(case, outputs, f"the scoring process stopped ({exc or 'no reason given'})")
         except Exception as exc:  # noqa: BLE001 - the case could not reach the worker or come back: its error row
+            self._sent.discard(case.case_id)  # it may not have arrived: carry it again next time
             return _failed_record(case, outputs, f"{type(exc).__name__}: {exc}")
 
     @property
