@@ -43,6 +43,7 @@ from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .ci import colour_summary, summary_json, use_colour, write_junit
 from .runs.runner import Progress, cancel_on_sigint, run_cases
+from .runs.scoring_pool import scoring_for_run
 from .runs.stored import Run
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
@@ -118,9 +119,10 @@ async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSetti
                                   timeout_seconds=settings.batch_timeout, on_note=on_note,
                                   on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     else:
-        outcome = await run_cases(recorder.pending_cases(), backend, concurrency=settings.concurrency,
-                                  repeats=settings.repeats, on_progress=progress, cancel=cancel,
-                                  on_case_done=recorder.case_done)
+        with scoring_for_run(recorder, backend, len(recorder.pending_cases()) * settings.repeats):
+            outcome = await run_cases(recorder.pending_cases(), backend, concurrency=settings.concurrency,
+                                      repeats=settings.repeats, on_progress=progress, cancel=cancel,
+                                      on_case_done=recorder.case_done)
     return outcome.status
 
 

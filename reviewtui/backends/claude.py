@@ -157,7 +157,8 @@ class ClaudeBackend(Backend):
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
         output = self._case_output(case.case_id, message)
-        self.remember(prepared.key, output)
+        # The cache write fsyncs: in a thread, so the loop keeps sending the other cases' requests meanwhile.
+        await asyncio.to_thread(self.remember, prepared.key, output)
         return output
 
     async def count_tokens(self, request: dict[str, Any]) -> int:

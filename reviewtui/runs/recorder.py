@@ -36,6 +36,7 @@ class RunRecorder:
         self.progress: Progress | None = None
         self.on_record: Callable[[CaseRecord], None] | None = None
         self.kept_outputs: list[CaseOutput] = []  # answers a resumed run took from the interrupted one
+        self.score: Callable[..., CaseRecord] = score_record  # a run from the API scores in a worker process (runs.scoring_pool)
 
     def start(self) -> None:
         """Clear the previous run of this version (its case files) and mark this one running."""
@@ -80,7 +81,7 @@ class RunRecorder:
             output.error = redact_secrets(output.error)
         self.outputs.setdefault(case.case_id, {})[repeat] = output
         got = self.outputs[case.case_id]
-        record = score_record(case, [got[r] for r in sorted(got)], figures=self.figures)
+        record = self.score(case, [got[r] for r in sorted(got)], figures=self.figures)
         self.records[case.case_id] = record
         write_case_record(self.paths, record)
         if self.on_record is not None:

@@ -19,6 +19,7 @@ cleans up and re-raises, and what finished is only what ``on_case_done`` saw.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
@@ -96,6 +97,21 @@ def cancel_on_sigint(cancel: asyncio.Event) -> Iterator[None]:
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)
+
+
+def hold_long_lived() -> None:
+    """Take the objects alive as a run starts (the cases, their snapshots, the SDK) out of the cyclic collector's walks.
+
+    They live to the end of the run, and a full collection walks every one of
+    them: on the fifty cases about 85 ms, during which no answer is read and no
+    request is sent. What the run allocates afterwards is collected as usual.
+    """
+    gc.freeze()
+
+
+def release_long_lived() -> None:
+    """At the end of the run: they are the collector's again."""
+    gc.unfreeze()
 
 
 def redact_secrets(text: str) -> str:
@@ -289,6 +305,7 @@ async def run_cases(
     tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
     stop_waiter = asyncio.ensure_future(stop.wait())
     cancelled = False
+    hold_long_lived()
     try:
         pending: set[asyncio.Future[Any]] = set(tasks)
         while pending:
@@ -304,6 +321,7 @@ async def run_cases(
                 break
         await finisher.drain()  # what came back before a stop is kept too
     finally:  # on our own cancellation too: abandon the cases in flight, keep what came back, re-raise
+        release_long_lived()
         stop_waiter.cancel()
         for task in tasks:
             task.cancel()

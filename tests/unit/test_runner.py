@@ -188,3 +188,26 @@ async def test_bad_settings_are_refused(cases):
         await run_cases(cases, ScriptedBackend({}), concurrency=0)
     with pytest.raises(ValueError, match="repeats"):
         await run_cases(cases, ScriptedBackend({}), concurrency=1, repeats=0)
+
+
+async def test_a_run_keeps_its_long_lived_objects_out_of_the_collector_and_gives_them_back(cases):
+    """During a run the objects alive at its start (cases, snapshots) are frozen out of the collector's walks;
+    after it, and after a cancelled one, nothing stays frozen."""
+    import gc
+
+    frozen_during: list[int] = []
+    script = {c.case_id: CaseOutput(c.case_id, "{}", model="m") for c in cases[:3]}
+    before = gc.get_freeze_count()
+    await run_cases(cases[:3], ScriptedBackend(script), concurrency=2,
+                    on_case_done=lambda case, output, repeat: frozen_during.append(gc.get_freeze_count()))
+    assert before == 0 and gc.get_freeze_count() == 0
+    assert frozen_during and min(frozen_during) > 0
+
+    backend = GatedBackend()
+    cancel = asyncio.Event()
+    task = asyncio.ensure_future(run_cases(cases, backend, concurrency=2, cancel=cancel))
+    await _until(lambda: len(backend.started) == 2, backend)
+    assert gc.get_freeze_count() > 0
+    cancel.set()
+    assert (await task).status == "cancelled"
+    assert gc.get_freeze_count() == 0

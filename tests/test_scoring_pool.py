@@ -1,0 +1,271 @@
+"""Scoring in a worker process (reviewtui/runs/scoring_pool.py): the same records as scoring in process,
+through the real eval, the real SDK and the fake Messages API; a scoring error or a dead worker is one
+case's error row, never a hang or a lost run; Ctrl-C reaching the worker's process group changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewtui.backends.base import CaseOutput
+from reviewtui.backends.claude import ClaudeBackend
+from reviewtui.caseset.cases import load_case, load_case_set
+from reviewtui.eval import main, run_eval
+from reviewtui.runs import records, scoring_pool
+from reviewtui.runs.settings import RunSettings
+from reviewtui.runs.stored import Run
+from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, slow_answer, write_case
+
+KEY = "fake-anthropic-key-scoring-pool-test-7d2e"
+REPO = Path(__file__).resolve().parents[1]
+REPEATS = 3
+# Six cases x 3 repeats: 18 answers, at least MIN_POOLED_JOBS, so a claude run scores in the worker.
+ANSWERS = {
+    "c01-found": findings_json("tracking.conversions_stopped"),
+    "c02-missed": findings_json("summary.no_material_issues"),
+    "c03-made-up": json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": "111",
+                                              "claim": "Conversions stopped.",
+                                              "evidence": "Spend was $48,213.77 on 2025-03-09 with 0 conversions.",
+                                              "severity": "high"}]}),
+    "c04-unparseable": "not JSON at all",
+    "c05-two": findings_json("tracking.conversions_stopped", "pacing.overspend"),
+    "c06-found": findings_json("tracking.conversions_stopped"),
+}
+
+
+@pytest.fixture
+def cases_dir(tmp_path):
+    cases = tmp_path / "cases"
+    for case_id in ANSWERS:
+        write_case(cases, case_id, f"ACCT-{case_id.upper()}")
+    return cases
+
+
+def plan_answers(api) -> None:
+    for case_id, text in ANSWERS.items():
+        api.plan(f"ACCT-{case_id.upper()}", slow_answer(text, 0.02))
+
+
+def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
+    return ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results_dir),
+            "--concurrency", "4", "--repeats", str(REPEATS)]
+
+
+def result_files(results_dir: Path) -> dict[str, bytes]:
+    """Every case file and the CSV, by name (the manifest differs by its times and paths)."""
+    [run_dir] = [p for p in results_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    files = {p.name: p.read_bytes() for p in (run_dir / "cases").glob("*.json")}
+    files.update({p.name: p.read_bytes() for p in results_dir.glob("*.csv")})
+    return files
+
+
+class PoolsMade:
+    """Every ScoringPool a run makes, so a test can reach its worker."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.pools: list[scoring_pool.ScoringPool] = []
+        made = self.pools
+
+        class Recorded(scoring_pool.ScoringPool):
+            def __init__(self) -> None:
+                super().__init__()
+                made.append(self)
+
+        monkeypatch.setattr(scoring_pool, "ScoringPool", Recorded)
+
+
+def test_a_pooled_run_writes_byte_for_byte_the_records_of_a_run_scored_in_process(cases_dir, tmp_path, monkeypatch,
+                                                                                 capsys):
+    made = PoolsMade(monkeypatch)
+
+    # Scoring in this process is broken for the pooled run: its records can only come from the worker.
+    def not_here(*args, **kwargs):
+        raise AssertionError("scored in the client's process")
+
+    with monkeypatch.context() as patched, serving_in_env(monkeypatch, KEY) as api:
+        patched.setattr(records, "score_case", not_here)
+        plan_answers(api)
+        main(eval_args(cases_dir, tmp_path / "pooled"))
+    assert len(made.pools) == 1 and made.pools[0].restarts == 0
+    pooled = result_files(tmp_path / "pooled")
+
+    monkeypatch.setattr(scoring_pool, "MIN_POOLED_JOBS", 10**6)  # the same run, scored here
+    with serving_in_env(monkeypatch, KEY) as api:  # a fresh fake: its prompt cache starts empty again
+        plan_answers(api)
+        main(eval_args(cases_dir, tmp_path / "here"))
+    assert len(made.pools) == 1
+    here = result_files(tmp_path / "here")
+
+    assert sorted(pooled) == sorted([f"{case_id}.json" for case_id in ANSWERS] + ["audit-v3.csv"])
+    assert pooled == here
+    scored = {case_id: json.loads(pooled[f"{case_id}.json"]) for case_id in ANSWERS}
+    assert "scoring failed" not in json.dumps(scored)
+    assert scored["c03-made-up"]["score"]["fabricated_figures"]  # the grounding ran, in the worker
+    assert scored["c01-found"]["score"]["status"] == "ok" and scored["c01-found"]["score"]["recall"] == 1.0
+    assert {r["score"]["status"] for r in scored["c04-unparseable"]["repeats"]} == {"unparseable"}
+    capsys.readouterr()
+
+
+def test_a_scoring_error_in_the_worker_is_the_same_error_row_as_in_process(tmp_path):
+    case = load_case(write_case(tmp_path / "cases", "c01-error", "ACCT-E1"))
+    outputs = [CaseOutput(case.case_id, findings_json("tracking.conversions_stopped"))]
+    pool = scoring_pool.ScoringPool()
+    try:
+        pooled = pool.score_record(case, outputs, figures="no-such-mode")
+        after = pool.score_record(case, outputs, figures="derived")
+    finally:
+        pool.close()
+    in_process = records.score_record(case, outputs, figures="no-such-mode")
+    assert pooled.to_file_dict() == in_process.to_file_dict()
+    assert pooled.scores[0].error == "scoring failed: ValueError: unknown figures mode 'no-such-mode'; use one of derived, strict"
+    assert after.to_file_dict() == records.score_record(case, outputs, figures="derived").to_file_dict()
+    assert pool.restarts == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the worker's signal state in /proc")
+def test_sigint_at_the_worker_does_not_stop_it(tmp_path):
+    """Ctrl-C in a terminal reaches the whole process group, the worker included: the run handles it, not the worker."""
+    case = load_case(write_case(tmp_path / "cases", "c01-sigint", "ACCT-S1"))
+    outputs = [CaseOutput(case.case_id, findings_json("tracking.conversions_stopped"))]
+    # As in a terminal: SIGINT raises KeyboardInterrupt (a test runner's worker may ignore it, and a child inherits that).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        pool = scoring_pool.ScoringPool()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        first = pool.score_record(case, outputs, figures="derived")
+        pid = pool.worker_pid
+        assert pid is not None and pid != os.getpid()
+        os.kill(pid, signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not _sigint_settled(pid):
+            time.sleep(0.01)
+        again = pool.score_record(case, outputs, figures="derived")
+        assert pool.worker_pid == pid and pool.restarts == 0
+    finally:
+        pool.close()
+    assert again.to_file_dict() == first.to_file_dict()
+    assert first.scores[0].status == "ok"
+
+
+def _sigint_settled(pid: int) -> bool:
+    """The worker is past a SIGINT sent to it: held (blocked), ignored, or gone; a handler that caught it may still
+    be raising KeyboardInterrupt, so that is not settled until the process ends."""
+    if not _alive(pid):
+        return True
+    fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    bit = 1 << (signal.SIGINT - 1)
+    pending = (int(fields["SigPnd"], 16) | int(fields["ShdPnd"], 16)) & bit
+    if pending:
+        return bool(int(fields["SigBlk"], 16) & bit)
+    return bool(int(fields["SigIgn"], 16) & bit)
+
+
+def test_a_worker_that_cannot_start_leaves_the_scoring_in_process(tmp_path):
+    """A script read from stdin: a spawned interpreter cannot import its main module, so the worker dies starting."""
+    case_dir = write_case(tmp_path / "cases", "c01-stdin", "ACCT-T1")
+    script = f"""
+import json
+from reviewtui.backends.base import CaseOutput
+from reviewtui.caseset.cases import load_case
+from reviewtui.runs import scoring_pool
+from reviewtui.runs.records import score_record
+from tests.fake_messages_api import findings_json
+case = load_case({str(case_dir)!r})
+outputs = [CaseOutput(case.case_id, findings_json("tracking.conversions_stopped"))]
+pool = scoring_pool.ScoringPool()
+record = pool.score_record(case, outputs, figures="derived")
+pool.close()
+print(json.dumps({{"same": record.to_file_dict() == score_record(case, outputs, figures="derived").to_file_dict(),
+                  "status": record.scores[0].status, "in_process": pool.in_process}}))
+"""
+    done = subprocess.run([sys.executable, "-"], input=script, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"same": True, "status": "ok", "in_process": True}
+
+
+def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir, tmp_path, monkeypatch):
+    made = PoolsMade(monkeypatch)
+    seen: list[records.CaseRecord] = []
+
+    def on_record(record: records.CaseRecord) -> None:
+        seen.append(record)
+        if len(seen) == 1:  # the worker dies between two cases, as the kernel's out-of-memory killer would do it
+            pool = made.pools[0]
+            pid = pool.worker_pid
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and _alive(pid):  # gone before the next case is scored
+                time.sleep(0.01)
+
+    with serving_in_env(monkeypatch, KEY) as api:
+        plan_answers(api)
+        backend = ClaudeBackend(cache_dir=tmp_path / "responses")
+        case_set = load_case_set(cases_dir)
+
+        async def run() -> Run:
+            try:
+                settings = RunSettings(backend="claude", cases_dir=cases_dir, results_dir=tmp_path / "r", concurrency=4,
+                                       repeats=REPEATS)
+                return await run_eval(case_set, backend, settings, on_record=on_record)
+            finally:
+                await backend.aclose()
+
+        run_result = asyncio.run(run())
+
+    assert len(seen) == len(ANSWERS) * REPEATS  # every answer was recorded: nothing hung, nothing lost
+    failed = [r for r in seen if any((s.error or "").startswith("scoring failed: the scoring process stopped")
+                                     for s in r.scores)]
+    assert len(failed) == 1 and failed[0] is seen[1]  # the next case to score after the kill, and only it
+    assert all(s.status == "error" for s in failed[0].scores)
+    assert made.pools[0].restarts == 1
+    later = seen[2:]
+    assert all("scoring failed" not in (s.error or "") for r in later for s in r.scores)  # a fresh worker scored them
+    assert run_result.manifest["status"] in ("complete", "incomplete")
+    assert (tmp_path / "r" / "audit-v3" / "manifest.json").exists()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
+def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, tmp_path, monkeypatch):
+    with serving_in_env(monkeypatch, KEY) as api:
+        for i, case_id in enumerate(ANSWERS):
+            api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
+        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+        results_dir = tmp_path / "r"
+        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)  # its own process group, as a terminal's job has
+        try:
+            case_files = results_dir / "audit-v3" / "cases"
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and len(list(case_files.glob("*.json"))) < 3:
+                time.sleep(0.02)
+            os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the eval and its scoring worker
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err and "cancelled" in err
+    records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in case_files.glob("*.json")}
+    assert set(records) == set(list(ANSWERS)[:3])
+    assert "scoring failed" not in json.dumps(records)
