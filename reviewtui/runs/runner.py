@@ -29,11 +29,10 @@ from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
+from .schedule import RunSchedule
 from .throttle import AdaptiveLimit
 
 RUN_STATUSES = ("complete", "incomplete", "cancelled")
-# Queue priorities: repeats of a case that has its first answer, then first requests, then "stop".
-_REPEAT, _FIRST, _DONE = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -273,31 +272,18 @@ async def run_cases(
     finished: dict[str, dict[int, CaseOutput]] = {}
     stop = cancel or asyncio.Event()
     workers = min(concurrency, len(jobs))
-    # (priority, case index, repeat). A case's repeats wait for its first answer,
-    # then go ahead of the other cases' first requests: they read the prompt
-    # prefix the first request wrote to the API's prompt cache (which lives a few
-    # minutes) instead of all writing it at once.
-    queue: asyncio.PriorityQueue[tuple[int, int, int]] = asyncio.PriorityQueue()
-    for index in range(len(cases)):
-        queue.put_nowait((_FIRST, index, 0))
-    remaining = len(jobs)
+    schedule = RunSchedule(len(cases), repeats)  # a case's repeats after its first answer (runs/schedule.py)
 
     async def worker() -> None:
-        nonlocal remaining
         while True:
-            _, index, repeat = await queue.get()
-            if index < 0 or stop.is_set():
+            job = await schedule.next()
+            if job is None or stop.is_set():
                 return
+            index, repeat = job
             case = cases[index]
             output = await _call_backend(backend, case, repeat)
             finished.setdefault(case.case_id, {})[repeat] = output
-            if repeat == 0:
-                for later in range(1, repeats):
-                    queue.put_nowait((_REPEAT, index, later))
-            remaining -= 1
-            if remaining == 0:  # every job done: release the idle workers
-                for _ in range(workers):
-                    queue.put_nowait((_DONE, -1, 0))
+            await schedule.done(index, repeat)
             finisher.submit(case, output, repeat)  # scored off the loop; the worker sends its next request
 
     backend.use_limit(AdaptiveLimit(workers))  # fewer attempts in flight while the API rate-limits

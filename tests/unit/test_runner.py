@@ -103,17 +103,21 @@ async def test_repeats_run_each_case_with_its_repeat_index(cases):
     assert outcome.progress.done == outcome.progress.total == 6
 
 
-async def test_repeats_of_a_case_wait_for_its_first_answer_then_go_first(cases):
-    # The repeats read the prompt prefix the first request wrote to the API's cache:
-    # they are not sent beside it, and once it is back they go before other cases' first requests.
+async def test_repeats_of_a_case_wait_for_its_first_answer_and_first_requests_go_before_them(cases):
+    # The repeats read the prompt prefix the first request wrote to the API's cache: they are
+    # not sent beside it; once it is back, the other cases' first requests still go first, so
+    # no worker is left waiting at the end for the repeats of a case that started late.
     backend = GatedBackend()
     ids = [c.case_id for c in cases[:3]]
     task = asyncio.ensure_future(run_cases(cases[:3], backend, concurrency=2, repeats=2))
     await _until(lambda: len(backend.started) == 2, backend)
     assert backend.started == ids[:2]  # two first requests, not a case and its own repeat
     backend.release(ids[0])
-    await _until(lambda: len(backend.started) == 4, backend)
-    assert backend.started == [ids[0], ids[1], ids[0], ids[2]]  # c0's repeat before c2's first request
+    await _until(lambda: len(backend.started) == 3, backend)
+    assert backend.started == [ids[0], ids[1], ids[2]]  # c2's first request before c0's repeat
+    backend.release(ids[1])  # (c0's gate is open: its repeat answers at once, and c1's follows)
+    await _until(lambda: len(backend.started) >= 4, backend)
+    assert backend.started[3] == ids[0]  # then the repeats, the longest-waiting first
     for case_id in ids:
         backend.release(case_id)
     outcome = await task
