@@ -39,7 +39,7 @@ from reviewtui.tui.app import ReviewApp  # noqa: E402
 from reviewtui.tui.screens.case_review import CaseReviewScreen  # noqa: E402
 from reviewtui.tui.screens.compare import CompareScreen  # noqa: E402
 from reviewtui.tui.screens.new_run import NewRunScreen  # noqa: E402
-from reviewtui.tui.screens.run import RunScreen  # noqa: E402
+from reviewtui.tui.screens.run_review import RunScreen  # noqa: E402
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable  # noqa: E402
 from tests.app.casegen import make_case_set, make_large_case  # noqa: E402
 from tests.stub_backends import CorrectAssistant  # noqa: E402

@@ -56,7 +56,7 @@ sys.path.insert(0, str(REPO))
 
 from reviewtui import assistant  # noqa: E402
 from reviewtui.caseset.cases import load_case_set  # noqa: E402
-from reviewtui.compact import compact_text  # noqa: E402
+from reviewtui.caseset.snapshot_compact import compact_text  # noqa: E402
 from tests.fake_messages_api import FakeMessagesAPI, findings_json, slow_answer  # noqa: E402
 
 KEY = "fake-anthropic-key-bench-scale"

@@ -15,7 +15,7 @@ import sys
 
 from reviewtui import assistant
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.compact import compact_text
+from reviewtui.caseset.snapshot_compact import compact_text
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value")
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import taxonomy
-from .compact import compact_text
+from .caseset.snapshot_compact import compact_text
 
 PROMPT_VERSION = "audit-v3"
 DEFAULT_MODEL = "claude-sonnet-5-5"

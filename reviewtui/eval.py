@@ -41,7 +41,7 @@ from .runs.recorder import RunRecorder
 from .runs.records import CaseRecord
 from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
-from .ci import colour_summary, summary_json, use_colour, write_junit
+from .runs.ci_reports import colour_summary, summary_json, use_colour, write_junit
 from .runs.runner import Progress, cancel_on_sigint, run_cases
 from .runs.scoring_pool import scoring_for_run
 from .runs.stored import Run

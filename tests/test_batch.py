@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.eval import main
-from reviewtui.pricing import estimate_cost
+from reviewtui.runs.pricing import estimate_cost
 from tests.fake_messages_api import (
     answer,
     api_error,

@@ -194,7 +194,7 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
 def test_repeats_read_the_prompt_cache_their_first_answer_wrote_and_are_priced_so(api, tmp_path, capsys):
     # Issue 15, cost: a case's repeats are sent after its first answer, so they read the
     # prefix it wrote instead of all writing it at once; each kind of token at its rate.
-    from reviewtui.pricing import estimate_cost
+    from reviewtui.runs.pricing import estimate_cost
 
     markers = {"c01-a": "ACCT-0101", "c02-b": "ACCT-0102", "c03-c": "ACCT-0103"}
     root = tmp_path / "cases"

@@ -21,7 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, parse_cache, taxonomy
+from .. import __version__, taxonomy
+from ..caseset import parse_cache
 from .audit import AUDITOR_VERSION, SUMMARY_KIND, AuditResult, audit
 from .findings import Assessment
 

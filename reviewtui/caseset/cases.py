@@ -20,7 +20,8 @@ from ruamel.yaml import events as yaml_events
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from .. import parse_cache, taxonomy
+from .. import taxonomy
+from . import parse_cache
 from . import yaml_comments
 from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..pricing import estimate_cost, price_for
+from .pricing import estimate_cost, price_for
 
 CHARS_PER_TOKEN = 4
 ASSUMED_OUTPUT_TOKENS = 6000
@@ -109,5 +109,5 @@ def format_estimate(e: Estimate) -> str:
     if e.cached:
         lines.append(f"{e.cached} answer(s) are in the response cache: they cost nothing and are left out")
     if not known:
-        lines.append(f"no price for {e.model} in reviewtui/pricing.yaml: add its rates there to see a cost")
+        lines.append(f"no price for {e.model} in reviewtui/runs/pricing.yaml: add its rates there to see a cost")
     return "\n".join(lines) + "\n"

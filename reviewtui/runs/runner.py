@@ -73,7 +73,7 @@ OnCaseDone = Callable[[Case, CaseOutput, int], "Awaitable[None] | None"]
 
 def default_cost_estimator() -> CostEstimator:
     """``pricing.cost_of_output``: each kind of token at its own rate."""
-    from ..pricing import cost_of_output
+    from .pricing import cost_of_output
 
     return cost_of_output
 

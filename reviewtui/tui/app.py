@@ -27,7 +27,7 @@ from .screens.dialogs import ConfirmModal, ReviewModal
 from .screens.help import HelpScreen, register_help
 from .textual_private import screen_stacks
 from .screens.new_run import NewRunScreen
-from .screens.runs import RunsScreen
+from .screens.run_list import RunsScreen
 from .screens.weekly import WeeklyScreen
 from ..caseset.untrusted import printable
 from ..caseset.support_checks import SupportChecks, SupportVerdict, check_support

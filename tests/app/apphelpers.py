@@ -13,7 +13,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from reviewtui.backends.base import Backend
-from reviewtui.tui.screens.runs import RunsScreen
+from reviewtui.tui.screens.run_list import RunsScreen
 from reviewtui.tui.app import ReviewApp
 from reviewtui.caseset.support_checks import SupportVerdict
 

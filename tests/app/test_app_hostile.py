@@ -22,7 +22,7 @@ from reviewtui.tui.screens.case_review import CaseReviewScreen
 from reviewtui.tui.screens.raw_output import RawOutputScreen
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dispute import DisputeModal
-from reviewtui.tui.screens.run import RunScreen
+from reviewtui.tui.screens.run_review import RunScreen
 from tests.app.apphelpers import open_runs_view
 from tests.app.apphelpers import SIZE, copy_fixture, make_app, open_case, screen_text, settle
 from tests.app.review_fixture import make_review_app, review_repo, wait_until

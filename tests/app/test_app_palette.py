@@ -8,8 +8,8 @@ from textual.command import CommandPalette
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.compare import CompareScreen
 from reviewtui.tui.screens.new_run import NewRunScreen
-from reviewtui.tui.screens.run import RunScreen
-from reviewtui.tui.screens.runs import RunsScreen
+from reviewtui.tui.screens.run_review import RunScreen
+from reviewtui.tui.screens.run_list import RunsScreen
 from tests.app.apphelpers import make_review_app, search_palette, wait_until
 from tests.app.review_fixture import SIZE, review_repo
 

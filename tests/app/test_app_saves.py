@@ -6,7 +6,7 @@ from reviewtui.caseset import disputes
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.dispute import DisputeModal
-from reviewtui.tui.screens.runs import RunsScreen
+from reviewtui.tui.screens.run_list import RunsScreen
 from reviewtui.tui.screens.tag import TagModal
 from reviewtui.tui.textual_private import screen_stacks
 

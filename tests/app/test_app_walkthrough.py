@@ -8,7 +8,7 @@ from textual.widgets import Input
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.new_run import NewRunScreen
-from reviewtui.tui.screens.runs import RunsScreen
+from reviewtui.tui.screens.run_list import RunsScreen
 from reviewtui.tui.widgets.virtual_table import VirtualTable
 
 from tests.app.apphelpers import make_app, make_review_app, open_case, screen_text, search_palette, settle, wait_until

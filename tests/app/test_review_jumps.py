@@ -10,7 +10,7 @@ from textual.widgets import OptionList
 
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen
-from reviewtui.tui.screens.runs import RunsScreen
+from reviewtui.tui.screens.run_list import RunsScreen
 from tests.app.apphelpers import open_runs_view
 from tests.app.review_fixture import SIZE, make_review_app, review_repo, snapshot, wait_until
 from tests.app.test_review_views import open_run, options, review_case

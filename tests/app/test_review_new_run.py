@@ -14,7 +14,7 @@ from reviewtui.eval import build_parser, settings_from_args
 from reviewtui.runs.manifest import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.new_run import NewRunScreen
-from reviewtui.tui.screens.run import RunScreen
+from reviewtui.tui.screens.run_review import RunScreen
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
 from reviewtui.tui.widgets.review.run_progress import RunProgress
 from tests.app.review_fixture import CASE_IDS, SIZE, CountingStubBackend, make_review_app, review_repo, wait_until

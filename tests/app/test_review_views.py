@@ -16,7 +16,7 @@ from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen
 from reviewtui.tui.screens.raw_output import RawOutputScreen
 from reviewtui.tui.screens.compare import CompareScreen
-from reviewtui.tui.screens.run import RunScreen
+from reviewtui.tui.screens.run_review import RunScreen
 from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
 from reviewtui.tui.widgets.review.diff_table import CaseDiffTable
 from reviewtui.tui.widgets.review.finding_text import FABRICATED_STYLE, GROUNDED_STYLE

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from reviewtui.tui.screens.run import RunScreen
+from reviewtui.tui.screens.run_review import RunScreen
 from tests.app.apphelpers import open_runs_view
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 

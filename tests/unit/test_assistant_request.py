@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 from ruamel.yaml import YAML
 
-from reviewtui.compact import compact_text
+from reviewtui.caseset.snapshot_compact import compact_text
 from reviewtui import assistant, taxonomy
 from reviewtui.auditor.lag import LagModel
 from reviewtui.backends.claude import ClaudeBackend

@@ -11,7 +11,7 @@ import sys
 import junitparser
 import pytest
 
-from reviewtui.ci import colour_summary, use_colour
+from reviewtui.runs.ci_reports import colour_summary, use_colour
 from reviewtui.eval import main
 from tests.fake_messages_api import answer, findings_json, overloaded, serving_in_env, write_case
 

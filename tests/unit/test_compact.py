@@ -10,7 +10,7 @@ import pytest
 
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset.cases import load_case
-from reviewtui.compact import compact_text, expand
+from reviewtui.caseset.snapshot_compact import compact_text, expand
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
 
 CASES = sorted((Path(__file__).resolve().parents[2] / "cases").glob("*/snapshot.json"))

@@ -9,7 +9,7 @@ import pytest
 from reviewtui.assistant import build_request
 from reviewtui.runs.estimate import approximate_tokens, estimate_run
 from reviewtui.eval import main
-from reviewtui.pricing import estimate_cost
+from reviewtui.runs.pricing import estimate_cost
 from tests.fake_messages_api import answer, findings_json, request_tokens, serving_in_env, write_case
 
 KEY = "fake-anthropic-key-estimate-test"
@@ -40,7 +40,7 @@ def test_an_unpriced_model_says_how_to_price_it(cases_dir, tmp_path, capsys, mon
     args = ["--estimate", "--cases", str(cases_dir), "--results-dir", str(tmp_path / "r"), "--model", "claude-new-9"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "n/a" in out and "no price for claude-new-9 in reviewtui/pricing.yaml" in out
+    assert "n/a" in out and "no price for claude-new-9 in reviewtui/runs/pricing.yaml" in out
 
 
 def test_offline_the_estimate_approximates_and_writes_nothing(cases_dir, tmp_path, capsys, monkeypatch):

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from reviewtui.backends.base import CaseOutput
-from reviewtui.pricing import (
+from reviewtui.runs.pricing import (
     PRICES_PATH,
     PriceTableError,
     cost_of_output,

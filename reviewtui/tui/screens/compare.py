@@ -25,7 +25,7 @@ from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .base import ReviewScreen
 from .help import register_help
-from .run import open_rows, review_screen
+from .run_review import open_rows, review_screen
 
 
 def _run_label(info: RunInfo) -> str:

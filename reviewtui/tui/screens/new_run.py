@@ -383,7 +383,7 @@ class NewRunScreen(ReviewScreen[None]):
         if self.run is None:
             self.notify("No run to open yet", severity="warning")
             return
-        from .run import RunScreen
+        from .run_review import RunScreen
 
         self.app.push_screen(RunScreen(self.run.run_dir, self.run_cases_dir))
 

@@ -26,7 +26,7 @@ from .base import ReviewScreen
 from .compare import CompareScreen
 from .help import KeysFooter, register_help
 from .new_run import NewRunScreen
-from .run import RunScreen
+from .run_review import RunScreen
 
 
 def verdict_cell(info: RunInfo) -> Text:

@@ -22,9 +22,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Iterable
 
-from .caseset.atomic import atomic_write_text
-from .runs.gate import exit_code
-from .runs.records import CaseRecord
+from ..caseset.atomic import atomic_write_text
+from .gate import exit_code
+from .records import CaseRecord
 
 
 def summary_json(manifest: dict[str, Any]) -> dict[str, Any]:
