@@ -153,8 +153,9 @@ def test_missing_key_is_one_line_and_exit_2(cases_dir, tmp_path, capsys, monkeyp
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.csv"))
 
 
-def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, cases_dir, tmp_path):
-    """A real process and a real SIGINT: two cases finish, one hangs; the rerun asks only for the one."""
+def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, cases_dir, tmp_path, capsys):
+    """A real process and a real SIGINT: two cases finish, one hangs; the rerun (in-process: it reads only what
+    the interrupted process left on disk) asks only for the one."""
     for case_id in list(PLANS)[3:]:
         (cases_dir / case_id / "snapshot.json").unlink()
         (cases_dir / case_id / "expected.yaml").unlink()
@@ -184,11 +185,12 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     assert {c for c, row in rows.items() if row["status"] == "ok"} == {"c01-good", "c02-thinking"}
 
     api.clear_requests()
-    rerun = subprocess.run([sys.executable, "-m", "reviewtui.eval", *args], env=env, capture_output=True,
-                           text=True, timeout=120)  # fmt: skip
-    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    capsys.readouterr()
+    code = main(args)
+    rerun = capsys.readouterr()
+    assert code == 0, rerun.out + rerun.err
     assert [r.marker for r in api.requests] == ["ACCT-0003"]
-    assert_key_written_nowhere(results, out, err, rerun.stdout, rerun.stderr)
+    assert_key_written_nowhere(results, out, err, rerun.out, rerun.err)
 
 
 def test_repeats_read_the_prompt_cache_their_first_answer_wrote_and_are_priced_so(api, tmp_path, capsys):
