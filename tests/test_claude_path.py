@@ -168,10 +168,12 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     args = ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results), "--concurrency", "3"]
     proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    cache = results / ".cache" / "responses"
+    finished = {"c01-good", "c02-thinking"}
     try:
         deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
-        while not (api.count("ACCT-0003") == 1 and len(list(cache.glob("*.json"))) == 2):
+        # Wait for the two cases' result files (written as each case lands), not for their cached answers:
+        # an answer is cached before its case is scored and recorded.
+        while not (api.count("ACCT-0003") == 1 and {p.stem for p in results.glob("*/cases/*.json")} >= finished):
             assert proc.poll() is None and time.monotonic() < deadline, "the run ended or stalled before Ctrl-C"
             time.sleep(0.05)
         proc.send_signal(signal.SIGINT)
@@ -182,7 +184,7 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     assert proc.returncode == 3
     assert "cancelled" in err
     rows = csv_rows(results)
-    assert {c for c, row in rows.items() if row["status"] == "ok"} == {"c01-good", "c02-thinking"}
+    assert {c for c, row in rows.items() if row["status"] == "ok"} == finished
 
     api.clear_requests()
     capsys.readouterr()
