@@ -376,8 +376,10 @@ class FakeMessagesAPI:
         handler = type("Handler", (_Handler,), {"api": self})
         self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
+        # stop() waits for serve_forever to see the shutdown, up to one poll interval: short, as every
+        # test that serves the fake pays it once.
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-messages-api", daemon=True
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, name="fake-messages-api", daemon=True
         )
         self._thread.start()
         return self

@@ -109,11 +109,6 @@ def _env(api) -> dict[str, str]:
     return {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
 
 
-def _eval(api, argv: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api), capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
-
-
 def _start_and_kill(api, argv: list[str], state: Path) -> None:
     """Start a batch run in a real process and kill it (SIGKILL: no clean-up) while it waits."""
     proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
@@ -128,7 +123,7 @@ def _start_and_kill(api, argv: list[str], state: Path) -> None:
         proc.communicate(timeout=30)
 
 
-def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_dir, tmp_path):
+def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_dir, tmp_path, capsys):
     for marker in MARKERS.values():
         api.plan(marker, answer(GOOD))
     api.batch_polls = None  # in progress until the test ends it
@@ -138,15 +133,14 @@ def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_d
     assert api.batches_created() == ["msgbatch_fake_0001"]
 
     api.end_batches()
-    rerun = _eval(api, argv)
-    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    assert "resuming batch msgbatch_fake_0001" in rerun.stderr
+    assert main(argv) == 0  # the rerun needs no process of its own: it reads the state file the killed one left
+    assert "resuming batch msgbatch_fake_0001" in capsys.readouterr().err
     assert api.batches_created() == ["msgbatch_fake_0001"]  # no second batch
     assert sorted(r.marker for r in batch_items(api)) == sorted(MARKERS.values())  # each request paid once
     assert manifest(results)["summary"]["scored"] == 4
 
 
-def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path):
+def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys):
     for marker in MARKERS.values():
         api.plan(marker, answer(GOOD))
     api.batch_polls = None
@@ -156,36 +150,35 @@ def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path):
     _start_and_kill(api, argv, state)
     api.batches.clear()  # deleted at the API
 
-    rerun = _eval(api, argv)
-    assert rerun.returncode == 3
-    assert "batch msgbatch_fake_0001 is not known to the API (HTTP 404)" in rerun.stderr
-    assert f"delete {state} to send its requests in a new batch" in rerun.stderr
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "batch msgbatch_fake_0001 is not known to the API (HTTP 404)" in err
+    assert f"delete {state} to send its requests in a new batch" in err
     assert state.exists()  # nothing thrown away
 
 
-def test_a_damaged_state_file_stops_before_anything_runs(api, cases_dir, tmp_path):
+def test_a_damaged_state_file_stops_before_anything_runs(api, cases_dir, tmp_path, capsys):
     results = tmp_path / "results"
     state = results / "audit-v3" / "batch.json"
     state.parent.mkdir(parents=True)
     state.write_text("{not json", encoding="utf-8")
-    run = _eval(api, args(cases_dir, results))
-    assert run.returncode == 2
-    assert f"{state} is not a batch state file" in run.stderr and "delete it" in run.stderr
+    assert main(args(cases_dir, results)) == 2
+    err = capsys.readouterr().err
+    assert f"{state} is not a batch state file" in err and "delete it" in err
     assert api.count() == 0 and state.read_text(encoding="utf-8") == "{not json"
 
 
-def test_a_batch_that_does_not_end_in_time_names_its_id_and_a_rerun_collects_it(api, cases_dir, tmp_path):
+def test_a_batch_that_does_not_end_in_time_names_its_id_and_a_rerun_collects_it(api, cases_dir, tmp_path, capsys):
     for marker in MARKERS.values():
         api.plan(marker, answer(GOOD))
     api.batch_polls = None
     results = tmp_path / "results"
-    first = _eval(api, args(cases_dir, results, "--batch-timeout", "0.3"))
-    assert first.returncode == 3
-    assert "batch msgbatch_fake_0001 still not ended after 0.3s" in first.stderr
-    assert "rerun the same command to resume it" in first.stderr
+    assert main(args(cases_dir, results, "--batch-timeout", "0.3")) == 3
+    err = capsys.readouterr().err
+    assert "batch msgbatch_fake_0001 still not ended after 0.3s" in err
+    assert "rerun the same command to resume it" in err
     api.end_batches()
-    second = _eval(api, args(cases_dir, results))
-    assert second.returncode == 0, second.stderr
+    assert main(args(cases_dir, results)) == 0, capsys.readouterr().err
     assert api.batches_created() == ["msgbatch_fake_0001"]
 
 

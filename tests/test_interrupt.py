@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -17,19 +18,28 @@ KEY = "fake-anthropic-key-interrupt"
 REPO = Path(__file__).resolve().parents[1]
 
 
-def took_sigint(proc: subprocess.Popen, limit: float = 10.0) -> None:
-    """Wait until the interpreter has its SIGINT handler (Linux: /proc/PID/status SigCgt).
+def started_reviewtui(proc: subprocess.Popen, stderr: list[str], limit: float = 10.0) -> None:
+    """Wait until the interpreter has imported the ``reviewtui`` package (``-X importtime`` prints a
+    line for each import as it completes; the package's comes before its command runs).
 
-    Before that, Ctrl-C ends any Python program the operating system's way; the test
-    is of what reviewtui does once it can hear it, so the delays count from there.
+    Before that the interpreter is still starting (``site``, ``runpy``): Ctrl-C there ends any
+    Python program with a traceback, before reviewtui's code can hear it. The test is of what
+    reviewtui does once it can, so the delays count from there.
     """
-    status = Path(f"/proc/{proc.pid}/status")
     deadline = time.monotonic() + limit
-    while time.monotonic() < deadline and status.exists():
-        caught = next((line for line in status.read_text().splitlines() if line.startswith("SigCgt:")), None)
-        if caught is not None and int(caught.split()[1], 16) & (1 << (signal.SIGINT - 1)):
-            return
+    seen = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        while seen < len(stderr):
+            if stderr[seen].rstrip().endswith("| reviewtui"):
+                return
+            seen += 1
         time.sleep(0.002)
+    raise AssertionError("the process never imported reviewtui: " + "".join(stderr[-5:]))
+
+
+def _read_lines(stream, into: list[str]) -> None:
+    for line in stream:
+        into.append(line)
 
 
 @pytest.mark.parametrize("delay", [0.15, 0.4, 0.8, 1.5, 3.0])
@@ -41,17 +51,23 @@ def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
         for i in range(6):
             api.plan(f"ACCT-I0{i}", hang(60))
         env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", "--backend", "claude", "--cases",
-                                 str(cases), "--results-dir", str(tmp_path / "r")], cwd=REPO, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "reviewtui.cli", "eval", "--backend",
+                                 "claude", "--cases", str(cases), "--results-dir", str(tmp_path / "r")], cwd=REPO,
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        lines: list[str] = []
+        reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines), daemon=True)
+        reader.start()  # read as it comes: the import lines would fill the pipe and stall the process
         try:
-            took_sigint(proc)
+            started_reviewtui(proc, lines)
             time.sleep(delay)
             proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=60)
+            proc.wait(timeout=60)
+            out = proc.stdout.read()
         finally:
             if proc.poll() is None:
                 proc.kill()
+        reader.join(timeout=10)
+    err = "".join(line for line in lines if not line.startswith("import time:"))
     assert proc.returncode == 3, out + err
     assert "Traceback" not in err
     assert "cancelled" in err
