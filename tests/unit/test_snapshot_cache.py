@@ -37,6 +37,8 @@ def test_a_freed_snapshots_values_never_reach_one_that_takes_its_id() -> None:
         assert derived_index(data)["account: cost, period"] == cost
         del data
         gc.collect()
+        if reused >= 3:  # enough: each full collection walks the whole test process
+            break
     assert reused  # CPython hands a freed object's address to the next one: the case above was exercised
 
 
