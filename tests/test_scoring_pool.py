@@ -130,6 +130,37 @@ def test_a_scoring_error_in_the_worker_is_the_same_error_row_as_in_process(tmp_p
     assert pool.restarts == 0
 
 
+def test_the_worker_starts_under_the_apps_captured_stderr(tmp_path):
+    """Inside the app, sys.stderr is Textual's capture, whose fileno() is -1; the spawn (of the worker
+    and of multiprocessing's resource tracker, once a process) must not hand that on. A fresh
+    interpreter, so the resource tracker is not already running."""
+    case_dir = write_case(tmp_path / "cases", "c01-app", "ACCT-APP1")
+    script = (
+        "import sys\n"
+        "from reviewtui.backends.base import CaseOutput\n"
+        "from reviewtui.caseset.cases import load_case\n"
+        "from reviewtui.runs import scoring_pool\n"
+        "from tests.fake_messages_api import findings_json\n"
+        "class Captured:\n"  # what Textual puts in sys.stderr while the app runs
+        "    def write(self, text): return len(text)\n"
+        "    def flush(self): pass\n"
+        "    def fileno(self): return -1\n"
+        "real = sys.stderr\n"
+        "sys.stderr = Captured()\n"
+        f"case = load_case({str(case_dir)!r})\n"
+        "pool = scoring_pool.ScoringPool()\n"
+        "record = pool.score_record(case, [CaseOutput(case.case_id, findings_json('tracking.conversions_stopped'))], figures='derived')\n"
+        "pid = pool.worker_pid\n"
+        "pool.close()\n"
+        "sys.stderr = real\n"
+        "print(pid is not None, pool.in_process, record.scores[0].error)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "False", "None"]  # scored in a worker, without an error
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the worker's signal state in /proc")
 def test_sigint_at_the_worker_does_not_stop_it(tmp_path):
     """Ctrl-C in a terminal reaches the whole process group, the worker included: the run handles it, not the worker."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
@@ -73,9 +74,10 @@ class ScoringPool:
 
         blocked = _block_sigint()
         try:
-            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_worker_init)
-            self._started = self._executor.submit(_warm)  # spawns the worker process here, under the blocked mask
+            with _stderr_with_a_descriptor():
+                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                     initializer=_worker_init)
+                self._started = self._executor.submit(_warm)  # spawns the worker process here, under the blocked mask
         finally:
             _restore_sigmask(blocked)
         self._sent = set()
@@ -143,7 +145,7 @@ def scoring_for_run(recorder: Any, backend: Backend, jobs: int) -> Iterator[Scor
         return
     try:
         pool = ScoringPool()
-    except (OSError, NotImplementedError, ImportError):
+    except Exception:  # noqa: BLE001 - whatever stops a worker from starting, the run scores here as it would without one
         yield None
         return
     in_process = recorder.score
@@ -162,6 +164,30 @@ def _failed_record(case: Case, outputs: list[CaseOutput], reason: str) -> Any:
     scores = [CaseScore(case.case_id, "error", 0.0, 0.0, 0, missed_ids=[e.id for e in case.must_find],
                         error=f"scoring failed: {reason}") for _ in outputs]
     return CaseRecord(case.case_id, case.kind, list(outputs), scores)
+
+
+@contextmanager
+def _stderr_with_a_descriptor() -> Iterator[None]:
+    """``sys.stderr`` with a real file descriptor while a worker (and multiprocessing's resource tracker) spawns.
+
+    The spawn hands ``sys.stderr.fileno()`` to the new process. Inside the app, ``sys.stderr`` is
+    Textual's capture, whose ``fileno()`` is -1, and the spawn fails ("bad value(s) in fds_to_keep").
+    The worker points its own output at the null device anyway (``_worker_init``).
+    """
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        usable = False
+    if usable:
+        yield
+        return
+    captured = sys.stderr
+    with open(os.devnull, "w", encoding="utf-8") as quiet:
+        sys.stderr = quiet
+        try:
+            yield
+        finally:
+            sys.stderr = captured
 
 
 def _block_sigint() -> set[int] | None:
