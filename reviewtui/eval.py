@@ -218,8 +218,9 @@ def _flag_type(setting: str) -> Callable[[str], Any]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a {bound.noun}") from None
         if not bound.admits(value):
-            raise argparse.ArgumentTypeError(f"{text} must be {'above' if bound.above else 'at least'} "
-                                             f"{bound.minimum:g}")
+            too_large = value > bound.maximum
+            raise argparse.ArgumentTypeError(f"{text} must be " + (f"at most {bound.maximum:g}" if too_large else
+                                             f"{'above' if bound.above else 'at least'} {bound.minimum:g}"))
         return value
 
     return parse

@@ -35,10 +35,12 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Bound:
-    """The range of a number setting: whole or not, at least ``minimum`` (strictly above it with ``above``)."""
+    """The range of a number setting: whole or not, at least ``minimum`` (strictly above it with
+    ``above``), at most ``maximum`` (so that no infinite or absurd value starts a run that never ends)."""
 
     whole: bool
     minimum: float
+    maximum: float
     above: bool = False
 
     @property
@@ -48,23 +50,31 @@ class Bound:
     def admits(self, value: object) -> bool:
         if isinstance(value, bool) or not isinstance(value, int if self.whole else (int, float)):
             return False
-        return value > self.minimum if self.above else value >= self.minimum
+        low_enough = value <= self.maximum
+        return low_enough and (value > self.minimum if self.above else value >= self.minimum)
 
     def describe(self) -> str:
         """``a whole number of at least 1``, ``a number above 0``."""
         return f"a {self.noun} {'above' if self.above else 'of at least'} {self.minimum:g}"
 
+    def refusal(self, value: object) -> str:
+        """What a value ``admits`` refuses must be: ``at most 256`` for a value too large, else ``describe``."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > self.maximum:
+            return f"at most {self.maximum:g}"
+        return self.describe()
 
+
+DAY = 86400.0
 # Every number setting's range; the command line's flag types are built from these too.
 BOUNDS: dict[str, Bound] = {
-    "concurrency": Bound(whole=True, minimum=1),
-    "repeats": Bound(whole=True, minimum=1),
-    "max_unparseable": Bound(whole=True, minimum=0),
-    "max_tokens": Bound(whole=True, minimum=1),
-    "timeout": Bound(whole=False, minimum=0, above=True),
-    "max_retries": Bound(whole=True, minimum=0),
-    "batch_poll": Bound(whole=False, minimum=0, above=True),
-    "batch_timeout": Bound(whole=False, minimum=0, above=True),
+    "concurrency": Bound(whole=True, minimum=1, maximum=256),
+    "repeats": Bound(whole=True, minimum=1, maximum=100),
+    "max_unparseable": Bound(whole=True, minimum=0, maximum=10**6),
+    "max_tokens": Bound(whole=True, minimum=1, maximum=10**6),
+    "timeout": Bound(whole=False, minimum=0, maximum=DAY, above=True),
+    "max_retries": Bound(whole=True, minimum=0, maximum=100),
+    "batch_poll": Bound(whole=False, minimum=0, maximum=3600, above=True),
+    "batch_timeout": Bound(whole=False, minimum=0, maximum=7 * DAY, above=True),
 }
 
 # The command line's name of each setting (the form has its own labels).
@@ -138,7 +148,7 @@ class RunSettings:
             value = getattr(self, f.name)
             bound = BOUNDS.get(f.name)
             if bound is not None and value is not None and not bound.admits(value):
-                found.append(SettingProblem(f.name, f"must be {bound.describe()}"))
+                found.append(SettingProblem(f.name, f"must be {bound.refusal(value)}"))
         if self.figures not in FIGURE_MODES:
             found.append(SettingProblem("figures", f"must be one of {', '.join(FIGURE_MODES)}, not {self.figures!r}"))
         return found

@@ -128,3 +128,19 @@ def test_weekly_builds_its_claude_backend_through_the_settings():
     args = argparse.Namespace(**{**vars(args), "max_tokens": None, "timeout": -1.0})
     with pytest.raises(UsageError, match=r"^--timeout must be a number above 0$"):
         weekly_settings(args)
+
+
+@pytest.mark.parametrize(("flag", "value", "error"), [
+    ("--timeout", "inf", "argument --timeout: inf must be at most 86400"),
+    ("--timeout", "1e309", "argument --timeout: 1e309 must be at most 86400"),
+    ("--batch-poll", "inf", "argument --batch-poll: inf must be at most 3600"),
+    ("--concurrency", "99999999999999999999", "argument --concurrency: 99999999999999999999 must be at most 256"),
+])
+def test_infinite_and_absurd_values_are_refused_before_a_run_that_would_never_end(flag, value, error, capsys):
+    assert main([f"{flag}={value}"]) == 2
+    assert error in capsys.readouterr().err
+
+
+def test_the_settings_refuse_a_value_past_the_maximum_with_its_bound():
+    with pytest.raises(UsageError, match=r"^--repeats must be at most 100; --batch-poll must be at most 3600$"):
+        RunSettings(batch_poll=float("inf"), repeats=101)
