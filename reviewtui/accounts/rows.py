@@ -14,6 +14,8 @@ from decimal import Decimal
 
 from .csvread import EMPTY, InputError, Table, detect_date_format, parse_date, parse_number
 
+# Counts that are whole by nature (conversions need not be: attribution splits them).
+WHOLE_FIELDS = ("impressions", "clicks", "reach")
 TEXT_FIELDS = ("account_id", "account_name", "campaign_id", "campaign_name", "campaign_status",
                "delivery_status", "ad_set_id", "ad_set_name", "ad_id", "ad_name", "currency",
                "result_indicator")
@@ -173,5 +175,13 @@ def read_rows(table: Table, layout: Layout, cols: Columns, date_format: str | No
             v = numbers.get(f)
             if v is not None and v < 0:
                 raise InputError(path, line, f"negative {f} {cell(f)!r}", table.header[cols.index[f]])
+        for f in WHOLE_FIELDS:
+            v = numbers.get(f)
+            if v is not None and v != v.to_integral_value():
+                # A German-locale export writes 8.942 for 8,942 impressions; read as a decimal point it
+                # would shrink the count a thousand times with every total still agreeing.
+                raise InputError(path, line, f"{cell(f)!r} is not a whole number of {f}; an export that writes "
+                                 "thousands with '.' (8.942 for 8942) must be exported again with plain numbers "
+                                 "(no thousands separators)", table.header[cols.index[f]])
         rows.append(SourceRow(line, day, text, numbers, (start, end) if start and end else None))
     return rows

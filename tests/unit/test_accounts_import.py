@@ -228,6 +228,14 @@ def test_a_value_that_is_not_a_number(tmp_path, capsys):
     assert f"{path}:4: column 'Impr.': 'lots' is not a number" in err
 
 
+def test_a_count_with_a_thousands_dot_is_refused_not_read_a_thousand_times_smaller(tmp_path, capsys):
+    # a German-locale Meta export: 19.422 impressions are 19422, never 19.422
+    path = edited(tmp_path, "meta_campaign_month.csv", ",13595,19422,260,", ",13595,19.422,260,")
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:2: column 'Impressions': '19.422' is not a whole number of impressions" in err
+    assert "plain numbers" in err
+
+
 def test_conversions_above_clicks_are_kept_and_reported(tmp_path, capsys):
     lines = (FIXTURES / "google_campaign_daily.csv").read_text().splitlines()
     cells = next(csv.reader([lines[3]]))
