@@ -7,7 +7,7 @@ import dataclasses
 import shutil
 
 import pytest
-from textual.widgets import Checkbox, ProgressBar, Select
+from textual.widgets import Checkbox, Input, ProgressBar, Select
 
 from reviewtui import assistant
 from reviewtui.eval import build_parser, settings_from_args
@@ -151,6 +151,20 @@ async def test_a_concurrency_that_is_not_a_number_is_refused_by_the_settings(roo
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_new_run(pilot)
         screen.query_one("#concurrency").value = "-2"
+        assert screen.read_form() is None
+        await pilot.pause()
+        assert str(screen.query_one("#new-run-error").render()) == "Concurrency must be a whole number of at least 1."
+
+
+async def test_a_typed_fractional_concurrency_is_refused_not_read_as_another_number(root):
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        field = screen.query_one("#concurrency", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press("2", "full_stop", "5")
+        assert field.value == "2.5"  # what was typed, every key kept (an integer field drops the "." and reads 25)
         assert screen.read_form() is None
         await pilot.pause()
         assert str(screen.query_one("#new-run-error").render()) == "Concurrency must be a whole number of at least 1."

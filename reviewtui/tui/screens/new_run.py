@@ -72,10 +72,10 @@ class NewRunScreen(ReviewScreen[None]):
     NewRunScreen #new-run-form Label { color: $text-muted; }
     NewRunScreen #new-run-form .note { color: $text-muted; text-style: italic; }
     NewRunScreen Input { border: none; height: 1; padding: 0 1; background: $boost; }
-    NewRunScreen Input:focus { background: $primary 30%; }
+    NewRunScreen Input:focus { border: none; background: $primary 30%; }
     NewRunScreen Select { height: 1; }
     NewRunScreen SelectCurrent { border: none; height: 1; padding: 0 1; background: $boost; }
-    NewRunScreen Select:focus > SelectCurrent { background: $primary 30%; }
+    NewRunScreen Select:focus > SelectCurrent { border: none; background: $primary 30%; }
     NewRunScreen #new-run-options { height: auto; padding: 0 1; }
     NewRunScreen #resume > .toggle--button { color: $panel; }
     NewRunScreen #resume.-on > .toggle--button { color: $success; text-style: bold; }
@@ -114,7 +114,7 @@ class NewRunScreen(ReviewScreen[None]):
             yield Input(assistant.DEFAULT_MODEL, id="model")
             yield Label(f"claude only; the cheap one is {assistant.CHEAP_MODEL}", classes="note")
             yield Label("Concurrency")
-            yield Input(str(DEFAULT_CONCURRENCY), id="concurrency", type="integer")
+            yield Input(str(DEFAULT_CONCURRENCY), id="concurrency")  # text: "2.5" is refused, not read as 25
             yield Label("cases in flight at once", classes="note")
             yield Label("Cases")
             yield Input(str(self.cases_dir), id="cases")
