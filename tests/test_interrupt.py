@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_messages_api import hang, serving_in_env, write_case
+from tests.fake_messages_api import findings_json, hang, serving_in_env, slow_answer, write_case
 
 KEY = "fake-anthropic-key-interrupt"
 REPO = Path(__file__).resolve().parents[1]
@@ -94,3 +94,34 @@ def test_a_ctrl_c_caught_from_a_string_exec_keeps_the_exit_code_under_python_m(m
     assert proc.returncode == 3, (proc.returncode, proc.stderr)
     assert "cancelled before the run started" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("gap", [0.05, 0.2, 0.4])
+def test_a_second_ctrl_c_while_the_run_stops_waits_for_it_and_exits_3(gap, tmp_path, monkeypatch):
+    """The first Ctrl-C stops the run; what came back is scored and written and the process ends.
+    A second one in that time waits: it neither breaks the writing nor ends the process by SIGINT."""
+    cases = tmp_path / "cases"
+    for i in range(12):
+        write_case(cases, f"c{i:02d}-twice", f"ACCT-T{i:02d}")
+    with serving_in_env(monkeypatch, KEY) as api:
+        for i in range(12):
+            api.plan(f"ACCT-T{i:02d}", slow_answer(findings_json("tracking.conversions_stopped"), 0.3))
+        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", "--backend", "claude", "--cases",
+                                 str(cases), "--results-dir", str(tmp_path / "r"), "--concurrency", "2",
+                                 "--repeats", "2"], cwd=REPO, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while len(api.requests) < 5 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.01)  # the run is under way: answers have come back and are being scored
+            proc.send_signal(signal.SIGINT)
+            time.sleep(gap)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 3, (proc.returncode, err[-2000:])
+    assert "Traceback" not in err
+    assert "cancelled: what finished is kept" in err

@@ -82,12 +82,23 @@ def default_cost_estimator() -> CostEstimator:
 def cancel_on_sigint(cancel: asyncio.Event) -> Iterator[None]:
     """Within the running loop, Ctrl-C sets ``cancel`` so a run stops and keeps what finished.
 
-    Where the loop cannot take signal handlers, Ctrl-C stays a KeyboardInterrupt.
+    After a Ctrl-C the process only writes what came back and ends, so further Ctrl-Cs are
+    ignored from then on: left to Python's handler, one would raise in the middle of that
+    writing, or, landing while the interpreter shuts down, end the process by SIGINT (exit 130
+    instead of the run's 3). Where the loop cannot take signal handlers, Ctrl-C stays a
+    KeyboardInterrupt.
     """
     loop = asyncio.get_running_loop()
     handled = False
+    interrupted = False
+
+    def stop() -> None:
+        nonlocal interrupted
+        interrupted = True
+        cancel.set()
+
     try:
-        loop.add_signal_handler(signal.SIGINT, cancel.set)
+        loop.add_signal_handler(signal.SIGINT, stop)
         handled = True
     except (NotImplementedError, RuntimeError, ValueError):
         pass
@@ -96,6 +107,8 @@ def cancel_on_sigint(cancel: asyncio.Event) -> Iterator[None]:
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)
+            if interrupted:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def hold_long_lived() -> None:
