@@ -1,10 +1,10 @@
 """``reviewtui check [--cases DIR]``: every problem of the case set, as ``path:line: message``.
 
 The structural validation comes from ``cases.load_case_set``. Further checks
-are functions ``(case_set) -> list[Problem]``, listed in ``CHECKS`` by the
-two modules that hold them: ``caseset/checks.py`` (the mix, the write-ups,
-kind coverage) and ``auditor/checks.py`` (the reference auditor's "do the
-rows support this finding?" warnings).
+are functions ``(case_set) -> list[Problem]``: those of ``caseset/set_checks.py``
+(the mix, the write-ups, kind coverage, listed in its ``CHECKS``) and the
+reference auditor's "do the rows support this finding?" warnings
+(``auditor/support.support_problems``).
 
 Exit codes: 0 no errors (warnings allowed), 2 any error.
 """
@@ -32,18 +32,18 @@ EXIT_ERRORS = 2
 
 
 def all_checks() -> list[Check]:
-    """Every check, in order: the case set's own, then the auditor's."""
-    from .auditor import checks as auditor_checks
-    from .caseset import checks as caseset_checks
+    """Every check, in order: the case set's own, then the auditor's (warnings only: a second opinion)."""
+    from .auditor.support import support_problems
+    from .caseset import set_checks
 
-    return [*caseset_checks.CHECKS, *auditor_checks.CHECKS]
+    return [*set_checks.CHECKS, support_problems]
 
 
 def all_reports() -> list[Report]:
     """Summary lines printed before the count (case set -> one line)."""
-    from .caseset import checks as caseset_checks
+    from .caseset import set_checks
 
-    return list(caseset_checks.REPORTS)
+    return list(set_checks.REPORTS)
 
 
 def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Problem]:

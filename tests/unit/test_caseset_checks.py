@@ -1,4 +1,4 @@
-"""reviewtui.caseset.checks on real case folders in tmp_path, through `reviewtui check`."""
+"""reviewtui.caseset.set_checks on real case folders in tmp_path, through `reviewtui check`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.caseset import checks as cc
+from reviewtui.caseset import set_checks as cc
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.check import main as check_main
 

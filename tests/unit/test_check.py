@@ -73,13 +73,13 @@ def test_bad_usage_exits_2(capsys):
 
 
 def test_every_check_of_the_set_and_of_the_auditor_runs_in_order():
-    from reviewtui.auditor import checks as auditor_checks
-    from reviewtui.caseset import checks as caseset_checks
+    from reviewtui.auditor.support import support_problems
+    from reviewtui.caseset import set_checks
 
     names = [f.__name__ for f in check.all_checks()]
     assert names == ["check_mix", "check_writeup_snapshots", "check_writeup_claims", "check_kind_coverage",
                      "support_problems"]
-    assert check.all_checks() == [*caseset_checks.CHECKS, *auditor_checks.CHECKS]
+    assert check.all_checks() == [*set_checks.CHECKS, support_problems]
     assert [r.__name__ for r in check.all_reports()] == ["mix_report"]
 
 
