@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from .. import taxonomy
+from .snapshot import PointerError, Snapshot
 
 
 @dataclass
@@ -53,6 +54,18 @@ class TagDraft:
 
 def parse_rows(text: str) -> list[str]:
     return [part.strip() for part in text.replace(";", ",").split(",") if part.strip()]
+
+
+def unresolved_row(snapshot: Snapshot, rows: list[str]) -> str | None:
+    """Why the first of ``rows`` that the snapshot does not hold is refused, or None when each resolves.
+
+    Both forms cite rows as evidence: a pointer to nothing would go into the file as if it were."""
+    for pointer in rows:
+        try:
+            snapshot.resolve(pointer)
+        except PointerError as exc:
+            return f"row {pointer} does not resolve in snapshot.json ({exc})"
+    return None
 
 
 def parse_says(text: str) -> list[str]:

@@ -162,3 +162,25 @@ async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, cap
         assert "c02-garden-clean" in [r.case_id for r in screen.visible_rows()]
         await pilot.press("s")  # ok
         assert [r.case_id for r in screen.visible_rows()] == ["c01-shoes-tracking"]
+
+
+async def test_the_dispute_form_refuses_a_row_the_snapshot_does_not_hold(repo):
+    disputed = repo / "disputed.md"
+    before = disputed.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await go_to_sentence(pilot, screen, BRAND_SENTENCE)
+        await pilot.press("t", "space", "space", "d")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, DisputeModal)
+        modal.query_one("#dispute-rows-show").value = "brand spent 249.00 on 2025-03-01"
+        modal.query_one("#dispute-rows").value = "/daily/0, /daild/55"
+        modal.query_one("#dispute-why").value = "no plan in the snapshot"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is modal  # the form stays, with what was typed
+        error = str(modal.query_one("#dispute-error", Static).render())
+        assert error.startswith("disputed.md not changed: row /daild/55 does not resolve in snapshot.json")
+    assert disputed.read_text() == before

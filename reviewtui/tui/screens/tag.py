@@ -20,8 +20,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import taxonomy
 from ...caseset.cases import LISTS
-from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says
-from ...caseset.snapshot import PointerError, Snapshot
+from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says, unresolved_row
+from ...caseset.snapshot import Snapshot
 from ...caseset.untrusted import printable
 from ..plain import para, plain
 from ...caseset.support_checks import SupportVerdict
@@ -182,10 +182,6 @@ class TagModal(ReviewModal[TagDraft]):
             raise ValueError("evidence is empty: write one line with the figures the rows show")
         if draft.id in self.taken_ids:
             raise ValueError(f"{draft.id} is already an entry of this case: ids are unique across the three lists")
-        if self.snapshot is not None:
-            for pointer in draft.rows:
-                try:
-                    self.snapshot.resolve(pointer)
-                except PointerError as exc:
-                    raise ValueError(f"row {pointer} does not resolve in snapshot.json ({exc})") from None
+        if self.snapshot is not None and (problem := unresolved_row(self.snapshot, draft.rows)) is not None:
+            raise ValueError(problem)
         return draft
