@@ -119,8 +119,9 @@ async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSetti
                                   timeout_seconds=settings.batch_timeout, on_note=on_note,
                                   on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     else:
-        with scoring_for_run(recorder, backend, len(recorder.pending_cases()) * settings.repeats):
-            outcome = await run_cases(recorder.pending_cases(), backend, concurrency=settings.concurrency,
+        pending = recorder.pending_cases()
+        with scoring_for_run(recorder, backend, len(pending) * settings.repeats):
+            outcome = await run_cases(pending, backend, concurrency=settings.concurrency,
                                       repeats=settings.repeats, on_progress=progress, cancel=cancel,
                                       on_case_done=recorder.case_done)
     return outcome.status
@@ -218,9 +219,9 @@ def _flag_type(setting: str) -> Callable[[str], Any]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a {bound.noun}") from None
         if not bound.admits(value):
-            too_large = value > bound.maximum
-            raise argparse.ArgumentTypeError(f"{text} must be " + (f"at most {bound.maximum:g}" if too_large else
-                                             f"{'above' if bound.above else 'at least'} {bound.minimum:g}"))
+            limit = (f"at most {bound.maximum:g}" if bound.exceeds(value)
+                     else f"{'above' if bound.above else 'at least'} {bound.minimum:g}")
+            raise argparse.ArgumentTypeError(f"{text} must be {limit}")
         return value
 
     return parse

@@ -40,11 +40,8 @@ class RunSchedule:
         self._wait_limit = wait_limit
         self._changed = asyncio.Condition()
 
-    def _pick_ready(self) -> bool:
-        """Is a job ready to hand out now?"""
-        return bool(self._firsts or self._repeats)
-
-    def _pick(self) -> tuple[int, int] | None:
+    def take(self) -> tuple[int, int] | None:
+        """The job to send now, or None when none may go yet (or the run is over: ``finished``)."""
         if self._repeats and (not self._firsts or self._clock() - self._repeats[0][0] >= self._wait_limit):
             _, index, repeat = self._repeats.popleft()
             return index, repeat
@@ -53,15 +50,17 @@ class RunSchedule:
             return self._firsts.popleft(), 0
         return None
 
-    def _finished(self) -> bool:
+    @property
+    def finished(self) -> bool:
         """Nothing left to hand out now or later (repeats come only from first answers still out)."""
         return not self._firsts and not self._repeats and (self._firsts_out == 0 or self._repeat_count == 1)
 
     async def next(self) -> tuple[int, int] | None:
+        """``take``, waiting until a job may go; None once the run is ``finished``."""
         async with self._changed:
             while True:
-                job = self._pick()
-                if job is not None or self._finished():
+                job = self.take()
+                if job is not None or self.finished:
                     return job
                 await self._changed.wait()
 

@@ -57,11 +57,12 @@ class Bound:
         """``a whole number of at least 1``, ``a number above 0``."""
         return f"a {self.noun} {'above' if self.above else 'of at least'} {self.minimum:g}"
 
+    def exceeds(self, value: object) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and value > self.maximum
+
     def refusal(self, value: object) -> str:
         """What a value ``admits`` refuses must be: ``at most 256`` for a value too large, else ``describe``."""
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > self.maximum:
-            return f"at most {self.maximum:g}"
-        return self.describe()
+        return f"at most {self.maximum:g}" if self.exceeds(value) else self.describe()
 
 
 DAY = 86400.0

@@ -14,23 +14,15 @@ async def rounds_of(cases: int, repeats: int, workers: int) -> list[list[tuple[i
     """Every request answers in one round: the jobs each round sends, with ``workers`` slots."""
     schedule = RunSchedule(cases, repeats)
     rounds: list[list[tuple[int, int]]] = []
-    while True:
+    while not schedule.finished:
         sent = []
-        for _ in range(workers):
-            job = await asyncio.wait_for(schedule.next(), 1) if _may_pick(schedule) else None
-            if job is None:
-                break
+        while len(sent) < workers and (job := schedule.take()) is not None:
             sent.append(job)
-        if not sent:
-            return rounds
+        assert sent, "nothing could go, yet the run is not over"
         rounds.append(sent)
         for index, repeat in sent:
             await schedule.done(index, repeat)
-
-
-def _may_pick(schedule: RunSchedule) -> bool:
-    """Would next() answer now (a job, or None because the run is over) rather than wait?"""
-    return schedule._pick_ready() or schedule._finished()  # noqa: SLF001 - the schedule's own test
+    return rounds
 
 
 @pytest.mark.parametrize(("cases", "repeats", "workers"), [(50, 3, 16), (50, 1, 16), (7, 5, 3), (1, 4, 8), (16, 2, 16)])
