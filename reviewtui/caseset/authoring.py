@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from . import disputes
 from .disputes import Dispute
+from .drafts import unresolved_row
 from .cases import Case, CaseFileError, ExpectedDoc, Problem, load_case, validate_case
 from .history import History
 from .support_checks import SupportVerdict
@@ -178,7 +179,10 @@ class AuthoringSession:
 
     def dispute(self, sentence: str, *, rows_show: str, rows: list[str], why: str) -> Dispute:
         """Append a dispute of ``sentence`` to disputed.md now, as an undoable step; returns the entry.
-        Raises ValueError (an empty field), DisputeFileError or OSError, and then writes nothing."""
+        Raises ValueError (an empty field, or a row the loaded snapshot does not hold), DisputeFileError
+        or OSError, and then writes nothing."""
+        if self.case.snapshot is not None and (problem := unresolved_row(self.case.snapshot, rows)) is not None:
+            raise ValueError(problem)
         return self._undoable_dispute_change(
             lambda: disputes.append_dispute(
                 self.disputed_path, writeup=str(self.case.source), quote=sentence, case_id=self.case.case_id,

@@ -236,6 +236,18 @@ def test_a_dispute_is_appended_under_its_write_up_and_every_other_byte_stays(rep
     assert not session.dirty  # disputed.md is written at once; expected.yaml is untouched
 
 
+def test_a_dispute_citing_a_row_the_loaded_snapshot_does_not_hold_writes_nothing(repo):
+    disputed = repo / "disputed.md"
+    before = disputed.read_text()
+    session = session_of(repo)
+    session.case.snapshot = Snapshot.load(session.case.snapshot_path)
+    with pytest.raises(ValueError, match=r"^row /daild/55 does not resolve in snapshot.json"):
+        dispute_brand(session, rows=["/daily/0", "/daild/55"])
+    assert disputed.read_text() == before
+    assert session.undo() is None  # no step was recorded
+    assert dispute_brand(session, rows=["/daily/0"]).rows == ["/daily/0"]
+
+
 def test_a_disputed_sentence_is_found_and_marked_and_a_reopen_unmarks_it(repo):
     disputed = repo / "disputed.md"
     session = session_of(repo)

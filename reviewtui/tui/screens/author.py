@@ -33,7 +33,7 @@ from textual.widgets import Static
 from ...caseset import disputes
 from ...caseset.authoring import AuthoringSession
 from ...caseset.cases import Case, CaseFileError, ExternalChangeError, Problem
-from ...caseset.drafts import DisputeDraft, TagDraft, unresolved_row
+from ...caseset.drafts import DisputeDraft, TagDraft
 from ...caseset.history import History, StepRefused
 from ...caseset.snapshot import Snapshot, SnapshotError
 from ...caseset.writeup import Writeup
@@ -423,8 +423,6 @@ class AuthorScreen(ReviewScreen[None]):
 
         def submit(draft: DisputeDraft) -> str | None:
             """Write the entry; the modal (and what was typed in it) stays until this succeeds."""
-            if self.snapshot is not None and (problem := unresolved_row(self.snapshot, draft.rows)) is not None:
-                return f"disputed.md not changed: {problem}"
             try:
                 added.append(self.session.dispute(sentence.text, rows_show=draft.rows_show, rows=draft.rows, why=draft.why))
             except (OSError, ValueError, disputes.DisputeFileError) as exc:
