@@ -115,30 +115,24 @@ def test_an_unknown_or_keyless_backend_is_refused_when_chosen():
     ("--timeout", "0", "argument --timeout: 0 must be above 0"),
     ("--batch-poll", "soon", "argument --batch-poll: 'soon' is not a number"),
     ("--max-retries", "-1", "argument --max-retries: -1 must be at least 0"),
+    # infinite and absurd values: each would start a run that never ends
+    ("--timeout", "inf", "argument --timeout: inf must be at most 86400"),
+    ("--timeout", "1e309", "argument --timeout: 1e309 must be at most 86400"),
+    ("--batch-poll", "inf", "argument --batch-poll: inf must be at most 3600"),
+    ("--concurrency", "99999999999999999999", "argument --concurrency: 99999999999999999999 must be at most 256"),
 ])
 def test_the_flags_refuse_out_of_range_values_with_the_settings_ranges(flag, value, error, capsys):
     assert main([f"{flag}={value}"]) == 2
     assert error in capsys.readouterr().err
 
 
-def test_weekly_builds_its_claude_backend_through_the_settings():
+def test_weekly_flags_become_the_same_validated_run_settings():
     args = weekly_parser().parse_args(["accounts", "--max-tokens", "0"])
     with pytest.raises(UsageError, match=r"^--max-tokens must be a whole number of at least 1$"):
         weekly_settings(args)
     args = argparse.Namespace(**{**vars(args), "max_tokens": None, "timeout": -1.0})
     with pytest.raises(UsageError, match=r"^--timeout must be a number above 0$"):
         weekly_settings(args)
-
-
-@pytest.mark.parametrize(("flag", "value", "error"), [
-    ("--timeout", "inf", "argument --timeout: inf must be at most 86400"),
-    ("--timeout", "1e309", "argument --timeout: 1e309 must be at most 86400"),
-    ("--batch-poll", "inf", "argument --batch-poll: inf must be at most 3600"),
-    ("--concurrency", "99999999999999999999", "argument --concurrency: 99999999999999999999 must be at most 256"),
-])
-def test_infinite_and_absurd_values_are_refused_before_a_run_that_would_never_end(flag, value, error, capsys):
-    assert main([f"{flag}={value}"]) == 2
-    assert error in capsys.readouterr().err
 
 
 def test_the_settings_refuse_a_value_past_the_maximum_with_its_bound():
