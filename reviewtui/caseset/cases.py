@@ -25,7 +25,8 @@ from . import parse_cache
 from . import yaml_comments
 from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
-from .snapshot import PointerError, Snapshot, SnapshotError, period_problems, required_field_problems
+from .snapshot import Snapshot, SnapshotError, period_problems, required_field_problems
+from .snapshot_reader import PointerError
 from .untrusted import LimitError, Limits, UnsafePattern, inside, printable, read_bytes_limited, says_regex
 
 LISTS = ("must_find", "may_find", "must_not_say")

@@ -9,7 +9,8 @@ from typing import Any
 import yaml
 
 from .. import taxonomy
-from .snapshot import PointerError, Snapshot
+from .snapshot import Snapshot
+from .snapshot_reader import PointerError
 
 
 @dataclass

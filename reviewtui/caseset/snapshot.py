@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from .snapshot_cache import snapshot_data
-# PointerError and resolve_pointer are read from here by the case checks and the app
-from .snapshot_reader import PointerError as PointerError
 from .snapshot_reader import parse_day, resolve_pointer, unescape_token
 from .untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..runs.stored import RunInfo, list_runs, run_key
-from ..caseset.snapshot import PointerError
+from ..caseset.snapshot_reader import PointerError
 
 if TYPE_CHECKING:
     from .app import ReviewApp
