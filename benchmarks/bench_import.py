@@ -35,7 +35,7 @@ HEADER = ("Reporting starts,Reporting ends,Campaign name,Ad set name,Ad name,Day
 def write_export(path: Path, megabytes: float, seed: int = 7) -> dict[str, Decimal]:
     """A month of ad-level rows, about ``megabytes`` big; returns the cost per campaign id."""
     rng = random.Random(seed)
-    row_bytes = 265
+    row_bytes = 244
     per_day = max(1, int(megabytes * 1e6 / row_bytes / 31))
     ads = [(f"1202{c:04d}00000000001", f"Campaign {c} | Prospecting | US", f"1203{c:04d}{a // 20:04d}0000001",
             f"Ad set {a // 20}", f"1204{c:04d}{a:06d}00001", f"Ad {a} | Video")

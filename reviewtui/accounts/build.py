@@ -281,6 +281,8 @@ class _Aggregator:
         if whole:
             raise InputError(f.path, row.line, f"repeats line {first_line} whole ({about}): a repeated row would "
                              "count that day twice; remove one of the two lines, or download the report again")
+        if "campaign_id" not in row.text:
+            self._two_campaigns(f, row, f"line {first_line}", False)
         differ = f.differing_columns(mine, theirs)
         raise InputError(f.path, row.line, f"is about the same day and {self.grain.replace('_', ' ')} as line "
                          f"{first_line} ({about}) with other figures" + (f" (they differ in {differ})" if differ else "")
@@ -298,10 +300,13 @@ class _Aggregator:
         first_index, first_line, first_status = earlier
         if self.grain == "campaign" or first_status != status:
             where = f"line {first_line}" if first_index == index else f"{self.files[first_index].path}:{first_line}"
-            raise InputError(f.path, row.line, f"a second row for campaign {name!r} on {row.date} ({where} is the "
-                             "first)" + (", with another status" if first_status != status else "") + ", and the "
-                             "export has no campaign id column: two campaigns of one name would be merged into one; "
-                             "add the Campaign ID column to the report and export it again")
+            self._two_campaigns(f, row, where, first_status != status)
+
+    def _two_campaigns(self, f: FileRows, row: SourceRow, first: str, other_status: bool) -> None:
+        raise InputError(f.path, row.line, f"a second row for campaign {row.text.get('campaign_name', '')!r} on "
+                         f"{row.date} ({first} is the first)" + (", with another status" if other_status else "")
+                         + ", and the export has no campaign id column: two campaigns of one name would be merged "
+                         "into one; add the Campaign ID column to the report and export it again")
 
 
 def build(files: list[FileRows], settings: Settings) -> Built:

@@ -189,8 +189,9 @@ def report(files: list[FileRows], built: Built) -> list[str]:
                  + (f", {len(snapshot['ad_daily'])} ad row(s)" if "ad_daily" in snapshot else ""))
     missing = src.get("metrics_missing")
     if missing:
-        built.notes.append(f"imported without {', '.join(missing)} (--allow-missing): the snapshot says so in "
-                           "source.metrics_missing, and nothing in it reads as zero " + " or ".join(missing))
+        built.notes.append(f"the export has no column for {', '.join(missing)}: the daily rows leave "
+                           f"{'it' if len(missing) == 1 else 'them'} out and source.metrics_missing names "
+                           f"{'it' if len(missing) == 1 else 'them'}")
     lines += [f"note: {note}" for note in built.notes]
     lines.append("totals per campaign (file and snapshot must agree to the cent):")
     return lines

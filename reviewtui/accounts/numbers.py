@@ -87,7 +87,7 @@ class NumberScan:
 
     column: str
     settled: dict[str, tuple[int, str]] = field(default_factory=dict)  # mark -> (first line, value)
-    ambiguous: tuple[int, str] | None = None  # the first value that reads both ways (12,345)
+    ambiguous: dict[str, tuple[int, str]] = field(default_factory=dict)  # ',' or '.' -> first value reading both ways
     marks: dict[str, int] = field(default_factory=dict)  # currency mark -> first line
 
     def observe(self, raw: str, line: int, path: Path) -> None:
@@ -109,8 +109,10 @@ class NumberScan:
         settled = _settles(figure)
         if settled is not None:
             self.settled.setdefault(settled, (line, raw))
-        elif self.ambiguous is None and ("," in figure or "." in figure):
-            self.ambiguous = (line, raw)
+        elif "," in figure:
+            self.ambiguous.setdefault(",", (line, raw))
+        elif "." in figure:
+            self.ambiguous.setdefault(".", (line, raw))
 
     def own_mark(self, path: Path) -> str | None:
         """The mark the column's own values settle; refuses a column that writes both."""
@@ -139,10 +141,16 @@ def decide_marks(scans: list[NumberScan], path: Path, delimiter: str, forced: st
     marks = {}
     for s in scans:
         mark = own[s.column]
-        if mark is None and s.ambiguous is not None and fallback is None:
-            line, value = s.ambiguous
+        if mark is None and s.ambiguous and fallback is None:
+            line, value = next(iter(s.ambiguous.values()))
             raise InputError(path, line, f"{value!r} reads as a decimal and as thousands, and nothing in the file "
                              "settles which: pass --decimal-mark . or --decimal-mark ,", s.column)
+        if mark == "." and delimiter == ";" and "," in s.ambiguous:
+            # A ';' file is written where ',' is the decimal mark: 12,345 there is twelve and a third.
+            (l1, v1), (l2, v2) = s.settled["."], s.ambiguous[","]
+            raise InputError(path, max(l1, l2), f"{v1!r} (line {l1}) writes the decimal with '.', but in this "
+                             f"';'-separated file {v2!r} (line {l2}) reads as a decimal with ',': one column has one "
+                             "decimal mark; pass --decimal-mark . or --decimal-mark , to say which", s.column)
         marks[s.column] = mark or fallback or "."
     return marks
 

@@ -276,7 +276,9 @@ class ExportReader:
         date_values: dict[str, dict[str, int]] = {f: {} for f in DATE_FIELDS if f in cols.index}
         date_index = [(cols.index[f], date_values[f]) for f in date_values]
         id_index = [(cols.index[f], header[cols.index[f]]) for f in ID_FIELDS if f in cols.index]
+        name_of_id = {cols.index[f]: cols.index.get(f.replace("_id", "_name")) for f in ID_FIELDS if f in cols.index}
         long_ids: dict[int, dict[str, int]] = {i: {} for i, _h in id_index}
+        padded_names: dict[int, dict[str, set[str]]] = {i: {} for i, _h in id_index}
         currency_index = cols.index.get("currency")
         currencies: dict[str, int] = {}
         rows_read = 0
@@ -300,8 +302,13 @@ class ExportReader:
                 value = cells[i].strip()
                 if ("E" in value or "e" in value) and _SCIENTIFIC.match(value):
                     _refuse_excel_id(path, line, column, value)
-                if len(value) >= 16 and value.isdigit() and value not in long_ids[i]:
-                    long_ids[i][value] = line
+                if len(value) >= 16 and value.isdigit():
+                    if value not in long_ids[i]:
+                        long_ids[i][value] = line
+                    if not value[15:].strip("0") and (n := name_of_id[i]) is not None:
+                        names = padded_names[i].setdefault(value, set())
+                        if len(names) < 2:
+                            names.add(cells[n].strip())
             if currency_index is not None:
                 code = cells[currency_index].strip().upper()
                 if code and code not in EMPTY and code not in currencies:
@@ -309,7 +316,7 @@ class ExportReader:
         if self.export.progress is not None:
             self.export.progress.done()
         for i, column in id_index:
-            _refuse_rounded_ids(path, column, long_ids[i])
+            _refuse_rounded_ids(path, column, long_ids[i], padded_names[i])
         if not rows_read:
             raise InputError(path, export.header_line, "no data rows under the header: export the report with at "
                              "least one day of delivery")
@@ -506,14 +513,22 @@ def _refuse_excel_id(path: Path, line: int, column: str, value: str) -> None:
                      column)
 
 
-def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int]) -> None:
-    """Ids of 16 digits and more that all end in zeros past the 15th: Excel's rounding, saved as digits."""
-    if len(ids) >= 2 and all(not v[15:].strip("0") for v in ids):
-        value, line = next(iter(ids.items()))
-        raise InputError(path, line, f"{value!r} and the column's other long ids end in zeros past their 15th digit: "
-                         "Excel keeps 15 digits of a number, so distinct ids became one; import the file as "
-                         "downloaded, without opening and saving it in Excel (or format the id columns as Text "
-                         "first)", column)
+def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int], names: dict[str, set[str]]) -> None:
+    """Ids of 16 digits and more ending in zeros past the 15th, as Excel rounds and saves them as digits.
+
+    Refused when one such id carries several names (distinct campaigns merged into one), or when
+    every long id of the column ends so (a real id does one time in a thousand).
+    """
+    merged = next((v for v, seen in names.items() if len(seen) > 1), None)
+    rounded = [v for v in ids if not v[15:].strip("0")]
+    if merged is None and not (len(rounded) >= 2 and len(rounded) == len(ids)):
+        return
+    value = merged or rounded[0]
+    why = (f"carries the names {' and '.join(sorted(repr(n) for n in names[merged]))}" if merged else
+           "and the column's other long ids end in zeros past their 15th digit")
+    raise InputError(path, ids[value], f"{value!r} {why}: Excel keeps 15 digits of a number, so distinct ids "
+                     "became one; import the file as downloaded, without opening and saving it in Excel (or "
+                     "format the id columns as Text first)", column)
 
 
 def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: Columns | None = None, *,
@@ -529,7 +544,7 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
     if rows.period is None and (found := range_in_preamble(export.preamble)):
         start, end, line, text = found
         rows.period = (start, end)
-        rows.period_source = f"the export's date-range line ({export.path.name}:{line}: {text!r})"
+        rows.period_source = f"the export's date-range line, {export.path.name}:{line}: {text!r}"
     rows.grain = ("ad" if "ad_id" in cols.index or "ad_name" in cols.index else
                   "ad_set" if "ad_set_id" in cols.index or "ad_set_name" in cols.index else "campaign")
     rows.has_campaign_ids = "campaign_id" in cols.index
