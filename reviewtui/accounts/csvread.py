@@ -41,10 +41,12 @@ _SNIFF_BYTES = 1 << 16
 class Progress:
     """One line on a terminal's stderr while a large file is read: how far, in bytes and rows."""
 
-    def __init__(self, stream=None, every: float = 0.5) -> None:
+    INTERVAL = 0.5  # seconds between two updates of the line
+
+    def __init__(self, stream=None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.every = every
+        self.every = self.INTERVAL
         self._last = 0.0
         self._shown = False
 

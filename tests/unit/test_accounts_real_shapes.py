@@ -480,3 +480,31 @@ def test_item14_a_reader_that_stops_early_gets_no_traceback_and_the_file_is_writ
     assert proc.wait(timeout=120) == 0, err
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert json.loads(out.read_text(encoding="utf-8"))["platform"] == "google_ads"
+
+
+# --- scale: the progress line ----------------------------------------------------------------
+
+
+def test_a_large_import_shows_a_progress_line_on_a_terminal_only(tmp_path, monkeypatch):
+    from reviewtui.accounts.csvread import Progress
+
+    lines = lines_of("meta_campaign_month.csv")
+    path = tmp_path / "long.csv"
+    with path.open("w", encoding="utf-8") as fh:  # 80 copies of the month: over 9,000 rows
+        fh.write(lines[0])
+        for n in range(80):
+            fh.writelines(ln.replace(",2385000000000000", f",23850000000{n:03d}000") for ln in lines[1:])
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(Progress, "INTERVAL", 0.0)
+    for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        monkeypatch.setattr(sys, "stdout", io.StringIO())
+        assert main(["import", "--format", "meta", str(path), "-o", str(tmp_path / "s.json"), "--force"]) == 0
+        text = stream.getvalue()
+        assert (re.search(r"\rreading long\.csv: +\d+% \(\d+ of \d+ MB\), [\d,]+ rows", text) is not None) == shown
+        assert ("\rimporting long.csv:" in text) == shown
+        assert text.endswith("\r\x1b[K") == shown  # the line is cleared once done
