@@ -55,6 +55,9 @@ ACCOUNT_TOTALS = {"", "account", "campaigns", "all campaigns", "filtered campaig
                   "todas las campañas", "conta", "campanhas", "アカウント", "キャンペーン", "すべてのキャンペーン",
                   "账户", "帳戶", "广告系列"}
 # Unknown columns whose values are figures (CTR, CPM, cost per result): not part of what a row is about.
+# A column is one when its header reads so and its values are numbers: "Impression device" holds words.
+_NUMERIC_CELL = re.compile(r"^[\s$€£¥<>()+\-.,%'\d]*\d[\s$€£¥<>()+\-.,%'\d]*$|^(--|-|)$")
+SAMPLE_ROWS = 2000  # the rows an unknown column is looked at to tell figures from words
 _MEASURE_HEADER = re.compile(r"ctr|cpc|cpm|cpa|cpv|roas|rate|cost|spend|spent|amount|\bper\b|/|frequency|%|avg|"
                              r"average|share|conv|click|impr|result|reach|view|play|revenue|value|purchase|lead|"
                              r"install|engagement|interaction|budget|bid|score|position|rank|quality|quantity|"
@@ -253,7 +256,8 @@ class ExportReader:
         self.unchecked_totals: set[str] = set()  # metrics the totals do not speak for (Meta's mixed Results)
         header = export.header
         known = set(cols.index.values())
-        self.dimension_columns = [i for i, h in enumerate(header) if i not in known and not _MEASURE_HEADER.search(h)]
+        self.unknown_columns = [i for i in range(len(header)) if i not in known]
+        self.dimension_columns = list(self.unknown_columns)  # until the first pass has seen the values
         # Where a total row writes its label: the first cells, or the campaign's.
         self.label_columns = sorted({*range(min(4, len(header))),
                                      *(cols.index[f] for f in ("campaign_name", "campaign_id") if f in cols.index)})
@@ -281,6 +285,7 @@ class ExportReader:
         padded_names: dict[int, dict[str, set[str]]] = {i: {} for i, _h in id_index}
         currency_index = cols.index.get("currency")
         currencies: dict[str, int] = {}
+        worded = {i for i in self.unknown_columns if not _MEASURE_HEADER.search(header[i])}
         rows_read = 0
         for line, cells in export.rows(f"reading {path.name}"):
             rows_read += 1
@@ -290,6 +295,10 @@ class ExportReader:
                 self.totals.append(TotalRow(line, label, cells))
                 continue
             self.last_data_line = line
+            if rows_read <= SAMPLE_ROWS:
+                for i in self.unknown_columns:
+                    if i not in worded and not _NUMERIC_CELL.match(cells[i]):
+                        worded.add(i)
             for i, scan in number_scans:
                 value = cells[i]
                 if value and not value.isdecimal():
@@ -315,6 +324,7 @@ class ExportReader:
                     currencies[code] = line
         if self.export.progress is not None:
             self.export.progress.done()
+        self.dimension_columns = sorted(worded)
         for i, column in id_index:
             _refuse_rounded_ids(path, column, long_ids[i], padded_names[i])
         if not rows_read:

@@ -508,3 +508,23 @@ def test_a_large_import_shows_a_progress_line_on_a_terminal_only(tmp_path, monke
         assert (re.search(r"\rreading long\.csv: +\d+% \(\d+ of \d+ MB\), [\d,]+ rows", text) is not None) == shown
         assert ("\rimporting long.csv:" in text) == shown
         assert text.endswith("\r\x1b[K") == shown  # the line is cleared once done
+
+
+def test_rows_split_by_a_breakdown_are_summed_not_refused(tmp_path, capsys):
+    # Meta's "Impression device" breakdown: the header reads like a figure, its values are words
+    rows = list(csv.reader(io.StringIO((FIXTURES / "meta_campaign_month.csv").read_text(encoding="utf-8"))))
+    out = [rows[0] + ["Impression device"]]
+    for row in rows[1:]:
+        half = [str(int(row[4]) // 2), str(int(row[4]) - int(row[4]) // 2)]
+        out.append(row[:4] + [half[0]] + row[5:] + ["iphone"])
+        out.append(row[:3] + ["0", half[1], "0", "0", "", ""] + row[9:] + ["android_smartphone"])
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(out)
+    path = tmp_path / "by-device.csv"
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    snapshot, out_text = imported(capsys, tmp_path, "--format", "meta", path)
+    (tmp_path / "whole").mkdir()
+    whole, _ = imported(capsys, tmp_path / "whole", "--format", "meta", FIXTURES / "meta_campaign_month.csv")
+    assert [(r["date"], r["campaign_id"], r["impressions"], r["cost"]) for r in snapshot["daily"]] == \
+        [(r["date"], r["campaign_id"], r["impressions"], r["cost"]) for r in whole["daily"]]
+    assert "had several campaign-level rows, summed" in out_text
