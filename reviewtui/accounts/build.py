@@ -131,7 +131,7 @@ def _period(files: list[FileRows], settings: Settings) -> Period:
     if ranges:
         start, end = min(f.period[0] for f in ranges), max(f.period[1] for f in ranges)  # type: ignore[index]
         source = "; ".join(dict.fromkeys(f.period_source or "" for f in ranges))
-        kind = "reporting_dates" if "rows'" in source else "export_range"
+        kind = ranges[0].period_kind or "export_range"
     else:
         start, end = min(s[0] for s in spans), max(s[1] for s in spans)
         source, kind = "the first and last day with a row (the export names no date range)", "rows"

@@ -208,7 +208,8 @@ class FileRows:
     currencies: dict[str, int] = field(default_factory=dict)  # code in the currency column -> first line
     money_marks: dict[str, dict[str, int]] = field(default_factory=dict)  # column -> currency mark -> first line
     period: tuple[_date, _date] | None = None  # the range the export says it covers
-    period_source: str | None = None  # where that range was read
+    period_source: str | None = None  # where that range was read, for the report
+    period_kind: str | None = None  # reporting_dates (Meta's columns) or export_range (a line above the header)
     days: tuple[_date, _date] | None = None  # the first and last day with a row
     metrics: dict[str, str] = field(default_factory=dict)  # metric -> the header it was read from
     missing: list[str] = field(default_factory=list)
@@ -353,6 +354,7 @@ class ExportReader:
             rows.period = (spans["reporting_start"][0], spans["reporting_end"][1])
             rows.period_source = (f"the rows' {header[cols.index['reporting_start']]!r} and "
                                   f"{header[cols.index['reporting_end']]!r} in {path.name}")
+            rows.period_kind = "reporting_dates"
         rows.money_marks = {header[i]: s.marks for i, s in number_scans if s.marks}
         rows.metrics = {m: header[cols.index[m]] for m in NUMBER_FIELDS if m in cols.index}
         rows.dropped = [(t.line, (f"Total: row ({t.label})" if t.label else "summary row (no campaign, ad set or ad)")
@@ -437,11 +439,14 @@ class ExportReader:
         if export.progress is not None:
             export.progress.done()
         verified = self._check_totals(sums, used, day_sums)
-        if not export.terminated and self.last_row_line == self.last_data_line and not verified:
+        # A last row without a line break may have lost digits of its last value; a cut date or name
+        # fails to read or changes no figure, a cut number would be read as a smaller one.
+        last_is_figure = len(header) - 1 in {i for f, i, _h, _m in number_index}
+        if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified:
             raise InputError(path, self.last_data_line, "the file ends on this row without a line break, and no "
                              "total row in the export confirms the sums: the download may have stopped inside the "
-                             "row's last value; download the report again (if the file is whole, end it with a "
-                             "line break)")
+                             f"row's last value ({header[-1]!r}); download the report again (if the file is whole, "
+                             "end it with a line break)")
 
     def _check_values(self, line: int, cells: list[str], numbers: dict[str, Decimal | None],
                       whole: list[tuple[str, int]]) -> None:
@@ -555,6 +560,7 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
         start, end, line, text = found
         rows.period = (start, end)
         rows.period_source = f"the export's date-range line, {export.path.name}:{line}: {text!r}"
+        rows.period_kind = "export_range"
     rows.grain = ("ad" if "ad_id" in cols.index or "ad_name" in cols.index else
                   "ad_set" if "ad_set_id" in cols.index or "ad_set_name" in cols.index else "campaign")
     rows.has_campaign_ids = "campaign_id" in cols.index

@@ -210,6 +210,16 @@ def test_item02_a_last_value_cut_without_totals_to_confirm_it_is_refused(tmp_pat
     # the same file whole, with its line break, imports
     path.write_text(text, encoding="utf-8")
     imported(capsys, tmp_path, "--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml", path)
+    # a file whose last column is a date needs no line break at its end: a cut date would not read
+    no_break = tmp_path / "no-final-break.csv"
+    no_break.write_text((FIXTURES / "meta_campaign_month.csv").read_text(encoding="utf-8").rstrip("\n"), encoding="utf-8")
+    imported(capsys, tmp_path, "--format", "meta", no_break)
+    cut_date = tmp_path / "cut-date.csv"
+    cut_date.write_text((FIXTURES / "meta_campaign_month.csv").read_text(encoding="utf-8").rstrip("\n")[:-1],
+                        encoding="utf-8")  # 2023-08-31 -> 2023-08-3
+    err = refused(capsys, tmp_path, "--format", "meta", cut_date)
+    assert f"{cut_date}:119: column 'Day': the day 2023-08-31 is outside the row's reporting range 2023-08-31 to " \
+           "2023-08-03" in err
 
 
 # --- 3. a renamed or missing metric column ---------------------------------------------------
