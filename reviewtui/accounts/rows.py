@@ -439,9 +439,10 @@ class ExportReader:
         if export.progress is not None:
             export.progress.done()
         verified = self._check_totals(sums, used, day_sums)
-        # A last row without a line break may have lost digits of its last value; a cut date or name
-        # fails to read or changes no figure, a cut number would be read as a smaller one.
-        last_is_figure = len(header) - 1 in {i for f, i, _h, _m in number_index}
+        # A last row without a line break may have lost characters of its last value: a cut number
+        # reads as a smaller one, a cut day (2023-08-3) as another day. A cut name changes no figure,
+        # and a cut Reporting starts/ends no longer agrees with the row's day.
+        last_is_figure = len(header) - 1 in {i for f, i, _h, _m in number_index} | {cols.index.get("date")}
         if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified:
             raise InputError(path, self.last_data_line, "the file ends on this row without a line break, and no "
                              "total row in the export confirms the sums: the download may have stopped inside the "

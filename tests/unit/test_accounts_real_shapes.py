@@ -538,3 +538,13 @@ def test_rows_split_by_a_breakdown_are_summed_not_refused(tmp_path, capsys):
     assert [(r["date"], r["campaign_id"], r["impressions"], r["cost"]) for r in snapshot["daily"]] == \
         [(r["date"], r["campaign_id"], r["impressions"], r["cost"]) for r in whole["daily"]]
     assert "had several campaign-level rows, summed" in out_text
+
+
+def test_item02_a_day_cut_in_the_last_cell_is_refused(tmp_path, capsys):
+    rows = list(csv.reader(io.StringIO((FIXTURES / "meta_campaign_month.csv").read_text(encoding="utf-8"))))
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([[r[0], *r[2:9], r[1]] for r in rows])  # Day last, no reporting dates
+    path = tmp_path / "day-last.csv"
+    path.write_text(buf.getvalue().rstrip("\n")[:-1], encoding="utf-8")  # 2023-08-31 -> 2023-08-3
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:{len(rows)}: the file ends on this row without a line break" in err and "('Day')" in err
