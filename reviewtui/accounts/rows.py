@@ -47,8 +47,9 @@ CORE_METRICS = ("impressions", "clicks", "cost", "conversions")
 ENTITY_FIELDS = ("campaign_id", "campaign_name", "ad_set_id", "ad_set_name", "ad_id", "ad_name")
 
 # The export's own total rows: "Total: Account" (Google), in the languages it writes them.
-TOTAL_LABEL = re.compile(r"^\s*(?:total|totals|totale|totaal|gesamt|summe|合計|总计|總計)\s*[:：]\s*(.*?)\s*$",
-                         re.IGNORECASE)
+# A cell that is the word alone ("Total", "Grand total") is a total over every row.
+TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:total|totals|totale|totaal|gesamt|summe|合計|总计|總計)\s*"
+                         r"(?:[:：]\s*(.*?))?\s*$", re.IGNORECASE)
 # Totals over every row of the report (the others are over one campaign type, and not checked).
 ACCOUNT_TOTALS = {"", "account", "campaigns", "all campaigns", "filtered campaigns", "all", "compte", "campagnes",
                   "toutes les campagnes", "konto", "kampagnen", "alle kampagnen", "cuenta", "campañas",
@@ -191,9 +192,13 @@ class ReadOptions:
 @dataclass
 class TotalRow:
     line: int
-    label: str  # after "Total:" ("Account", "Search"); "" for Meta's summary row
+    label: str  # after "Total:" ("Account", "Search"); "" for a total over every row
     cells: list[str]
+    named: str = ""  # the cell that says it is a total ("Total: Account"); "" for Meta's summary row
     day: _date | None = None  # a total over one day
+
+    def what(self) -> str:
+        return f"{self.named!r} row" if self.named else "summary row (no campaign, ad set or ad)"
 
 
 @dataclass
@@ -265,13 +270,13 @@ class ExportReader:
 
     # --- first pass ---------------------------------------------------------------------------
 
-    def _total_label(self, cells: list[str]) -> str | None:
+    def _total(self, line: int, cells: list[str]) -> TotalRow | None:
         for i in self.label_columns:
             cell = cells[i]
             if cell and cell[0] in "TtGgSs合总總" and (m := TOTAL_LABEL.match(cell)):
-                return m.group(1)
+                return TotalRow(line, m.group(1) or "", cells, cell.strip())
         if self.is_summary is not None and self.is_summary(cells):
-            return ""
+            return TotalRow(line, "", cells)
         return None
 
     def scan(self) -> FileRows:
@@ -291,9 +296,9 @@ class ExportReader:
         for line, cells in export.rows(f"reading {path.name}"):
             rows_read += 1
             self.last_row_line = line
-            label = self._total_label(cells)
-            if label is not None:
-                self.totals.append(TotalRow(line, label, cells))
+            total = self._total(line, cells)
+            if total is not None:
+                self.totals.append(total)
                 continue
             self.last_data_line = line
             if rows_read <= SAMPLE_ROWS:
@@ -357,8 +362,8 @@ class ExportReader:
             rows.period_kind = "reporting_dates"
         rows.money_marks = {header[i]: s.marks for i, s in number_scans if s.marks}
         rows.metrics = {m: header[cols.index[m]] for m in NUMBER_FIELDS if m in cols.index}
-        rows.dropped = [(t.line, (f"Total: row ({t.label})" if t.label else "summary row (no campaign, ad set or ad)")
-                         + ": the export's own total, checked against the rows' sums") for t in self.totals]
+        rows.dropped = [(t.line, f"{t.what()}: the export's own total, checked against the rows' sums")
+                        for t in self.totals]
         return rows
 
     def _day_field(self) -> str:
@@ -512,7 +517,7 @@ class ExportReader:
             # of n rounded rows may be off the rounded total by n + 1 half units.
             tolerance = Decimal(0) if f in WHOLE_FIELDS else (rows + 1) * half_unit + abs(value) * Decimal("1e-9")
             if abs(summed - value) > tolerance:
-                what = f"{total.label!r} total" if total.label else "summary row"
+                what = total.what()
                 scope = f"the rows of {total.day}" if total.day else "the rows"
                 diff = summed - value
                 return (f"the export's {what} says {header[i]} {raw.strip()}, but {scope} sum to {summed:,} "

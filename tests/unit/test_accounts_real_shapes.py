@@ -197,7 +197,7 @@ def test_item02_a_meta_file_cut_at_sixty_percent_is_refused(tmp_path, capsys):
     whole = data[: data.rindex(b"\n", 0, int(len(data) * 0.6)) + 1]
     path.write_bytes(whole)
     err = refused(capsys, tmp_path, "--format", "meta", path)
-    assert f"{path}:2: the export's summary row says Impressions" in err and "rows are missing" in err
+    assert f"{path}:2: the export's summary row (no campaign, ad set or ad) says Impressions" in err and "rows are missing" in err
 
 
 def test_item02_a_last_value_cut_without_totals_to_confirm_it_is_refused(tmp_path, capsys):
@@ -287,7 +287,7 @@ def test_item06_rows_that_do_not_add_up_to_the_exports_total_are_refused(tmp_pat
     lines = lines_of("google_furniture_month.csv")
     total_line = next(i for i, ln in enumerate(lines, 1) if ln.startswith("Total: Account"))
     err = refused(capsys, tmp_path, "--format", "google", path)
-    assert f"{path}:{total_line}: the export's 'Account' total says Cost 90,507.90, but the rows sum to 90,407.90 " \
+    assert f"{path}:{total_line}: the export's 'Total: Account' row says Cost 90,507.90, but the rows sum to 90,407.90 " \
            "(less by 100.00)" in err
     assert "--skip-export-totals" in err
     imported(capsys, tmp_path, "--format", "google", path, "--skip-export-totals")
@@ -307,10 +307,10 @@ def test_item06_a_meta_total_row_with_a_date_is_a_check_not_a_campaign(tmp_path,
         if ok:
             snapshot, out = imported(capsys, tmp_path, "--format", "meta", path)
             assert not [c for c in snapshot["campaigns"] if "Total" in c.get("name", "") or c["id"].startswith("Total")]
-            assert "line 13: dropped: Total: row (3 campaigns)" in out
+            assert "line 13: dropped: 'Total: 3 campaigns' row" in out
         else:
             err = refused(capsys, tmp_path, "--format", "meta", path)
-            assert f"{path}:13: the export's '3 campaigns' total says Impressions" in err
+            assert f"{path}:13: the export's 'Total: 3 campaigns' row says Impressions" in err
             assert "the rows of 2023-07-05 sum to" in err
 
 
@@ -548,3 +548,21 @@ def test_item02_a_day_cut_in_the_last_cell_is_refused(tmp_path, capsys):
     path.write_text(buf.getvalue().rstrip("\n")[:-1], encoding="utf-8")  # 2023-08-31 -> 2023-08-3
     err = refused(capsys, tmp_path, "--format", "meta", path)
     assert f"{path}:{len(rows)}: the file ends on this row without a line break" in err and "('Day')" in err
+
+
+def test_item06_a_bare_total_row_of_a_plain_export_is_checked_not_imported(tmp_path, capsys):
+    rows = list(csv.reader(io.StringIO((FIXTURES / "kwd_semicolon.csv").read_text(encoding="utf-8")), delimiter=";"))
+    sums = [sum(_plain(r[i], ",") for r in rows[1:]) for i in (2, 3, 4, 5)]
+    for cost, ok in ((sums[2], True), (sums[2] - 1, False)):
+        total = ["Total", "", str(sums[0]), str(sums[1]), f"{cost:.3f}".replace(".", ","), str(sums[3])]
+        buf = io.StringIO()
+        csv.writer(buf, delimiter=";", lineterminator="\r\n").writerows(rows + [total])
+        path = tmp_path / "with-total.csv"
+        path.write_text(buf.getvalue(), encoding="utf-8")
+        args = ("--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml", path)
+        if ok:
+            snapshot, out = imported(capsys, tmp_path, *args)
+            assert {c["id"] for c in snapshot["campaigns"]} == {"Suche | Marke", "Suche | Generisch"}
+            assert f"line {len(rows) + 1}: dropped: 'Total' row" in out
+        else:
+            assert f"{path}:{len(rows) + 1}: the export's 'Total' row says Kosten" in refused(capsys, tmp_path, *args)
