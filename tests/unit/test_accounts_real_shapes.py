@@ -480,9 +480,13 @@ def test_item12_the_size_limit_is_checks(tmp_path):
 
 
 def test_item14_a_reader_that_stops_early_gets_no_traceback_and_the_file_is_written(tmp_path):
+    import reviewtui
+
     out = tmp_path / "s.json"
+    package_root = str(Path(reviewtui.__file__).resolve().parents[1])  # the code under test, wherever it is
     proc = subprocess.Popen([sys.executable, "-m", "reviewtui", "import", "--format", "google",
                              str(FIXTURES / "google_furniture_month.csv"), "-o", str(out)],
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": package_root},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # as `| head` does once it has its lines: every later write meets a closed pipe
