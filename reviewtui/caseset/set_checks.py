@@ -14,6 +14,9 @@ Each check is ``(case_set) -> list[Problem]``:
   write-up's text is a warning.
 - ``check_kind_coverage``: on the shipped set, every taxonomy kind is a
   must_find in at least one case (a warning elsewhere).
+- ``check_key_files``: a redaction key (``*.key``, or a small file of hex
+  digits) inside the case set is a warning: shipped with the set, it undoes the
+  redaction of every case made with it.
 """
 
 from __future__ import annotations
@@ -139,7 +142,25 @@ def check_kind_coverage(case_set: CaseSet, *, shipped: bool | None = None) -> li
                     "kind needs at least one case that must find it", "error" if shipped else "warning")]
 
 
-CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage]
+_HEX_KEY = re.compile(rb"\s*[0-9a-fA-F]{32,128}\s*")
+
+
+def check_key_files(case_set: CaseSet) -> list[Problem]:
+    problems = []
+    for path in sorted(Path(case_set.root).rglob("*")):
+        try:
+            small = path.is_file() and path.stat().st_size <= 300
+            looks = path.suffix == ".key" or (small and _HEX_KEY.fullmatch(path.read_bytes()) is not None)
+        except OSError:
+            continue
+        if looks:
+            problems.append(Problem(path, 1, "looks like a redaction key (reviewtui redact --key): inside the case "
+                                    "set it ships with it and undoes the redaction of every case made with it; move "
+                                    "it out (e.g. to ~/.reviewtui/redact.key)", "warning"))
+    return problems
+
+
+CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage, check_key_files]
 
 
 def mix_report(case_set: CaseSet) -> str:
