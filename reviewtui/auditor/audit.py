@@ -25,7 +25,7 @@ from ..caseset.snapshot_cache import snapshot_data
 from . import bidding, budget, concentration, data_quality, delivery, efficiency, pacing, tracking, waste
 from .findings import Assessment, Context
 from .series import build_series
-from .thresholds import Thresholds
+from ..domain.thresholds import Thresholds
 
 AUDITOR_VERSION = "1.0"
 SUMMARY_KIND = "summary.no_material_issues"

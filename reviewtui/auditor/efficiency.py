@@ -11,9 +11,10 @@ makes a CPA off target. A recent bid-strategy change explains volatility
 
 from __future__ import annotations
 
-import math
 from datetime import date
 
+from ..domain.chance import poisson_at_most
+from ..domain.chance import trend_z as domain_trend_z
 from . import text
 from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY, UNIT_BREAKAGES
 from . import derived_names as names
@@ -40,38 +41,9 @@ def detect(ctx: Context) -> None:
 
 
 def trend_z(s: Series, days: list[date], scope: str | None) -> float:
-    """Score test for a trend in conversions per unit of cost across ``days`` (Poisson, log-linear).
-
-    Negative when conversions per cost fall through the days, i.e. CPA rises.
-    Every day counts, weighted by its cost, so a steady drift shows even when
-    two short windows at the ends are too noisy to tell.
-    """
-    cells = [(i, s.day_total(d) if scope is None else s.cell(d, scope)) for i, d in enumerate(days)]
-    cost = sum(c.cost for _, c in cells)
-    conversions = sum(c.conversions for _, c in cells)
-    if cost <= 0 or conversions <= 0:
-        return 0.0
-    rate = conversions / cost
-    due = [(i, c.cost * rate, c.conversions) for i, c in cells]
-    mean_t = sum(i * m for i, m, _ in due) / conversions
-    score = sum((i - mean_t) * (observed - m) for i, m, observed in due)
-    variance = sum((i - mean_t) ** 2 * m for i, m, _ in due)
-    return score / math.sqrt(variance) if variance > 0 else 0.0
-
-
-def poisson_at_most(observed: float, expected: float) -> float:
-    """Chance of ``observed`` or fewer events when ``expected`` are due (exact Poisson, in log space)."""
-    if expected <= 0:
-        return 1.0
-    n = int(math.floor(observed + 1e-9))
-    term = -expected  # log P(X = 0)
-    total = math.exp(term)
-    for k in range(1, n + 1):
-        term += math.log(expected) - math.log(k)
-        total += math.exp(term)
-        if total >= 1.0:
-            return 1.0
-    return total
+    """The trend score of conversions per cost across ``days`` for one campaign or the account."""
+    cells = [s.day_total(d) if scope is None else s.cell(d, scope) for d in days]
+    return domain_trend_z([(c.cost, c.conversions) for c in cells])
 
 
 class _Explainers:

@@ -16,7 +16,7 @@ from typing import Any
 from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .series import MAX_METRIC, METRICS, Series
-from .thresholds import KindThresholds, Thresholds
+from ..domain.thresholds import KindThresholds, Thresholds
 
 
 @dataclass

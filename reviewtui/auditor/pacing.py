@@ -20,7 +20,8 @@ from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .schedule import changed_days, read_budgets
 from .series import Series, number
-from .thresholds import cap_multiple
+from ..domain.budgets import exceeds_daily_cap
+from ..domain.thresholds import cap_multiple
 
 OVER = "pacing.overspend"
 UNDER = "pacing.underspend"
@@ -143,9 +144,9 @@ def _daily_caps(ctx: Context) -> None:
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
         for day in sorted({r.day for r in s.rows_of(budget.campaign_ids)}):
-            amount = budget.highest_on(day)
+            amount = budget.cap_budget(day)
             cost = sum(s.cell(day, cid).cost for cid in budget.campaign_ids)
-            if amount and cost > amount * cap_multiple(t, s.is_meta, day) * (1 + t.number("margin")):
+            if amount and exceeds_daily_cap(cost, amount, cap_multiple(t, s.is_meta, day), t.number("margin")):
                 over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
         if any(ctx.withheld(CAP, cid, CORRUPTS_MONEY) for cid in budget.campaign_ids):

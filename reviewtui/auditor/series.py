@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 # One reading of numbers, dates and the last complete day for the auditor and the scoring
 from ..caseset.snapshot_reader import last_complete_day, number, parse_day
-from ..scoring.budget_schedule import META_PLATFORMS
+from ..domain.budgets import is_meta as meta_platform
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
@@ -241,7 +241,7 @@ class Series:
 
     @property
     def is_meta(self) -> bool:
-        return any(word in self.platform for word in META_PLATFORMS)
+        return meta_platform(self.platform)
 
     def indexed(self, key: str) -> list[tuple[int, dict[str, Any]]]:
         """An optional list section (``budgets``, ``search_terms``...): its objects with their positions."""

@@ -11,18 +11,18 @@ looked for first, from the change events.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import date
 from functools import reduce
 from operator import add
 
+from ..domain.chance import log_likelihood_ratio, poisson_z, poisson_zero
+from ..domain.lag import LagModel
 from . import text
 from .data_quality import CORRUPTS_CONVERSIONS
 from . import derived_names as names
 from .findings import Context
-from .lag import LagModel, poisson_zero
 from .series import Row, Series, Totals, parse_moment
 
 STOPPED = "tracking.conversions_stopped"
@@ -36,7 +36,8 @@ PRIMARY_RE = re.compile(r"primary|include_in_conversions", re.I)
 
 def lag_model(ctx: Context) -> LagModel:
     t = ctx.t(STOPPED)
-    return LagModel.for_series(ctx.series, t.number("lag_tau_days"), t.number("lag_complete_share"))
+    return LagModel.for_actions(ctx.series.as_of, ctx.series.section("conversion_actions"),
+                                t.number("lag_tau_days"), t.number("lag_complete_share"))
 
 
 @dataclass
@@ -60,23 +61,14 @@ class Change:
 
     @property
     def z(self) -> float:
-        if self.expected_after <= 0:
-            return 0.0
-        return (self.after.conversions - self.expected_after) / math.sqrt(self.expected_after)
+        return poisson_z(self.after.conversions, self.expected_after)
 
     @property
     def log_likelihood_ratio(self) -> float:
         """Two rates (before, after) against one for the whole span: the change point is where this peaks.
-
-        Unlike ``z``, it weighs the noise on both sides, so it does not drift
-        towards a split with a short, lucky "before".
-        """
-        b_conv, b_clicks = self.before.conversions, self.before.clicks
-        a_conv, a_clicks = self.after.conversions, self.expected_after / self.rate_before if self.rate_before else 0.0
-        pooled = (b_conv + a_conv) / (b_clicks + a_clicks) if b_clicks + a_clicks > 0 else 0.0
-        if pooled <= 0:
-            return 0.0
-        return sum(c * math.log(c / (k * pooled)) for c, k in ((b_conv, b_clicks), (a_conv, a_clicks)) if c > 0 and k > 0)
+        The "after" side counts its clicks lag-adjusted (its expected conversions over the earlier rate)."""
+        after_clicks = self.expected_after / self.rate_before if self.rate_before else 0.0
+        return log_likelihood_ratio((self.before.conversions, self.before.clicks), (self.after.conversions, after_clicks))
 
     @property
     def rate_before(self) -> float:
@@ -153,7 +145,7 @@ def _exact_zero(s: Series, day: date, scope: str | None) -> bool:
 
 
 def _expected(s: Series, scope: str | None, dates: list[date], rate: float, lag: LagModel, metric: str = "clicks") -> float:
-    return sum(getattr(_cell(s, d, scope), metric) * rate * lag.credited(d) for d in dates)
+    return lag.expected(((d, getattr(_cell(s, d, scope), metric)) for d in dates), rate)
 
 
 def _change(s: Series, scope: str | None, before_dates: list[date], after_dates: list[date], lag: LagModel) -> Change | None:

@@ -8,11 +8,11 @@ handful of clicks without a conversion is noise.
 
 from __future__ import annotations
 
+from ..domain.chance import poisson_zero
 from . import text
 from .data_quality import CORRUPTS_MONEY
 from . import derived_names as names
 from .findings import Context
-from .lag import poisson_zero
 from .series import Series, number
 from .tracking import lag_model
 

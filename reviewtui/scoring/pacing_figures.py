@@ -16,8 +16,8 @@ from typing import Any
 
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot_reader import number
-from .budget_schedule import amount_on, budget_schedule, budget_steps, daily_cap_multiple
-from .daily_totals import COST, METRICS, DaySums, PeriodDates, span_days
+from ..domain.budgets import amount_on, budget_schedule, budget_steps, daily_cap_multiple, span_days
+from .daily_totals import COST, METRICS, DaySums, PeriodDates
 from .named_values import NamedValues, SuffixedValues, ratio
 from .row_provenance import BUDGET_FIGURE, NAMED, NAMED_BUDGET, PERIOD_ROWS, Rows
 

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 
 from reviewtui.caseset.snapshot_compact import compact_text
 from reviewtui import assistant, taxonomy
-from reviewtui.auditor.lag import LagModel
+from reviewtui.domain.lag import LagModel
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset.cases import load_case
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case

@@ -7,7 +7,7 @@ import random
 from reviewtui.auditor import efficiency, tracking
 from reviewtui.auditor.findings import Assessment, Context
 from reviewtui.auditor.series import METRICS, Totals, build_series
-from reviewtui.auditor.thresholds import Thresholds
+from reviewtui.domain.thresholds import Thresholds
 
 
 def _snapshot() -> dict:
