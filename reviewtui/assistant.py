@@ -36,7 +36,7 @@ THINKING: dict[str, Any] = {"type": "adaptive"}
 # Marks the end of a prefix the API may cache: the system prompt (shared by all
 # cases) and the user message (shared by the repeats of one case).
 CACHE_CONTROL: dict[str, Any] = {"type": "ephemeral"}
-SEVERITIES = ("high", "medium", "low")
+SEVERITIES = taxonomy.SEVERITIES
 
 _PROMPT_HEAD = """\
 You are a senior paid-media auditor. You receive one advertising account's \

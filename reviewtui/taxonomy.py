@@ -17,12 +17,28 @@ import yaml
 TAXONOMY_PATH = Path(__file__).with_name("taxonomy.yaml")
 
 
+SEVERITIES = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class Severity:
+    """A kind's severity: its level, or ``high`` when the condition holds (a sentence that may name
+    the kind's thresholds as ``{name}``)."""
+
+    level: str
+    high_when: str = ""
+
+    def of(self, high: bool = False) -> str:
+        return "high" if high and self.high_when else self.level
+
+
 @dataclass(frozen=True)
 class Kind:
     id: str
     meaning: str
     detection: str
     thresholds: dict[str, Any] = field(default_factory=dict)
+    severity: Severity = Severity("medium")
 
     @property
     def group(self) -> str:
@@ -31,18 +47,33 @@ class Kind:
 
 
 @lru_cache(maxsize=1)
-def _load() -> dict[str, Kind]:
+def _document() -> dict[str, Any]:
     with TAXONOMY_PATH.open(encoding="utf-8") as fh:
-        doc = yaml.safe_load(fh)
+        return yaml.safe_load(fh)
+
+
+@lru_cache(maxsize=1)
+def _load() -> dict[str, Kind]:
     kinds: dict[str, Kind] = {}
-    for entry in doc["kinds"]:
+    for entry in _document()["kinds"]:
+        severity = entry.get("severity") or {}
+        level = severity.get("level", "medium")
+        if level not in SEVERITIES:
+            raise ValueError(f"{TAXONOMY_PATH}: {entry['id']} severity level {level!r} is not one of {', '.join(SEVERITIES)}")
         kinds[entry["id"]] = Kind(
             id=entry["id"],
             meaning=entry["meaning"].strip(),
             detection=entry.get("detection", "").strip(),
             thresholds=dict(entry.get("thresholds") or {}),
+            severity=Severity(level, str(severity.get("high") or "").strip()),
         )
     return kinds
+
+
+def severity_scale() -> dict[str, str]:
+    """What high, medium and low mean (money at stake, certainty), in the order of ``SEVERITIES``."""
+    scale = _document().get("severity_scale") or {}
+    return {level: str(scale.get(level, "")).strip() for level in SEVERITIES}
 
 
 def kinds() -> dict[str, Kind]:

@@ -122,4 +122,4 @@ def _select(ctx: Context) -> list[Assessment]:
     claim = "No material issue found in this snapshot."
     if ctx.not_assessed:
         claim = "No material issue found in what could be assessed; not assessed: " + "; ".join(ctx.not_assessed) + "."
-    return [ctx.found(SUMMARY_KIND, None, claim, "Every check the reference auditor runs passed.", severity="low")]
+    return [ctx.found(SUMMARY_KIND, None, claim, "Every check the reference auditor runs passed.")]

@@ -75,7 +75,6 @@ def lost_to_budget(ctx: Context) -> list[str]:
             "raising its budget buys more conversions at a good price.",
             f"search_budget_lost_impression_share between {text.share(low)} and {text.share(high)} on each of the last "
             f"{len(values)} complete days; {_efficiency_words(ctx, cid)}.",
-            severity="medium",
             rows=[p for _, p in values],
         )
     return limited
@@ -113,10 +112,9 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
         return
     lag = lag_model(ctx)
     settled = [d for d in s.complete_dates() if lag.settled(d)]
-    account_cost = s.account.cost
     worst: tuple[float, str, tuple[float, float, float]] | None = None
-    for cid, tot in s.campaign_totals.items():
-        if cid in limited or tot.cost < account_cost * t.number("min_share_of_account_cost"):
+    for cid in s.campaign_totals:
+        if cid in limited or s.share_of_account_spend(cid) < t.number("min_share_of_account_cost"):
             continue
         ratio = efficiency_ratio(s, s.window(settled, cid))
         if ratio is None or ratio < t.number("min_cpa_over_target"):
@@ -136,12 +134,11 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
     per_day, budget = worst[2][1:]
     ctx.found(
         MISALLOCATED,
-        poor,
+        None,  # the finding is about the account's budget split, naming both campaigns
         f"Budget sits in {s.label(poor)}, far off target with spend to spare, while {s.label(good)} converts "
         "at target and is held back by budget: move budget from the first to the second.",
         f"{s.label(poor)}: {_efficiency_words(ctx, poor)}, spending {text.money(per_day, s.currency)} "
         f"a day over the last 7 complete days of a {text.money(budget, s.currency)} daily budget; {s.label(good)}: "
         f"{_efficiency_words(ctx, good)}.",
-        severity="medium",
         rows=[r.pointer for r in s.rows_of([poor, good])][-6:],
     )

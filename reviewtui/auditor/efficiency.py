@@ -24,12 +24,16 @@ from .tracking import lag_model
 
 OFF = "efficiency.off_target"
 DRIFT = "efficiency.cpa_drift"
+# The causes whose scope's conversions (or values) are not what was bought: off target and CPA drift
+# there are their symptoms, not findings (the glossary's "causes, not symptoms"). A cause in a
+# campaign explains that campaign and the account-wide reading; an account-wide cause explains all.
 EXPLAINED_BY = (
     "tracking.conversions_stopped",
     "tracking.conversion_rate_step_drop",
     "tracking.primary_action_changed",
     "tracking.double_counting",
     "tracking.missing_conversion_value",
+    "data.attribution_change",
 )
 
 
@@ -64,9 +68,13 @@ class _Explainers:
                                    or (item.kind == "bidding.learning_period" and item.scope is not None)):
                 self.by_scope.setdefault(item.scope, []).append((position, item.kind))
         self.seen = len(ctx.assessments)
-        own = [(p, k) for p, k in self.by_scope.get(scope, ())][:1] if scope is not None else []
-        account = [(p, k) for p, k in self.by_scope.get(None, ()) if k in EXPLAINED_BY][:1]
-        candidates = own + account
+        if scope is None:  # the account's reading: a cause in any campaign, or the account's own
+            candidates = [next((p, k) for p, k in items if k in EXPLAINED_BY)
+                          for items in self.by_scope.values() if any(k in EXPLAINED_BY for _, k in items)]
+        else:
+            own = [(p, k) for p, k in self.by_scope.get(scope, ())][:1]
+            account = [(p, k) for p, k in self.by_scope.get(None, ()) if k in EXPLAINED_BY][:1]
+            candidates = own + account
         return min(candidates)[1] if candidates else None
 
 
@@ -117,7 +125,7 @@ def off_target(ctx: Context) -> None:
         window = s.window(complete, scope)
         if period is None or window.cost <= 0:
             continue
-        if scope is not None and window.cost < s.window(complete).cost * t.number("min_share_of_account_cost"):
+        if scope is not None and s.share_of_account_spend(scope) < t.number("min_share_of_account_cost"):
             ctx.rejected(OFF, scope, "too small a share of spend to judge against the account target")
             continue
         # The cost whose conversions are already in: each day's cost times the share lag has credited
@@ -157,7 +165,7 @@ def _off_account(ctx: Context) -> None:
         if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
             continue
         window = s.window(complete, scope)
-        if window.cost < account.cost * t.number("min_share_of_account_cost"):
+        if s.share_of_account_spend(scope) < t.number("min_share_of_account_cost"):
             continue
         if window.conversions < t.number("min_conversions"):
             continue  # none or a handful: waste.zero_conv_campaign or a small sample
@@ -193,7 +201,6 @@ def _report_off_account(ctx: Context, scope: str) -> None:
         f"{s.label(scope)} pays several times the account's cost per conversion, on a sample large enough to "
         "rule out chance; the snapshot sets no CPA or ROAS target, so the account's own CPA is the reference.",
         figure + ".",
-        severity="high",
         rows=[r.pointer for r in s.rows_of([scope])][:6],
     )
 
@@ -249,7 +256,6 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
             scope,
             f"{where} runs at a CPA far above the {text.money(target_cpa, cur)} target on a sample large enough to rule out chance.",
             f"{figure} CPA of {text.money(target_cpa, cur)}.",
-            severity="high",
             rows=["/targets/target_cpa"] + [r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))][:6],
         )
     else:
@@ -263,7 +269,6 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
             f"{where} returns far less than the target ROAS on a sample large enough to rule out chance; "
             f"spend in {where_in} is not paying back.",
             f"{figure} against a target ROAS of {target_roas:g}.",
-            severity="high",
             rows=["/targets/target_roas"] + [r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))][:6],
         )
 
@@ -301,7 +306,6 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
             f"{text.day(early[-1])} against {text.day(late[0])} to {text.day(late[-1])}, both before the lag days, "
             "with enough conversions in each to rule out chance.",
             _drift_evidence(ctx, scope) + ".",
-            severity="medium",
             rows=[r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))
                   if r.day in set(early[:1] + late[-1:])][:8],
         )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from .. import taxonomy
 from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .series import MAX_METRIC, METRICS, Series
@@ -105,9 +106,12 @@ class Context:
         claim: str,
         evidence: str,
         *,
-        severity: str = "medium",
+        high: bool = False,
         rows: list[str] | None = None,
     ) -> Assessment:
+        """A supported assessment; its severity is the taxonomy's for the kind (``high``: the kind's
+        condition for high severity holds)."""
+        severity = taxonomy.kinds()[kind].severity.of(high)
         claim, evidence = _sentence(claim), _sentence(evidence)
         item = Assessment(kind, scope, True, claim, evidence, severity, list(rows or []), explanation=evidence)
         self.assessments.append(item)

@@ -106,7 +106,6 @@ def _month_to_date(ctx: Context) -> None:
             f"Month-to-date spend is ahead of the budget schedule by more than {tolerance_words} "
             "and the projection overshoots the monthly budget: budgets need trimming now.",
             f"{figures}, {text.money(p.projection_gap, cur)} over{schedule_note}.",
-            severity="high",
             rows=rows,
         )
     elif under:
@@ -117,7 +116,6 @@ def _month_to_date(ctx: Context) -> None:
             f"Month-to-date spend is behind the budget schedule by more than {tolerance_words} "
             "and the projection falls short of the monthly budget: budget is going unspent.",
             f"{figures}, {text.money(-p.projection_gap, cur)} short{schedule_note}.",
-            severity="medium",
             rows=rows,
         )
     else:
@@ -166,7 +164,6 @@ def _daily_caps(ctx: Context) -> None:
             f"{text.day_list(days)}: the cap did not hold, so check for a billing or budget-setting fault.",
             f"On {text.day(day)} cost was {text.money(cost, s.currency)} against a daily budget of "
             f"{text.money(amount, s.currency)} in force that day ({text.multiple(cost / amount)} the budget).",
-            severity="medium",
             rows=[r.pointer for r in s.rows_of(budget.campaign_ids) if r.day in set(days)][:8]
             + [budget.pointer],
         )

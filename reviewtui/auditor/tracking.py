@@ -11,7 +11,6 @@ looked for first, from the change events.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 from functools import reduce
@@ -19,6 +18,7 @@ from operator import add
 
 from ..domain.chance import log_likelihood_ratio, poisson_z, poisson_zero
 from ..domain.lag import LagModel
+from ..domain.terms import is_demotion, is_value_bidding
 from . import text
 from .data_quality import CORRUPTS_CONVERSIONS
 from . import derived_names as names
@@ -30,8 +30,6 @@ STEP_DROP = "tracking.conversion_rate_step_drop"
 DOUBLE = "tracking.double_counting"
 NO_VALUE = "tracking.missing_conversion_value"
 DEMOTED = "tracking.primary_action_changed"
-VALUE_BIDDING = ("TARGET_ROAS", "MAXIMIZE_CONVERSION_VALUE")
-PRIMARY_RE = re.compile(r"primary|include_in_conversions", re.I)
 
 
 def lag_model(ctx: Context) -> LagModel:
@@ -231,7 +229,6 @@ def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
             f"from {text.day(run[0])} to {text.day(run[-1])} conversions are 0 on each of {len(run)} days while clicks hold",
             _day_line(ctx, run[-1], scope),
         ) + ".",
-        severity="high",
         rows=_pointers(s, [last_good, *run], scope),
     )
     return True
@@ -345,7 +342,7 @@ def _report_step(ctx: Context, kind: str, change: Change) -> None:
             f"Conversions in {_where(s, scope)} roughly double against clicks from {text.day(after_day)} while clicks stay "
             f"flat: a second tag or action is likely counting the same event{extra}."
         )
-    ctx.found(kind, scope, claim, evidence + ".", severity="high", rows=_pointers(s, [before_day, after_day], scope))
+    ctx.found(kind, scope, claim, evidence + ".", rows=_pointers(s, [before_day, after_day], scope))
 
 
 def _explained_by_attribution(ctx: Context, change: Change, kind: str) -> bool:
@@ -392,7 +389,7 @@ def _primary_events(ctx: Context) -> list[tuple[str, date, str]]:
     for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
-        if moment is None or not PRIMARY_RE.search(field) or str(event.get("new")).lower() not in ("false", "0", "no"):
+        if moment is None or not is_demotion(event):
             continue
         if s.period_start and moment.date() < s.period_start:
             continue
@@ -432,7 +429,6 @@ def _report_demoted(ctx: Context, change: Change, event: tuple[str, date, str] |
         "action was taken out of the primary goal, not a broken tag, and bidding now optimises to a narrower goal.",
         _joined(_day_line(ctx, before_day, scope, all_conversions=True), _day_line(ctx, after_day, scope, all_conversions=True),
                 because.lstrip("; ")) + ".",
-        severity="high",
         rows=([event[0]] if event else []) + _pointers(s, [before_day, after_day], scope),
     )
 
@@ -445,7 +441,7 @@ def missing_conversion_value(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(NO_VALUE)
     complete = set(s.complete_dates())
-    value_bid = {cid for cid, c in s.campaigns.items() if c.text("bidding_strategy_type") in VALUE_BIDDING}
+    value_bid = {cid for cid, c in s.campaigns.items() if is_value_bidding(c.raw)}
     if not value_bid and not any((r.get("conversions_value") or 0) > 0 for r in s.rows):
         ctx.rejected(NO_VALUE, None, "no campaign reports or bids on conversion value")
         return
@@ -484,7 +480,7 @@ def missing_conversion_value(ctx: Context) -> None:
             ),
             f"{text.day(example.day)}: {text.count(example.get('conversions') or 0)} conversions, conversions_value "
             f"{text.money(0)}; the same on every row from {text.day(run[0].day)}{had}.",
-            severity="high" if cid in value_bid else "medium",
+            high=cid in value_bid,
             rows=[r.pointer for r in run][:10],
         )
     if not found:

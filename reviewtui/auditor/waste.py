@@ -9,6 +9,7 @@ handful of clicks without a conversion is noise.
 from __future__ import annotations
 
 from ..domain.chance import poisson_zero
+from ..domain.terms import is_conversion_objective
 from . import text
 from .data_quality import CORRUPTS_MONEY
 from . import derived_names as names
@@ -18,8 +19,6 @@ from .tracking import lag_model
 
 TERMS = "waste.zero_conv_search_terms"
 CAMPAIGN = "waste.zero_conv_campaign"
-# Bid strategies and objectives that do not aim at conversions
-NOT_CONVERSION_GOALS = ("TARGET_IMPRESSION_SHARE", "MANUAL_CPM", "TARGET_CPM", "CPM", "REACH", "AWARENESS", "VIDEO_VIEWS", "TRAFFIC", "ENGAGEMENT")
 
 
 def detect(ctx: Context) -> None:
@@ -89,7 +88,6 @@ def zero_conversion_terms(ctx: Context) -> None:
             "review them and exclude the irrelevant ones as negatives.",
             f"{_zero_cost_line(ctx, cid)}; the largest with 0 conversions: {listed}"
             + (" and more" if len(wasted) > 5 else "") + ".",
-            severity="medium",
             rows=[f"/search_terms/{i}" for i, _, _ in wasted][:10],
         )
     if not found:
@@ -132,10 +130,7 @@ def _zero_cost_line(ctx: Context, cid: str) -> str:
 
 def _conversion_goal(s: Series, cid: str) -> bool:
     camp = s.campaigns.get(cid)
-    if camp is None:
-        return True
-    goal = " ".join(camp.text(k) for k in ("bidding_strategy_type", "objective"))
-    return not any(word in goal for word in NOT_CONVERSION_GOALS)
+    return is_conversion_objective(camp.raw if camp is not None else None)
 
 
 def zero_conversion_campaigns(ctx: Context) -> None:
@@ -156,7 +151,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
         if not _conversion_goal(s, cid):
             ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")
             continue
-        share = tot.cost / account.cost
+        share = s.share_of_account_spend(cid)
         rate = reference_rate(s, excluding=cid)
         dates = sorted({r.day for r in s.rows_of([cid])})
         expected = sum(s.cell(d, cid).clicks * (rate or 0.0) * lag.credited(d) for d in dates)
@@ -177,7 +172,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
             f"{s.label(cid)} bids for conversions and has recorded none over the period while taking a material "
             "share of spend: pause it or fix its conversion setup.",
             _spend_line(ctx, cid, dates) + ", with 0 conversions.",
-            severity="high" if share >= t.number("high_share_of_account_cost") else "medium",
+            high=share >= t.number("high_share_of_account_cost"),
             rows=[r.pointer for r in s.rows_of([cid])][:10],
         )
     if not found:
