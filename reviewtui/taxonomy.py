@@ -39,6 +39,7 @@ class Kind:
     detection: str
     thresholds: dict[str, Any] = field(default_factory=dict)
     severity: Severity = Severity("medium")
+    withholds: tuple[str, ...] = ()  # a data breakage: the kinds not assessed where it touches
 
     @property
     def group(self) -> str:
@@ -66,8 +67,18 @@ def _load() -> dict[str, Kind]:
             detection=entry.get("detection", "").strip(),
             thresholds=dict(entry.get("thresholds") or {}),
             severity=Severity(level, str(severity.get("high") or "").strip()),
+            withholds=tuple(entry.get("withholds") or ()),
         )
+    for kind in kinds.values():
+        unknown = [k for k in kind.withholds if k not in kinds]
+        if unknown:
+            raise ValueError(f"{TAXONOMY_PATH}: {kind.id} withholds unknown kinds {unknown}")
     return kinds
+
+
+def withheld_by(kind_id: str) -> tuple[str, ...]:
+    """The data breakages that leave ``kind_id`` not assessed where they touch."""
+    return tuple(k.id for k in _load().values() if kind_id in k.withholds)
 
 
 def severity_scale() -> dict[str, str]:

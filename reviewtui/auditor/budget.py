@@ -8,7 +8,6 @@ it is misallocation.
 from __future__ import annotations
 
 from . import text
-from .data_quality import CORRUPTS_MONEY
 from . import derived_names as names
 from .findings import Context
 from .schedule import read_budgets
@@ -53,7 +52,7 @@ def lost_to_budget(ctx: Context) -> list[str]:
     settled = [d for d in s.complete_dates() if lag.settled(d)]
     limited: list[str] = []
     for cid in sorted(s.campaign_totals):
-        if ctx.withheld(LOST, cid, CORRUPTS_MONEY):
+        if ctx.withheld(LOST, cid):
             continue
         values = _recent_lost(s, cid, days)
         if len(values) < days // 2:
@@ -108,7 +107,7 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
     if not limited:
         ctx.rejected(MISALLOCATED, None, "no efficient campaign is held back by budget")
         return
-    if ctx.withheld(MISALLOCATED, None, CORRUPTS_MONEY):
+    if ctx.withheld(MISALLOCATED, None):
         return
     lag = lag_model(ctx)
     settled = [d for d in s.complete_dates() if lag.settled(d)]

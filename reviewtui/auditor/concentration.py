@@ -10,7 +10,6 @@ from __future__ import annotations
 from ..domain.terms import brand_by_economics
 from ..domain.terms import needed_share as domain_needed_share
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY
 from .findings import Context
 from .series import Series, Totals
 
@@ -66,7 +65,7 @@ def is_brand(s: Series, cid: str, brand_cpc_share: float, brand_cvr_multiple: fl
 def spend(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(SPEND)
-    if ctx.withheld(SPEND, None, CORRUPTS_MONEY):
+    if ctx.withheld(SPEND, None):
         return
     account = s.account
     top, tot = max(s.campaign_totals.items(), key=lambda item: item[1].cost)
@@ -89,7 +88,7 @@ def spend(ctx: Context) -> None:
 def conversions(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(CONVERSIONS)
-    if ctx.withheld(CONVERSIONS, None, CORRUPTS_CONVERSIONS):
+    if ctx.withheld(CONVERSIONS, None):
         return
     account = s.account
     if account.conversions < t.number("min_account_conversions"):

@@ -17,12 +17,8 @@ from . import derived_names as names
 from .findings import Context
 from .series import MONEY, SHARES, Row, Totals, number, parse_moment
 
-# Which breakages corrupt which figures (ctx.broken keys)
-UNIT_BREAKAGES = ("data.micros_not_converted", "data.currency_mismatch")  # money in the wrong unit
-CORRUPTS_MONEY = ("data.duplicate_rows", *UNIT_BREAKAGES)
-CORRUPTS_PACING = CORRUPTS_MONEY + ("data.missing_days", "data.totals_mismatch")
-CORRUPTS_CONVERSIONS = ("data.duplicate_rows", "data.attribution_change")
-
+# Which kinds each breakage leaves not assessed is data: each data.* kind's ``withholds`` in
+# taxonomy.yaml (``Context.withheld`` reads it).
 COUNTED_METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 
 

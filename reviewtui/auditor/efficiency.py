@@ -16,7 +16,6 @@ from datetime import date
 from ..domain.chance import poisson_at_most
 from ..domain.chance import trend_z as domain_trend_z
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY, UNIT_BREAKAGES
 from . import derived_names as names
 from .findings import Context
 from .series import Series, Totals
@@ -119,7 +118,7 @@ def off_target(ctx: Context) -> None:
     found = False
     for scope in _scopes(s):
         # Duplicates inflate cost and conversions alike: a CPA or ROAS survives them, a unit error does not
-        if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
+        if ctx.withheld(OFF, scope):
             continue
         period = s.campaign_totals.get(scope) if scope else s.account
         window = s.window(complete, scope)
@@ -162,7 +161,7 @@ def _off_account(ctx: Context) -> None:
     account_credited = sum(_cell_cost(s, d, None) * lag.credited(d) for d in complete)
     account_cpa = account_credited / account.conversions
     for scope in _campaigns_by_cost(s):
-        if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
+        if ctx.withheld(OFF, scope):
             continue
         window = s.window(complete, scope)
         if s.share_of_account_spend(scope) < t.number("min_share_of_account_cost"):
@@ -284,7 +283,7 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
     early, late = settled[:days], settled[-days:]
     found = False
     for scope in _scopes(s):
-        if ctx.withheld(DRIFT, scope, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
+        if ctx.withheld(DRIFT, scope):
             continue
         a, b = s.window(early, scope), s.window(late, scope)
         if a.conversions < t.number("min_conversions") or b.conversions < t.number("min_conversions"):

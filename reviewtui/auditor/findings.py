@@ -136,15 +136,16 @@ class Context:
         self.broken[breakage] = reason
         self.broken_campaigns[breakage] = campaigns
 
-    def withheld(self, kind: str, scope: str | None, by: tuple[str, ...]) -> bool:
-        """Record and return True when a breakage in ``by`` would corrupt this kind's figures.
+    def withheld(self, kind: str, scope: str | None) -> bool:
+        """Record and return True when a breakage found would corrupt this kind's figures (the
+        breakages whose ``withholds`` in taxonomy.yaml list the kind).
 
-        An account-wide assessment (scope None) is corrupted by any breakage; a
+        An account-wide assessment (scope None) is corrupted by any such breakage; a
         campaign's only by one that touches that campaign's rows.
         """
         reasons = [
             self.broken[b]
-            for b in by
+            for b in taxonomy.withheld_by(kind)
             if b in self.broken and (scope is None or (touched := self.broken_campaigns.get(b)) is None or scope in touched)
         ]
         if not reasons:

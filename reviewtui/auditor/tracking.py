@@ -20,7 +20,6 @@ from ..domain.chance import log_likelihood_ratio, poisson_z, poisson_zero
 from ..domain.lag import LagModel
 from ..domain.terms import is_demotion, is_value_bidding
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS
 from . import derived_names as names
 from .findings import Context
 from .series import Row, Series, Totals, parse_moment
@@ -184,15 +183,22 @@ def _joined(*parts: str) -> str:
 # ---------------------------------------------------------------- stops
 
 
+def zero_run(s: Series, scope: str | None) -> list[date]:
+    """The trailing run of exact-zero days: the complete dates with clicks, counted back from the
+    last one, on which every row of the scope reports 0 conversions (a null is unknown, not zero)."""
+    run: list[date] = []
+    for day in reversed(_dates(s, scope)):
+        if not _exact_zero(s, day, scope):
+            break
+        run.insert(0, day)
+    return run
+
+
 def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
     s = ctx.series
     t = ctx.t(STOPPED)
     dates = _dates(s, scope)
-    run: list[date] = []
-    for day in reversed(dates):
-        if not _exact_zero(s, day, scope):
-            break
-        run.insert(0, day)
+    run = zero_run(s, scope)
     if not run:
         ctx.rejected(STOPPED, scope, "conversions are recorded up to the last complete day")
         return False
@@ -215,7 +221,7 @@ def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
         return False
     if _demoted_without_event(ctx, change, lag):
         return False
-    if ctx.withheld(STOPPED, scope, ("data.duplicate_rows",)):
+    if ctx.withheld(STOPPED, scope):
         return False
     ctx.stops[scope] = run[0]
     last_good = before_dates[-1]
@@ -250,18 +256,7 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
         return None
     # Settled days only: the lag days would read as a drop, and a stop is looked for separately
     dates = [d for d in dates if lag.settled(d)]
-    best: Change | None = None
-    best_i, best_ratio = 0, 0.0
-    max_clicks_change = t_drop.number("max_clicks_change")
-    for i, change in _splits(s, scope, dates, min_side, lag):
-        if not _clicks_flat(change, max_clicks_change):
-            continue
-        ratio = change.log_likelihood_ratio
-        if best is None or ratio > best_ratio:
-            best, best_i, best_ratio = change, i, ratio
-    if best is not None:
-        # The winner in full (every metric of both sides), as the rest of the checks read it
-        best = _change(s, scope, dates[:best_i], dates[best_i:], lag)
+    best = change_point(s, scope, dates, min_side, t_drop.number("max_clicks_change"), lag)
     if best is None or abs(best.z) < t_drop.number("min_z") or best.after.conversions == 0:
         for kind in (STEP_DROP, DOUBLE):
             ctx.rejected(kind, scope, "no significant step in the conversion rate with clicks flat")
@@ -270,18 +265,37 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
         ctx.rejected(DOUBLE, scope, "the conversion rate fell")
         if _demoted_without_event(ctx, best, lag) or _explained_by_attribution(ctx, best, STEP_DROP):
             return None
-        if not ctx.withheld(STEP_DROP, scope, CORRUPTS_CONVERSIONS):
+        if not ctx.withheld(STEP_DROP, scope):
             _report_step(ctx, STEP_DROP, best)
             return STEP_DROP, best
     elif t_double.number("min_ratio") <= best.ratio <= t_double.number("max_ratio"):
         ctx.rejected(STEP_DROP, scope, "the conversion rate rose")
-        if not _explained_by_attribution(ctx, best, DOUBLE) and not ctx.withheld(DOUBLE, scope, CORRUPTS_CONVERSIONS):
+        if not _explained_by_attribution(ctx, best, DOUBLE) and not ctx.withheld(DOUBLE, scope):
             _report_step(ctx, DOUBLE, best)
             return DOUBLE, best
     else:
         ctx.rejected(STEP_DROP, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not half")
         ctx.rejected(DOUBLE, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not about twice")
     return None
+
+
+def change_point(s: Series, scope: str | None, dates: list[date], min_side: int, max_clicks_change: float,
+                 lag: LagModel) -> Change | None:
+    """The change point of a scope's conversion rate over ``dates`` (its settled dates with clicks):
+    among the splits with at least ``min_side`` dates each side and clicks flat, the one where the
+    two-rate log-likelihood ratio peaks (the strongest split, not the first that qualifies)."""
+    best: Change | None = None
+    best_i, best_ratio = 0, 0.0
+    for i, change in _splits(s, scope, dates, min_side, lag):
+        if not _clicks_flat(change, max_clicks_change):
+            continue
+        ratio = change.log_likelihood_ratio
+        if best is None or ratio > best_ratio:
+            best, best_i, best_ratio = change, i, ratio
+    if best is None:
+        return None
+    # The winner in full (every metric of both sides), as the rest of the checks read it
+    return _change(s, scope, dates[:best_i], dates[best_i:], lag)
 
 
 def _splits(s: Series, scope: str | None, dates: list[date], min_side: int, lag: LagModel):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..domain.chance import poisson_zero
 from ..domain.terms import is_conversion_objective
 from . import text
-from .data_quality import CORRUPTS_MONEY
 from . import derived_names as names
 from .findings import Context
 from .series import Series, number
@@ -51,7 +50,7 @@ def zero_conversion_terms(ctx: Context) -> None:
     counted: dict[str, list[tuple[int, dict, float]]] = {}
     for index, term in terms:
         cid = str(term.get("campaign_id"))
-        rate = _tracked_rate(ctx, cid) or reference_rate(s)
+        rate = tracked_rate(ctx, cid) or reference_rate(s)
         if number(term.get("conversions")) != 0 or not rate:
             continue
         expected = (number(term.get("clicks")) or 0.0) * rate
@@ -61,7 +60,7 @@ def zero_conversion_terms(ctx: Context) -> None:
     found = False
     for cid, wasted in sorted(counted.items()):
         # Search terms are their own report: only a unit breakage in this campaign corrupts them
-        if ctx.withheld(TERMS, cid, ("data.micros_not_converted", "data.currency_mismatch")):
+        if ctx.withheld(TERMS, cid):
             continue
         if cid in whole_campaign:
             ctx.rejected(TERMS, cid, "the whole campaign converts nothing: reported as waste.zero_conv_campaign")
@@ -104,7 +103,7 @@ def _spend_line(ctx: Context, cid: str, dates: list) -> str:
     return line[0].upper() + line[1:]
 
 
-def _tracked_rate(ctx: Context, cid: str) -> float | None:
+def tracked_rate(ctx: Context, cid: str) -> float | None:
     """The campaign's conversion rate on the days its conversions were tracked (before any stop)."""
     s = ctx.series
     stop = ctx.stop_of(cid)
@@ -146,7 +145,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
         if tot.conversions > 0:
             ctx.rejected(CAMPAIGN, cid, f"{text.count(tot.conversions)} conversions over the period")
             continue
-        if tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid, CORRUPTS_MONEY):
+        if tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid):
             continue
         if not _conversion_goal(s, cid):
             ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")
