@@ -7,6 +7,7 @@ auditor) reads it from here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -108,3 +109,71 @@ def split_id(finding_id: str) -> tuple[str, str | None]:
 
 def join_id(kind: str, scope: str | None) -> str:
     return f"{kind}@{scope}" if scope else kind
+
+
+# --------------------------------------------------------------------------
+# The glossary: the terms the kinds and thresholds are written in
+# --------------------------------------------------------------------------
+
+GLOSSARY_PATH = Path(__file__).with_name("glossary.yaml")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary term: its name and other phrasings, its operational definition, the function
+    that computes it (``module:name``) and a worked example the tests run through that function."""
+
+    term: str
+    definition: str
+    function: str
+    also: tuple[str, ...] = ()
+    example: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def phrasings(self) -> tuple[str, ...]:
+        return (self.term, *self.also)
+
+
+@lru_cache(maxsize=1)
+def _glossary_document() -> dict[str, Any]:
+    with GLOSSARY_PATH.open(encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+@lru_cache(maxsize=1)
+def glossary() -> tuple[Term, ...]:
+    """Every term, in the file's order."""
+    terms = []
+    for entry in _glossary_document()["terms"]:
+        for key in ("term", "definition", "function"):
+            if not entry.get(key):
+                raise ValueError(f"{GLOSSARY_PATH}: term {entry.get('term')!r} has no {key}")
+        terms.append(Term(term=entry["term"], definition=" ".join(str(entry["definition"]).split()),
+                          function=entry["function"], also=tuple(entry.get("also") or ()),
+                          example=dict(entry.get("example") or {})))
+    return tuple(terms)
+
+
+def glossary_watch() -> tuple[str, ...]:
+    """The words that mark a term of art: every use of one must be a defined term or phrasing."""
+    return tuple(str(w) for w in _glossary_document().get("watch") or ())
+
+
+def _phrase_re(phrase: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", re.IGNORECASE)
+
+
+def undefined_terms(text: str) -> list[str]:
+    """The uses of a watched word in ``text`` that no glossary term or phrasing covers, each as
+    ``word: "...its context..."``: a term the prompt uses but the glossary does not define."""
+    covered: list[tuple[int, int]] = []
+    for term in glossary():
+        for phrase in term.phrasings:
+            covered += [m.span() for m in _phrase_re(phrase).finditer(text)]
+    problems = []
+    for word in glossary_watch():
+        for m in _phrase_re(word).finditer(text):
+            if not any(a <= m.start() and m.end() <= b for a, b in covered):
+                context = " ".join(text[max(0, m.start() - 40): m.end() + 40].split())
+                problems.append(f"{word}: \"...{context}...\"")
+    return problems

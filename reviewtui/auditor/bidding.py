@@ -7,18 +7,16 @@ explained, not reported (``efficiency.py`` reads these assessments).
 
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 
 from . import text
 from ..domain.budgets import span_days
-from ..domain.terms import is_smart_bidding, learning_limited_status, limited_status_words, per_30_days
+from ..domain.terms import is_bid_change, is_smart_bidding, learning_limited_status, limited_status_words, per_30_days
 from .findings import Context
 from .series import parse_moment
 
 LEARNING = "bidding.learning_period"
 LIMITED = "bidding.learning_limited"
-BID_FIELD_RE = re.compile(r"bid|target_cpa|target_roas|strategy|tcpa|troas", re.I)
 
 
 def detect(ctx: Context) -> None:
@@ -36,9 +34,8 @@ def learning_period(ctx: Context) -> None:
     since = reference - timedelta(days=int(t.number("recent_days")))
     latest: dict[str | None, tuple[int, dict, date]] = {}
     for index, event in s.indexed("change_events"):
-        field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
-        if moment is None or not BID_FIELD_RE.search(field) or not (since <= moment.date() <= reference):
+        if moment is None or not is_bid_change(event) or not (since <= moment.date() <= reference):
             continue
         scope = str(event["campaign_id"]) if event.get("campaign_id") is not None else None
         if scope not in latest or moment.date() > latest[scope][2]:

@@ -39,9 +39,18 @@ def efficiency_ratio(s: Series, tot: Totals) -> float | None:
     return None
 
 
-def _recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
+def recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
     dates = set(s.complete_dates()[-days:])
     return [(v, r.pointer) for r in s.rows_of([cid]) if r.day in dates and (v := r.get(LOST_FIELD)) is not None]
+
+
+def recent_lost_share(s: Series, cid: str, days: int) -> float | None:
+    """The mean budget-lost impression share over the campaign's rows on the last ``days`` complete
+    dates, or None when fewer than half of them report it."""
+    values = recent_lost(s, cid, days)
+    if not values or len(values) < days // 2:
+        return None
+    return sum(v for v, _ in values) / len(values)
 
 
 def lost_to_budget(ctx: Context) -> list[str]:
@@ -54,10 +63,10 @@ def lost_to_budget(ctx: Context) -> list[str]:
     for cid in sorted(s.campaign_totals):
         if ctx.withheld(LOST, cid):
             continue
-        values = _recent_lost(s, cid, days)
-        if len(values) < days // 2:
+        mean = recent_lost_share(s, cid, days)
+        if mean is None:
             continue
-        mean = sum(v for v, _ in values) / len(values)
+        values = recent_lost(s, cid, days)
         if mean < t.number("min_lost_share"):
             ctx.rejected(LOST, cid, "little impression share lost to budget")
             continue
@@ -90,7 +99,7 @@ def _efficiency_words(ctx: Context, cid: str) -> str:
     return "efficiency against target as the rows show"
 
 
-def _budget_use(ctx: Context, cid: str) -> tuple[float, float, float] | None:
+def budget_use(ctx: Context, cid: str) -> tuple[float, float, float] | None:
     """(share of its daily budget spent, cost per day, budget) over the last 7 complete days, from the derived index."""
     per_day = ctx.derived.get(names.window(cid, "cost per day", names.LAST_7))
     budgets = [b for b in read_budgets(ctx.series) if b.period == "DAILY" and b.campaign_ids == [cid]]
@@ -118,10 +127,10 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
         ratio = efficiency_ratio(s, s.window(settled, cid))
         if ratio is None or ratio < t.number("min_cpa_over_target"):
             continue
-        lost = [v for v, _ in _recent_lost(s, cid, 7)]
-        if lost and sum(lost) / len(lost) >= ctx.t(LOST).number("min_lost_share"):
+        lost = recent_lost_share(s, cid, int(ctx.t(LOST).number("recent_days")))
+        if lost is not None and lost >= ctx.t(LOST).number("min_lost_share"):
             continue  # also budget-limited: no spend to spare
-        use = _budget_use(ctx, cid)
+        use = budget_use(ctx, cid)
         if use is None or use[0] > t.number("max_budget_use"):
             continue  # spends its budget: nothing to move without cutting it
         if worst is None or ratio > worst[0]:

@@ -7,6 +7,9 @@ spend to date" and "month-end projection" are these functions.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
+
+from ..caseset.snapshot_reader import number
 
 Schedule = dict[date, float]  # planned spend per day of the period (budgets.budget_schedule)
 
@@ -23,6 +26,14 @@ def spread_on_schedule(budget: float, schedule: Schedule, last: date, first: dat
     if not whole:
         return None
     return budget * scheduled_spend(schedule, first, last) / whole
+
+
+def monthly_budget(targets: dict[str, Any], schedule: Schedule) -> float | None:
+    """targets.monthly_budget; without it, the schedule's planned spend over the whole period (None when nothing is scheduled)."""
+    budget = number(targets.get("monthly_budget"))
+    if budget is not None:
+        return budget
+    return scheduled_spend(schedule) or None
 
 
 def last_seven_days(last_complete: date) -> tuple[date, date]:

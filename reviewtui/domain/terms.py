@@ -112,8 +112,16 @@ COUNTED_FLAG_RE = re.compile(r"primary|include_in_conversions", re.I)
 ATTRIBUTION_FIELD_RE = re.compile(r"attribution|lookback|window|counting|conversion_action|include_in_conversions|primary", re.I)
 
 
+BID_FIELD_RE = re.compile(r"bid|target_cpa|target_roas|strategy|tcpa|troas", re.I)
+
+
 def _event_field(event: dict[str, Any]) -> str:
     return str(event.get("changed_field") or event.get("field") or "")
+
+
+def is_bid_change(event: dict[str, Any]) -> bool:
+    """A change event on a bid strategy or a bid target (its field names bid, strategy, target CPA or ROAS)."""
+    return bool(BID_FIELD_RE.search(_event_field(event)))
 
 
 def is_demotion(event: dict[str, Any]) -> bool:

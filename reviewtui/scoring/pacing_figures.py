@@ -17,7 +17,7 @@ from typing import Any
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot_reader import number
 from ..domain.budgets import amount_on, budget_schedule, budget_steps, daily_cap_multiple, span_days
-from ..domain.pacing import month_end_projection, run_rate_projection, scheduled_spend, spread_on_schedule
+from ..domain.pacing import month_end_projection, monthly_budget, run_rate_projection, scheduled_spend, spread_on_schedule
 from .daily_totals import COST, METRICS, DaySums, PeriodDates
 from .named_values import NamedValues, SuffixedValues, ratio
 from .row_provenance import BUDGET_FIGURE, NAMED, NAMED_BUDGET, PERIOD_ROWS, Rows
@@ -124,11 +124,10 @@ def _spend_figures(index: NamedValues, month: Month, account_day: dict[date, Day
 
 def _monthly_budget(index: NamedValues, targets: dict[str, Any], schedule: Schedule) -> tuple[float | None, RowsOf]:
     """The monthly budget and its rows: ``targets.monthly_budget``, else the budget schedule's month."""
-    budget = number(targets.get("monthly_budget"))
-    if budget is not None:
-        return budget, (Rows("targets", fields=("monthly_budget",)),)
-    scheduled: float = sum(schedule.values())
-    if not scheduled:
+    if number(targets.get("monthly_budget")) is not None:
+        return monthly_budget(targets, schedule), (Rows("targets", fields=("monthly_budget",)),)
+    scheduled = monthly_budget(targets, schedule)
+    if scheduled is None:
         return None, (Rows("targets", fields=("monthly_budget",)),)
     index.put("pacing: monthly budget from the budget schedule", scheduled)
     index.exact("pacing: monthly budget from the budget schedule", *SCHEDULE_ROWS, PERIOD_ROWS)
