@@ -159,8 +159,11 @@ def glossary_watch() -> tuple[str, ...]:
     return tuple(str(w) for w in _glossary_document().get("watch") or ())
 
 
-def _phrase_re(phrase: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", re.IGNORECASE)
+def _phrase_re(phrase: str, compounds: bool = False) -> re.Pattern[str]:
+    """A phrase as a whole word; with ``compounds``, also as the first part of a hyphenated word
+    ("lag" in "lag-weighted"), so a new compound of a watched word is caught."""
+    end = r"(?!\w)" if compounds else r"(?![\w-])"
+    return re.compile(r"(?<![\w-])" + re.escape(phrase) + end, re.IGNORECASE)
 
 
 def undefined_terms(text: str) -> list[str]:
@@ -172,7 +175,7 @@ def undefined_terms(text: str) -> list[str]:
             covered += [m.span() for m in _phrase_re(phrase).finditer(text)]
     problems = []
     for word in glossary_watch():
-        for m in _phrase_re(word).finditer(text):
+        for m in _phrase_re(word, compounds=True).finditer(text):
             if not any(a <= m.start() and m.end() <= b for a, b in covered):
                 context = " ".join(text[max(0, m.start() - 40): m.end() + 40].split())
                 problems.append(f"{word}: \"...{context}...\"")

@@ -50,7 +50,7 @@ def zero_conversion_terms(ctx: Context) -> None:
     counted: dict[str, list[tuple[int, dict, float]]] = {}
     for index, term in terms:
         cid = str(term.get("campaign_id"))
-        rate = tracked_rate(ctx, cid) or reference_rate(s)
+        rate = tracked_rate(ctx, cid) or reference_rate(s, excluding=cid)
         if number(term.get("conversions")) != 0 or not rate:
             continue
         expected = (number(term.get("clicks")) or 0.0) * rate
