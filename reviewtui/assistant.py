@@ -221,7 +221,7 @@ SCOPE_RULES: dict[str, str] = {
     "concentration.conversions_single_campaign": SCOPE_CAMPAIGN,
     "delivery.serving_stopped": SCOPE_CAMPAIGN,
     "status.disapproved_ads": SCOPE_CAMPAIGN,
-    "bidding.learning_period": SCOPE_CAMPAIGN,
+    "bidding.learning_period": SCOPE_EITHER,
     "bidding.learning_limited": SCOPE_CAMPAIGN,
 }
 # Data problems and the summary are about the account.
