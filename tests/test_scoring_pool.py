@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from reviewtui.assistant import PROMPT_VERSION
+
 from reviewtui.backends.base import CaseOutput
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset.cases import load_case, load_case_set
@@ -104,7 +106,7 @@ def test_a_pooled_run_writes_byte_for_byte_the_records_of_a_run_scored_in_proces
     assert len(made.pools) == 1
     here = result_files(tmp_path / "here")
 
-    assert sorted(pooled) == sorted([f"{case_id}.json" for case_id in ANSWERS] + ["audit-v3.csv"])
+    assert sorted(pooled) == sorted([f"{case_id}.json" for case_id in ANSWERS] + [f"{PROMPT_VERSION}.csv"])
     assert pooled == here
     scored = {case_id: json.loads(pooled[f"{case_id}.json"]) for case_id in ANSWERS}
     assert "scoring failed" not in json.dumps(scored)
@@ -263,7 +265,7 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
     later = seen[2:]
     assert all("scoring failed" not in (s.error or "") for r in later for s in r.scores)  # a fresh worker scored them
     assert run_result.manifest["status"] in ("complete", "incomplete")
-    assert (tmp_path / "r" / "audit-v3" / "manifest.json").exists()
+    assert (tmp_path / "r" / PROMPT_VERSION / "manifest.json").exists()
 
 
 def _alive(pid: int) -> bool:
@@ -286,7 +288,7 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
                                 cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)  # its own process group, as a terminal's job has
         try:
-            case_files = results_dir / "audit-v3" / "cases"
+            case_files = results_dir / PROMPT_VERSION / "cases"
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and len(list(case_files.glob("*.json"))) < 3:
                 time.sleep(0.02)
