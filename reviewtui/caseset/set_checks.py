@@ -14,6 +14,10 @@ Each check is ``(case_set) -> list[Problem]``:
   write-up's text is a warning.
 - ``check_kind_coverage``: on the shipped set, every taxonomy kind is a
   must_find in at least one case (a warning elsewhere).
+- ``check_disputes``: ``disputed.md`` beside the cases folder parses; each
+  entry has its fields and at least one row, and every row resolves in the
+  snapshot of the case it names (errors, at the entry's line). An entry whose
+  case is not in the set, and a break of the numbering rule, are warnings.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import taxonomy
+from . import disputes
 from .cases import Case, CaseSet, Problem
+from .snapshot_reader import PointerError
 from .writeup import WriteupError, read_writeup
 
 PLANNED_MIX = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
@@ -139,7 +145,55 @@ def check_kind_coverage(case_set: CaseSet, *, shipped: bool | None = None) -> li
                     "kind needs at least one case that must find it", "error" if shipped else "warning")]
 
 
-CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage]
+DISPUTE_FIELDS = ("Case", "Rows show", "Rows", "Why it stays out")
+
+
+def check_disputes(case_set: CaseSet) -> list[Problem]:
+    root = Path(case_set.root)
+    path = disputes.disputed_path(root.parent if root.name not in ("", ".", "..") else root.resolve().parent)
+    if not path.is_file():
+        return []
+    try:
+        df = disputes.load(path)
+    except disputes.DisputeFileError as exc:
+        return [Problem(path, 1, str(exc).removeprefix(f"{path}: "))]
+
+    def line(offset: int) -> int:
+        return df.text.count("\n", 0, offset) + 1
+
+    by_id = {case.case_id: case for case in case_set.cases}
+    problems: list[Problem] = []
+    for d in df.disputes:
+        at = line(d.start)
+        missing = [name for name in DISPUTE_FIELDS if not d.fields.get(name)]
+        if missing:
+            problems.append(Problem(path, at, f"{d.id} has no {', no '.join(missing)}; every entry has "
+                                    f"- **{':** ..., - **'.join(DISPUTE_FIELDS)}:** ... lines (docs/formats.md)"))
+        rows_at = line(d.start + df.text[d.start:d.end].find("- **Rows:**")) if "Rows" in d.fields else at
+        rows = [r for r in d.rows if r != "(none)"]
+        if "Rows" in d.fields and not rows:
+            problems.append(Problem(path, rows_at, f"{d.id} names no rows; list the JSON Pointers of the rows "
+                                    "that show what the rows show instead (/daily/12, /campaigns/0)"))
+        case = by_id.get(d.case)
+        if case is None:
+            if d.case:
+                problems.append(Problem(path, at, f"{d.id} names case {d.case!r}, which is not in {case_set.root}; "
+                                        "its rows are not checked", "warning"))
+            continue
+        if case.snapshot is None:
+            continue
+        for pointer in rows:
+            try:
+                case.snapshot.resolve(pointer)
+            except PointerError as exc:
+                problems.append(Problem(path, rows_at, f"{d.id}: row {pointer!r} does not resolve in "
+                                        f"{case.snapshot_path} ({exc}); fix the pointer"))
+    problems += [Problem(path, 1, f"{problem}; a number missing from a section is one that was reopened "
+                         "(docs/writeups.md)", "warning") for problem in disputes.numbering_problems(df)]
+    return problems
+
+
+CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage, check_disputes]
 
 
 def mix_report(case_set: CaseSet) -> str:

@@ -179,3 +179,18 @@ async def test_the_dispute_form_refuses_a_row_the_snapshot_does_not_hold(repo):
         error = str(app.screen.query_one("#dispute-error", Static).render())
         assert error.startswith("disputed.md not changed: row /daild/55 does not resolve in snapshot.json")
     assert disputed.read_text() == before
+
+
+async def test_the_dispute_form_refuses_a_dispute_with_no_rows(repo):
+    """A dispute cites the rows that show what they show instead; with none it used to be written as
+    `**Rows:** (none)`, which check then let through and the write-up test tripped on."""
+    disputed = repo / "disputed.md"
+    before = disputed.read_text()
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await dispute_brand_sentence(pilot, screen, rows=" ")
+        assert isinstance(app.screen, DisputeModal)  # the form stays, with what was typed
+        error = str(app.screen.query_one("#dispute-error", Static).render())
+        assert error == f"Fill in {disputes.ROWS_NEEDED}."
+    assert disputed.read_text() == before
