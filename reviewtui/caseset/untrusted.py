@@ -99,6 +99,15 @@ def says_regex(pattern: str, *, literal: bool = False) -> Any:
         ) from None
 
 
+def says_problem(pattern: Any) -> str | None:
+    """Why a ``says`` pattern is refused, or None: the one rule behind ``check``, ``eval`` and the tag form."""
+    try:
+        says_regex(pattern)
+    except UnsafePattern as exc:
+        return f"'says' pattern {pattern!r} refused: {exc}"
+    return None
+
+
 # --------------------------------------------------------------------------
 # Sizes and shapes
 # --------------------------------------------------------------------------

@@ -173,7 +173,7 @@ async def test_undo_and_redo_keys_across_a_delete_and_a_dispute(repo):
         await pilot.press("delete")  # focus selected the first entry
         assert screen.case.must_find == [] and screen.dirty
         await go_to_sentence(pilot, screen, BRAND_SENTENCE)
-        await pilot.press("d")
+        await pilot.press("t", "space", "d")  # a dispute cites at least one row: /daily/0
         await pilot.pause()
         await type_text(pilot, "brand spent 249.00 on 2025-03-01")
         await pilot.press("tab", "tab")
@@ -324,3 +324,33 @@ async def test_help_lists_the_keys_of_every_region(repo):
         text = screen_text(app)
         for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo"):
             assert words in text
+
+
+async def test_tag_modal_refuses_a_says_pattern_check_would_reject(repo):
+    """One rule for `says` patterns: the form refuses, with check's own words, what check would report as an
+    error blocking the eval; a pattern check accepts is added."""
+    from reviewtui.caseset.cases import validate_case
+    from reviewtui.caseset.untrusted import says_problem
+
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await pilot.press("3")
+        await pilot.pause()
+        modal = app.screen
+        await type_text(pilot, "pacing.underspend")
+        modal.query_one("#tag-evidence").value = "spend to date is on the budget schedule"
+        says = modal.query_one("#tag-says")
+        says.value = '["under-?pac", "underspen(?=d)"]'
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is modal
+        refused = says_problem("underspen(?=d)")
+        assert refused is not None and "lookaround" in refused
+        assert str(modal.query_one("#tag-error").render()) == f"{refused}; reviewtui check would reject it"
+        says.value = '["under-?pac", "underspend"]'
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.case.must_not_say[-1].says == ["under-?pac", "underspend"]
+        assert [p for p in validate_case(screen.case) if "says" in p.message] == []

@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import taxonomy
 from ...caseset.cases import LISTS
-from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says, unresolved_row
+from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says
 from ...caseset.snapshot import Snapshot
 from ...caseset.untrusted import printable
 from ..plain import para, plain
@@ -176,12 +176,6 @@ class TagModal(ReviewModal[TagDraft]):
             claim=value("#tag-claim") or None,
             says=parse_says(value("#tag-says")),
         )
-        if not taxonomy.is_kind(draft.kind):
-            raise ValueError(f"unknown finding kind {draft.kind!r}: pick one from the completion (reviewtui/taxonomy.yaml)")
-        if not draft.evidence:
-            raise ValueError("evidence is empty: write one line with the figures the rows show")
-        if draft.id in self.taken_ids:
-            raise ValueError(f"{draft.id} is already an entry of this case: ids are unique across the three lists")
-        if self.snapshot is not None and (problem := unresolved_row(self.snapshot, draft.rows)) is not None:
+        if (problem := draft.problem(self.snapshot, self.taken_ids)) is not None:
             raise ValueError(problem)
         return draft
