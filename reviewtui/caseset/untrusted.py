@@ -50,6 +50,15 @@ def printable(value: Any, *, one_line: bool = False) -> str:
     return text.translate(_ONE_LINE if one_line else _MULTI_LINE)
 
 
+_UNPICTURES = str.maketrans({picture: code for code, picture in _PICTURES.items()})
+
+
+def unprintable(text: str) -> str:
+    """``printable``'s control pictures turned back into the characters they show (␉ a tab, ␛ ESC):
+    what a form field, shown through ``printable``, holds as a value to write back."""
+    return text.translate(_UNPICTURES)
+
+
 # --------------------------------------------------------------------------
 # says patterns
 # --------------------------------------------------------------------------

@@ -16,10 +16,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider, SimpleProvider
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.markup import escape
 
 from ..runs.stored import RunInfo, list_runs, run_key
 from ..caseset.snapshot_reader import PointerError
+from ..caseset.untrusted import printable
 
 if TYPE_CHECKING:
     from .app import ReviewApp
@@ -37,6 +41,48 @@ def run_help(info: RunInfo) -> str:
     if info.mean_recall is not None and info.mean_precision is not None:
         parts.append(f"recall {info.mean_recall:.3f} precision {info.mean_precision:.3f}")
     return " · ".join(p for p in parts if p)
+
+
+# The palette reads a hit's text and help as Textual markup; here they hold case ids, run versions, evidence
+# and paths from files, so they are drawn as plain text (a "[b]" in a folder name stays "[b]").
+
+
+def shown(text: str) -> Content:
+    return Content(printable(text, one_line=True))
+
+
+def help_text(text: str) -> str:
+    return escape(printable(text, one_line=True))
+
+
+def highlighted(matcher: Matcher, text: str) -> Content:
+    """``text`` as plain text with the characters the query matched highlighted (``Matcher.highlight``
+    reads the text as markup)."""
+    content = shown(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets if score else ():
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
+class PlainCommands(SimpleProvider):
+    """A list of (text, callback, help) for the palette, drawn as plain text."""
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, callback, help in self._commands:
+            if (score := matcher.match(text)) > 0:
+                yield Hit(score, highlighted(matcher, text), callback, text=text, help=help_text(help or ""))
+
+    async def discover(self) -> Hits:
+        for text, callback, help in self._commands:
+            yield DiscoveryHit(shown(text), callback, text=text, help=help_text(help or ""))
+
+
+def search_plain(app, commands: list[tuple[str, Callable[[], object], str]], placeholder: str) -> None:
+    """``App.search_commands`` with the entries drawn as plain text."""
+    app.push_screen(CommandPalette(providers=[PlainCommands(app.screen, commands)], placeholder=printable(placeholder, one_line=True)))
 
 
 class ReviewCommands(Provider):
@@ -91,7 +137,7 @@ class ReviewCommands(Provider):
             for info in self.runs
             if info.run_dir != first.run_dir
         ]
-        app.search_commands(others, placeholder=f"Compare {first.prompt_version} with which run?")
+        search_plain(app, others, f"Compare {first.prompt_version} with which run?")
 
     def pick_snapshot_file(self) -> None:
         """The palette again, listing the JSON files of the working folder (and its folders' snapshot.json)."""
@@ -99,8 +145,8 @@ class ReviewCommands(Provider):
         cases_dir = app.cases_dir.resolve()
         found = sorted({p for pattern in ("*.json", "*/snapshot.json") for p in Path.cwd().glob(pattern)
                         if cases_dir not in p.resolve().parents})[:200]
-        app.search_commands([(str(p), partial(self.new_case, p), "copy it into the case set as a new case")
-                             for p in found], placeholder="Which snapshot file? (or type its path in the palette)")
+        search_plain(app, [(str(p), partial(self.new_case, p), "copy it into the case set as a new case") for p in found],
+                     "Which snapshot file? (or type its path in the palette)")
 
     def new_case(self, path: Path) -> None:
         from ..accounts.newcase import NewCaseError, new_case_from_snapshot
@@ -118,8 +164,8 @@ class ReviewCommands(Provider):
         app.open_case(case_id)
 
     async def discover(self) -> Hits:
-        for text, callback, help_text in self._targets():
-            yield DiscoveryHit(text, callback, help=help_text)
+        for text, callback, help in self._targets():
+            yield DiscoveryHit(shown(text), callback, text=text, help=help_text(help))
 
     async def search(self, query: str) -> Hits:
         author = self._author()
@@ -128,15 +174,18 @@ class ReviewCommands(Provider):
             try:
                 author.snapshot.resolve(pointer)
             except PointerError as exc:
-                yield Hit(0.1, f"Row {pointer}: does not resolve", lambda: None, help=str(exc))
+                text = f"Row {pointer}: does not resolve"
+                yield Hit(0.1, shown(text), lambda: None, text=text, help=help_text(str(exc)))
             else:
-                yield Hit(1.0, f"Go to row {pointer}", partial(author.go_to_pointer, pointer), help="snapshot row")
+                text = f"Go to row {pointer}"
+                yield Hit(1.0, shown(text), partial(author.go_to_pointer, pointer), text=text, help="snapshot row")
         typed = Path(pointer).expanduser() if pointer else None
         if typed is not None and typed.suffix.lower() == ".json" and typed.is_file():
-            yield Hit(1.0, f"New case from {pointer}", partial(self.new_case, typed),
+            text = f"New case from {pointer}"
+            yield Hit(1.0, shown(text), partial(self.new_case, typed), text=text,
                       help="copy this snapshot into the case set and open it")
         matcher = self.matcher(query)
-        for text, callback, help_text in self._targets():
+        for text, callback, help in self._targets():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+                yield Hit(score, highlighted(matcher, text), callback, text=text, help=help_text(help))

@@ -84,7 +84,7 @@ class AuthorScreen(ReviewScreen[None]):
     ]
 
     def __init__(self, case_dir: Path) -> None:
-        super().__init__(id=f"author-{case_dir.name}")
+        super().__init__()  # no id from the folder name: a space, an accent or a bracket is no widget id
         self.session = AuthoringSession(case_dir)
         self.snapshot: Snapshot | None = None
         self.panel: SnapshotPanel | None = None

@@ -22,7 +22,7 @@ from ... import taxonomy
 from ...caseset.cases import LISTS
 from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says
 from ...caseset.snapshot import Snapshot
-from ...caseset.untrusted import printable
+from ...caseset.untrusted import printable, unprintable
 from ..plain import para, plain
 from ...caseset.support_checks import SupportVerdict
 from .dialogs import ReviewModal
@@ -164,7 +164,11 @@ class TagModal(ReviewModal[TagDraft]):
         self.dismiss(draft)
 
     def _read(self) -> TagDraft:
-        value = lambda selector: self.query_one(selector, Input).value.strip()  # noqa: E731
+        def value(selector: str) -> str:
+            # A field shows the file's text through ``printable`` (a tab as ␉): it is read back as the
+            # characters it shows, so an untouched field writes what the file held, not ␉.
+            return unprintable(self.query_one(selector, Input).value).strip()
+
         list_name = self.query_one("#tag-list", Select).value
         scope = self.query_one("#tag-scope", Select).value
         draft = TagDraft(
