@@ -214,6 +214,10 @@ async def test_fix_in_the_author_screen_then_rescore_changes_the_scores_without_
         assert backend.total_calls == 0  # stored outputs only
         change = run.changes["c01-tracking"]
         assert (change.recall_before, change.recall_after) == (0.0, 1.0)
+        # Moved to may_find, the id is no longer missed; the model did not find it either.
+        assert change.newly_found == [] and change.no_longer_must_find == ["tracking.conversions_stopped@333"]
+        found_cell = str(run.query_one(CaseDiffTable).get_row("c01-tracking")[5])
+        assert found_cell == "tracking.conversions_stopped@333 (no longer must_find)"
         assert [d.case_id for d in run.changes.values() if d.changed] == ["c01-tracking"]
         assert run.run.records["c01-tracking"].recall == 1.0
         manifest = read_manifest(root / "results/audit-t1/manifest.json")
