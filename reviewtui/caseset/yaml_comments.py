@@ -72,7 +72,7 @@ class Emitter(RoundTripEmitter):
         self._comment_then_item(columns[-1] if columns else (self.indent or 0))
 
     def _comment_then_item(self, column: int) -> None:
-        for token in _before(self.event):
+        for token in _before(self.event) or []:
             self.write_comment(token)  # ends the line
         self._go_to(column)
         self.states.append(self.expect_flow_sequence_item)

@@ -92,10 +92,16 @@ def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
 
 def run_key(info: RunInfo, results_dir: str | Path) -> str:
     """The run's folder relative to the results folder: ``audit-v3``, ``reference/audit-v3``."""
+    return run_folder(info.run_dir, results_dir)
+
+
+def run_folder(run_dir: str | Path, results_dir: str | Path) -> str:
+    """What tells two runs of one prompt version apart: the folder under the results folder
+    (``audit-v3``, ``reference/audit-v3``, ``replay/outputs/audit-v3``)."""
     try:
-        return info.run_dir.relative_to(results_dir).as_posix()
+        return Path(run_dir).relative_to(results_dir).as_posix()
     except ValueError:
-        return info.run_dir.name
+        return Path(run_dir).name
 
 
 def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> list[RunInfo]:

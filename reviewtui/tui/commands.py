@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Callable, Sequence, cast
 
-from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider, SimpleProvider
+from textual.command import CommandListItem, CommandPalette, DiscoveryHit, Hit, Hits, Provider, SimpleProvider
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
@@ -35,9 +35,9 @@ def run_verdict(info: RunInfo) -> str:
 
 
 def run_help(info: RunInfo) -> str:
-    """One line about a run: model, backend, date, verdict, means."""
+    """One line about a run: prompt version, model, backend, date, verdict, means."""
     verdict = run_verdict(info)
-    parts = [info.model or "", info.backend or "", (info.date or "")[:16].replace("T", " "), verdict]
+    parts = [info.prompt_version, info.model or "", info.backend or "", (info.date or "")[:16].replace("T", " "), verdict]
     if info.mean_recall is not None and info.mean_precision is not None:
         parts.append(f"recall {info.mean_recall:.3f} precision {info.mean_precision:.3f}")
     return " · ".join(p for p in parts if p)
@@ -80,9 +80,11 @@ class PlainCommands(SimpleProvider):
             yield DiscoveryHit(shown(text), callback, text=text, help=help_text(help or ""))
 
 
-def search_plain(app, commands: list[tuple[str, Callable[[], object], str]], placeholder: str) -> None:
+def search_plain(app, commands: Sequence[CommandListItem], placeholder: str) -> None:
     """``App.search_commands`` with the entries drawn as plain text."""
-    app.push_screen(CommandPalette(providers=[PlainCommands(app.screen, commands)], placeholder=printable(placeholder, one_line=True)))
+    # A provider instance stands for its class here, as in App.search_commands (SimpleProvider.__call__).
+    providers: list = [PlainCommands(app.screen, list(commands))]
+    app.push_screen(CommandPalette(providers=providers, placeholder=printable(placeholder, one_line=True)))
 
 
 class ReviewCommands(Provider):
@@ -115,10 +117,11 @@ class ReviewCommands(Provider):
              "an imported or redacted snapshot.json: type its path here, or pick one found in this folder"),
         ]
         for info in self.runs:
-            found.append((f"Open run {info.prompt_version}", partial(app.open_run, run_key(info, app.results_dir)), run_help(info)))
+            key = run_key(info, app.results_dir)  # the folder: two runs of one version differ there
+            found.append((f"Open run {key}", partial(app.open_run, key), run_help(info)))
         if len(self.runs) > 1:
             for info in self.runs:
-                found.append((f"Compare run {info.prompt_version} with…", partial(self.pick_second_run, info),
+                found.append((f"Compare run {run_key(info, app.results_dir)} with…", partial(self.pick_second_run, info),
                               "then pick the run to compare it with"))
         author = self._author()
         if author is not None:
@@ -133,11 +136,12 @@ class ReviewCommands(Provider):
         """The palette again, listing the other runs; choosing one opens the compare view."""
         app = self.review_app
         others = [
-            (info.prompt_version, partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)), run_help(info))
+            (run_key(info, app.results_dir), partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)),
+             run_help(info))
             for info in self.runs
             if info.run_dir != first.run_dir
         ]
-        search_plain(app, others, f"Compare {first.prompt_version} with which run?")
+        search_plain(app, others, f"Compare {run_key(first, app.results_dir)} with which run?")
 
     def pick_snapshot_file(self) -> None:
         """The palette again, listing the JSON files of the working folder (and its folders' snapshot.json)."""

@@ -2,8 +2,9 @@
 
 Each row is one run folder: the assistant's ``results/<prompt_version>/``,
 or the reference auditor's and replays' own folders (``identity.py``),
-whose backend cell says so. Columns: prompt version, model, backend, date, case-set hash, gate verdict, mean recall and
-precision, fabrications. ``enter`` opens a run, ``n`` starts a new run (or
+whose backend cell says so. Columns: prompt version, folder, model, backend, date, case-set hash, gate verdict, mean recall and
+precision, fabrications, and the folder, which tells two runs of one version apart (the
+assistant's and the reference auditor's). ``enter`` opens a run, ``n`` starts a new run (or
 resumes an unfinished one), ``space`` marks a run and ``c`` compares the
 marked run with the one under the cursor.
 """
@@ -87,7 +88,8 @@ class RunsScreen(ReviewScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label, key in (("", "mark"), ("prompt version", "version"), ("model", "model"), ("backend", "backend"),
+        for label, key in (("", "mark"), ("prompt version", "version"), ("folder", "folder"), ("model", "model"),
+                           ("backend", "backend"),
                            ("date", "date"), ("case set", "hash"), ("verdict", "verdict"), ("recall", "recall"),
                            ("precision", "precision"), ("fab", "fab"), ("cases", "cases")):
             table.add_column(label, key=key)
@@ -109,6 +111,7 @@ class RunsScreen(ReviewScreen[None]):
             table.add_row(*cells(
                 Text("●", style="bold cyan") if name == self.marked else "",
                 Text(info.prompt_version, style="bold"),
+                name,
                 info.model or "–",
                 backend_cell(info),
                 short_date(info.date),
