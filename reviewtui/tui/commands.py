@@ -152,12 +152,25 @@ class ReviewCommands(Provider):
         search_plain(app, [(str(p), partial(self.new_case, p), "copy it into the case set as a new case") for p in found],
                      "Which snapshot file? (or type its path in the palette)")
 
-    def new_case(self, path: Path) -> None:
-        from ..accounts.newcase import NewCaseError, new_case_from_snapshot
+    def new_case(self, path: Path, *, allow_unredacted: bool = False) -> None:
+        from ..accounts.newcase import NewCaseError, UnredactedError, new_case_from_snapshot
+        from .screens.dialogs import ConfirmModal
 
         app = self.review_app
         try:
-            case_id = new_case_from_snapshot(path, app.cases_dir)
+            case_id = new_case_from_snapshot(path, app.cases_dir, allow_unredacted=allow_unredacted)
+        except UnredactedError as exc:
+            def answer(choice: str | None) -> None:
+                if choice == "u":
+                    self.new_case(path, allow_unredacted=True)
+
+            app.push_screen(ConfirmModal(
+                "Not redacted", f"{path} is an imported account with its own names: {', '.join(exc.names[:5])}"
+                f"{' and more' if len(exc.names) > 5 else ''}. A case in {app.cases_dir} is shared with everyone "
+                f"who has the case set. Redact it first (reviewtui redact {path} -o <file> --key "
+                "~/.reviewtui/redact.key), then make the case from the redacted file.",
+                [("c", "Cancel"), ("u", "Copy it unredacted")]), answer)
+            return
         except (NewCaseError, OSError) as exc:
             app.notify(str(exc), title="No case made", severity="error", timeout=10)
             return
