@@ -320,3 +320,14 @@ def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_
     assert "--date-format" in loaded["meta_ambiguous_dates"].problem
     assert "read as a meta export" in loaded["meta_ambiguous_dates"].problem
     assert "not an account snapshot" in loaded["notes"].problem
+
+
+def test_without_an_api_key_the_weekly_run_names_no_flag_it_does_not_have(api, repo, capsys, monkeypatch):
+    """weekly has no --backend: the missing key is said without the eval's flags."""
+    assert claude_eval() == 0
+    capsys.readouterr()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert weekly(accounts_folder(repo)) == 2
+    err = capsys.readouterr().err
+    assert "the claude backend needs ANTHROPIC_API_KEY in the environment" in err
+    assert "--backend" not in err
