@@ -205,12 +205,18 @@ class BadInput(ValueError):
         self.message = message
 
 
+def json_error(exc: json.JSONDecodeError) -> str:
+    """The decoder's message and its place: ``Unterminated string starting at line 1 column 5`` (the
+    decoder's own message for that one ends in "at", so the place follows without a second one)."""
+    return f"{exc.msg}{'' if exc.msg.endswith(' at') else ' at'} line {exc.lineno} column {exc.colno}"
+
+
 def load_json(text: str, limits: Limits) -> Any:
     """JSON within ``limits``. Raises BadInput naming the line (where known) and the limit."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadInput(exc.lineno, f"malformed JSON at column {exc.colno}: {exc.msg}; fix the JSON syntax") from None
+        raise BadInput(exc.lineno, f"malformed JSON: {json_error(exc)}; fix the JSON syntax") from None
     except RecursionError:
         raise BadInput(1, f"nesting deeper than {limits.max_depth} levels; the limit for {limits.what} "
                        f"is {limits.max_depth}") from None

@@ -1,0 +1,25 @@
+"""Messages a new user reads, in their own words: each says its place once and names no flag the command
+does not have."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewtui.assistant import OutputError, parse_output
+from reviewtui.caseset.untrusted import BadInput, Limits, load_json
+
+LIMITS = Limits("snapshot.json", max_bytes=1 << 20, max_depth=32, max_items=1000, max_chars=1000)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"findings": ["abc', "Unterminated string starting at line 1 column 15"),  # once "starting at at line"
+    ('{"findings": []}\n{', "Extra data at line 2 column 1"),
+    ("findings", "Expecting value at line 1 column 1"),
+])
+def test_a_json_error_says_its_place_once(text, said):
+    with pytest.raises(OutputError) as raised:
+        parse_output(text)
+    assert str(raised.value) == f"not JSON: {said}"
+    with pytest.raises(BadInput) as bad:
+        load_json(text, LIMITS)
+    assert bad.value.message == f"malformed JSON: {said}; fix the JSON syntax"
