@@ -194,3 +194,23 @@ async def test_the_dispute_form_refuses_a_dispute_with_no_rows(repo):
         error = str(app.screen.query_one("#dispute-error", Static).render())
         assert error == f"Fill in {disputes.ROWS_NEEDED}."
     assert disputed.read_text() == before
+
+
+async def test_a_date_filter_that_is_no_date_is_said_not_silently_ignored(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await pilot.press("t", "f", "tab")  # the campaign filter, then "from"
+        await type_text(pilot, "2025-13")
+        await settle(pilot)
+        status = str(screen.query_one("#snapshot-status", Static).render())
+        assert "from '2025-13' is not a date: write YYYY-MM-DD, YYYY-MM or YYYY: not applied" in status
+        table = screen.panel.active_table
+        assert len(table.order) == len(table.section)  # nothing filtered, and the line says why
+        for _ in range(2):
+            await pilot.press("backspace")
+        await type_text(pilot, "03-10")
+        await settle(pilot)
+        assert "not applied" not in str(screen.query_one("#snapshot-status", Static).render())
+        assert 0 < len(table.order) < len(table.section)
+        assert all(table.section.date_of(i) >= "2025-03-10" for i in table.order)
