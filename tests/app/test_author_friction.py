@@ -214,3 +214,22 @@ async def test_a_date_filter_that_is_no_date_is_said_not_silently_ignored(repo):
         assert "not applied" not in str(screen.query_one("#snapshot-status", Static).render())
         assert 0 < len(table.order) < len(table.section)
         assert all(table.section.date_of(i) >= "2025-03-10" for i in table.order)
+
+
+async def test_the_write_ups_header_is_shown_line_by_line_and_cannot_be_tagged(repo):
+    writeup = repo / "writeups" / "wu01-shoes.md"
+    writeup.write_text(writeup.read_text(encoding="utf-8").replace(
+        "# Shoes & Co: March audit\n", "# Shoes & Co: March audit\n\n**To:** Ana Ruiz, Shoes & Co  \n**Date:** 20 March 2025\n"),
+        encoding="utf-8")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        view = screen.query_one(WriteupView)
+        view.focus()
+        await pilot.press("home")
+        assert view.sentence.text.startswith("Reviewed on 2025-03-19")  # the header is no sentence
+        shown = screen_text(app)  # one field a line, the bold marks drawn as style
+        assert "│To: Ana Ruiz, Shoes & Co│" in shown and "│Date: 20 March 2025│" in shown
+        await pilot.press("1")
+        await settle(pilot)
+        assert "**" not in app.screen.query_one("#tag-claim").value
