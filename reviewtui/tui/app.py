@@ -54,7 +54,7 @@ class ReviewApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("f2", "view('cases')", "Cases"),
         Binding("f3", "view('runs')", "Runs"),
-        Binding("f4", "view('weekly')", "Weekly", show=False),
+        Binding("f4", "view('weekly')", "Weekly"),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
@@ -246,7 +246,10 @@ def describe_work(screen) -> str:
     return f"{getattr(screen, 'FORM', None) or 'open'} form"
 
 
-register_help("Everywhere", ReviewApp)
+register_help("Everywhere", ReviewApp, first=True, also=[
+    ("ctrl+p", "Palette: open a case, a run, a row; new run or case"),
+    ("tab, shift+tab", "Next / previous region or field"),
+])
 
 
 def main(argv: list[str] | None = None) -> int:

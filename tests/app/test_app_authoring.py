@@ -324,6 +324,13 @@ async def test_help_lists_the_keys_of_every_region(repo):
         text = screen_text(app)
         for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo"):
             assert words in text
+        # The keys a region answers through Textual or its table, listed too; the ones for everywhere first.
+        lines = [" ".join(line.strip("█▌▐ ").split()) for line in text.splitlines()]
+        assert lines.index("Everywhere") < lines.index("Author screen")
+        for line in ("^p Palette: open a case, a run, a row; new run or case",
+                     "tab, shift+tab Next / previous region or field", "f4 Weekly", "home, end First / last case",
+                     "⏎ Open the run", "⏎ Review the case", "tab Switch sides"):
+            assert line in lines, line
 
 
 async def test_tag_modal_refuses_a_says_pattern_check_would_reject(repo):

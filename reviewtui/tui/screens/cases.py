@@ -306,4 +306,4 @@ class CasesScreen(ReviewScreen[None]):
         self.load()
 
 
-register_help("Cases view", CasesScreen)
+register_help("Cases view", CasesScreen, also=[("home, end", "First / last case"), ("up, down", "Move")])

@@ -388,4 +388,4 @@ class NewRunScreen(ReviewScreen[None]):
         self.app.push_screen(RunScreen(self.run.run_dir, self.run_cases_dir))
 
 
-register_help("New run", NewRunScreen)
+register_help("New run", NewRunScreen, also=[("enter", "Start (in a field)")])

@@ -189,4 +189,4 @@ class RunsScreen(ReviewScreen[None]):
         self.app.push_screen(screen)
 
 
-register_help("Runs view", RunsScreen)
+register_help("Runs view", RunsScreen, also=[("enter", "Open the run")])

@@ -234,4 +234,4 @@ class RunScreen(ReviewScreen[None]):
 
 
 register_help("Run view", RunScreen)
-register_help("Run view case table", ReviewCaseTable)
+register_help("Run view case table", ReviewCaseTable, also=[("enter", "Review the case")])

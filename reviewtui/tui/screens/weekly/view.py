@@ -164,5 +164,5 @@ class WeeklyScreen(ReviewScreen[None]):
         self.app.push_screen(GateScreen(check.reasons, str(check.manifest_path)), lambda _: self.action_reload())
 
 
-register_help("Weekly view", WeeklyScreen)
+register_help("Weekly view", WeeklyScreen, also=[("enter", "Open the account's report")])
 register_help("Account report", AccountReportScreen)
