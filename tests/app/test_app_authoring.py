@@ -322,7 +322,7 @@ async def test_help_lists_the_keys_of_every_region(repo):
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo"):
+        for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo", "Kind filter"):
             assert words in text
         # The keys a region answers through Textual or its table, listed too; the ones for everywhere first.
         lines = [" ".join(line.strip("█▌▐ ").split()) for line in text.splitlines()]

@@ -71,7 +71,7 @@ async def test_markup_and_escapes_from_case_files_are_shown_literally_in_the_cas
         table = app.screen.query_one(DataTable)
         cells = [str(cell) for cell in table.get_row(app.screen.rows[1].case_id)]
         assert cells[1] == "[@click=app.quit]x[/]␛]0;pwned␇␛[2J"  # kind, its escapes made visible
-        assert cells[5] == "[link=http://evil.example]y[/link]"  # source
+        assert cells[6] == "[link=http://evil.example]y[/link]"  # source
         screen = await open_case(pilot, "c02-garden-clean")
         assert isinstance(screen, AuthorScreen)
         text = shown(app)

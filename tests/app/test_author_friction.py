@@ -233,3 +233,18 @@ async def test_the_write_ups_header_is_shown_line_by_line_and_cannot_be_tagged(r
         await pilot.press("1")
         await settle(pilot)
         assert "**" not in app.screen.query_one("#tag-claim").value
+
+
+async def test_an_80_by_24_terminal_shows_the_status_and_the_view_keys(repo):
+    """At 80x24 the status column was past the right edge and the footer lost its view keys."""
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        row = next(line for line in lines if line.strip().startswith("c03-bikes-broken"))
+        assert "✗ 1" in row
+        assert all(key in lines[-1] for key in ("? Help", "f2 Cases", "f3 Runs", "f4 Weekly", "^p palette"))
+        await pilot.press("f3")
+        await settle(pilot)
+        header = next(line for line in screen_text(app).splitlines() if "prompt version" in line)
+        assert "verdict" in header and "recall" in header

@@ -73,7 +73,8 @@ async def test_runs_view_lists_every_run_newest_first(root):
         assert [r.prompt_version for r in screen.runs] == ["audit-t2", "audit-t1"]
         table = screen.query_one(DataTable)
         first = [str(cell) for cell in table.get_row_at(0)]
-        assert first[1:9] == ["audit-t2", "audit-t2", "claude-sonnet-5-5", "replay", "2025-03-21 10:30", "ab12cd34", "FAIL", "0.600"]
+        assert first[1:6] == ["audit-t2", "audit-t2", "FAIL", "0.600", "0.800"]
+        assert first[8:] == ["2025-03-21 10:30", "replay", "claude-sonnet-5-5", "ab12cd34"]
 
 
 async def test_run_view_header_missed_ids_and_case_table(root):

@@ -30,11 +30,14 @@ async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_pa
         runs = await open_runs_view(pilot)
         table = runs.query_one(DataTable)
         assert table.row_count == 2
-        cells = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[4]) for i in range(2)}
+        def cell(row: int, column: str) -> str:
+            return str(table.get_cell_at((row, table.get_column_index(column))))
+
+        cells = {cell(i, "model"): cell(i, "backend") for i in range(2)}
         assert cells == {"reference-auditor-1": "rules · reference auditor", "claude-sonnet-5-5": "replay"}
-        folders = {str(table.get_row_at(i)[3]): str(table.get_row_at(i)[2]) for i in range(2)}
+        folders = {cell(i, "model"): cell(i, "folder") for i in range(2)}
         assert folders == {"reference-auditor-1": "reference/audit-t1", "claude-sonnet-5-5": "audit-t1"}
-        row = next(i for i in range(2) if str(table.get_row_at(i)[3]) == "reference-auditor-1")
+        row = next(i for i in range(2) if cell(i, "model") == "reference-auditor-1")
         table.move_cursor(row=row)
         await pilot.press("enter")
         await pilot.app.workers.wait_for_complete()

@@ -73,7 +73,7 @@ class AuthorScreen(ReviewScreen[None]):
         Binding("1", "tag('must_find')", "Tag must_find", group=TAG_KEYS),
         Binding("2", "tag('may_find')", "Tag may_find", group=TAG_KEYS),
         Binding("3", "tag('must_not_say')", "Tag must_not_say", group=TAG_KEYS),
-        Binding("d", "dispute", "Dispute / reopen"),
+        Binding("d", "dispute", "Dispute", tooltip="Dispute / reopen"),
         Binding("ctrl+z", "undo", "Undo", show=False),
         Binding("ctrl+y", "redo", "Redo", show=False),
         Binding("w", "focus('writeup')", "Write-up", show=False),

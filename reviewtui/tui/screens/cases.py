@@ -105,10 +105,11 @@ def mix_text(rows: list[CaseRow]) -> Text:
 class CasesScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("enter", "open", "Open case"),
-        Binding("k", "cycle_kind", "Kind filter"),
-        Binding("s", "cycle_status", "Status filter"),
+        # Short footer labels (the help shows the tooltips) so the view keys fit 80 columns.
+        Binding("k", "cycle_kind", "Kind", tooltip="Kind filter: all, then each kind"),
+        Binding("s", "cycle_status", "Status", tooltip="Status filter: all, problems, ok"),
         Binding("r", "reload", "Reload"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self) -> None:
@@ -134,8 +135,9 @@ class CasesScreen(ReviewScreen[None]):
         table.add_column("must", key="must")
         table.add_column("may", key="may")
         table.add_column("not", key="not")
-        table.add_column("source", key="source")
+        # The status before the source, so an 80-column terminal shows it.
         table.add_column("status", key="status")
+        table.add_column("source", key="source")
         self._render_header()
         self.load()
 
@@ -256,7 +258,7 @@ class CasesScreen(ReviewScreen[None]):
         table.clear()
         for row in self.visible_rows():
             must, may, never = row.counts
-            table.add_row(*cells(row.case_id, row.kind, must, may, never, row.source, row.status()), key=row.case_id)
+            table.add_row(*cells(row.case_id, row.kind, must, may, never, row.status(), row.source), key=row.case_id)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
 

@@ -50,7 +50,8 @@ class HelpScreen(ReviewModal[None]):
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
         for title, owner in HELP_SECTIONS:
-            rows = [(binding.key, binding.description) for binding in bindings_of(owner)] + HELP_ALSO.get(owner, [])
+            # A binding's tooltip, when it has one, is the longer name its footer label is short for.
+            rows = [(b.key, b.tooltip or b.description) for b in bindings_of(owner)] + HELP_ALSO.get(owner, [])
             if not rows:
                 continue
             table.add_row(Text(title, style="bold underline"), "")

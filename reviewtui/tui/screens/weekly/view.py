@@ -43,7 +43,7 @@ class WeeklyScreen(ReviewScreen[None]):
         Binding("v", "toggle_reviewed", "Mark reviewed"),
         Binding("g", "gate", "Gate check"),
         Binding("r", "reload", "Reload"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.quit", "Quit", show=False),
     ]
     DEFAULT_CSS = """
     WeeklyScreen #weekly-header { height: auto; padding: 0 1; background: $panel; }
