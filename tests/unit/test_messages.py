@@ -23,3 +23,14 @@ def test_a_json_error_says_its_place_once(text, said):
     with pytest.raises(BadInput) as bad:
         load_json(text, LIMITS)
     assert bad.value.message == f"malformed JSON: {said}; fix the JSON syntax"
+
+
+def test_eval_help_says_where_an_offline_run_writes(capsys):
+    """Without a key `reviewtui eval` runs the reference auditor, which writes under results/reference/:
+    the help once named only results/<PROMPT_VERSION>.csv."""
+    from reviewtui.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "the reference auditor writes under results/reference/" in help_text
