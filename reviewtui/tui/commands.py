@@ -166,8 +166,8 @@ class ReviewCommands(Provider):
 
             app.push_screen(ConfirmModal(
                 "Not redacted", f"{path} is an imported account with its own names: {', '.join(exc.names[:5])}"
-                f"{' and more' if len(exc.names) > 5 else ''}. A case in {app.cases_dir} is shared with everyone "
-                f"who has the case set. Redact it first (reviewtui redact {path} -o <file> --key "
+                f"{' and more' if len(exc.names) > 5 else ''}. A case in the case set ({app.cases_dir}/) is shared "
+                f"with everyone who has it. Redact it first (reviewtui redact {path} -o <file> --key "
                 "~/.reviewtui/redact.key), then make the case from the redacted file.",
                 [("c", "Cancel"), ("u", "Copy it unredacted")]), answer)
             return
