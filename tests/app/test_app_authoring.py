@@ -253,14 +253,19 @@ async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
         assert "row '/daily/400' does not resolve" in text
 
 
+async def must_not_say_form(pilot, kind: str):
+    """Open the case, press 3 and type ``kind``: (author screen, tag form)."""
+    screen = await open_case(pilot, CASE)
+    await pilot.press("3")
+    await pilot.pause()
+    await type_text(pilot, kind)
+    return screen, pilot.app.screen
+
+
 async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await pilot.press("3")
-        await pilot.pause()
-        modal = app.screen
-        await type_text(pilot, "pacing.overspent")
+        screen, modal = await must_not_say_form(pilot, "pacing.overspent")
         await pilot.press("ctrl+s")
         assert "unknown finding kind 'pacing.overspent'" in str(modal.query_one("#tag-error").render())
         await pilot.press("backspace", "d")  # pacing.overspend: already a must_not_say entry
@@ -341,11 +346,7 @@ async def test_tag_modal_refuses_a_says_pattern_check_would_reject(repo):
 
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await pilot.press("3")
-        await pilot.pause()
-        modal = app.screen
-        await type_text(pilot, "pacing.underspend")
+        screen, modal = await must_not_say_form(pilot, "pacing.underspend")
         modal.query_one("#tag-evidence").value = "spend to date is on the budget schedule"
         says = modal.query_one("#tag-says")
         says.value = '["under-?pac", "underspen(?=d)"]'

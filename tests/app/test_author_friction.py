@@ -4,6 +4,7 @@ test_app_authoring.py; what the session does to the files, in tests/unit/test_au
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 
 from reviewtui.caseset import disputes
@@ -168,31 +169,21 @@ async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, cap
         assert [r.case_id for r in screen.visible_rows()] == ["c01-shoes-tracking"]
 
 
-async def test_the_dispute_form_refuses_a_row_the_snapshot_does_not_hold(repo):
+@pytest.mark.parametrize(("rows", "refused"), [
+    ("/daily/0, /daild/55", "disputed.md not changed: row /daild/55 does not resolve in snapshot.json"),
+    # A dispute cites the rows that show what they show instead; with none it used to be written as
+    # `**Rows:** (none)`, which check then let through and the write-up test tripped on.
+    (" ", f"Fill in {disputes.ROWS_NEEDED}."),
+])
+async def test_the_dispute_form_refuses_rows_that_cite_nothing(repo, rows, refused):
     disputed = repo / "disputed.md"
     before = disputed.read_text()
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
-        await dispute_brand_sentence(pilot, screen, rows="/daily/0, /daild/55")
+        await dispute_brand_sentence(pilot, screen, rows=rows)
         assert isinstance(app.screen, DisputeModal)  # the form stays, with what was typed
-        error = str(app.screen.query_one("#dispute-error", Static).render())
-        assert error.startswith("disputed.md not changed: row /daild/55 does not resolve in snapshot.json")
-    assert disputed.read_text() == before
-
-
-async def test_the_dispute_form_refuses_a_dispute_with_no_rows(repo):
-    """A dispute cites the rows that show what they show instead; with none it used to be written as
-    `**Rows:** (none)`, which check then let through and the write-up test tripped on."""
-    disputed = repo / "disputed.md"
-    before = disputed.read_text()
-    app = make_app(repo)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await dispute_brand_sentence(pilot, screen, rows=" ")
-        assert isinstance(app.screen, DisputeModal)  # the form stays, with what was typed
-        error = str(app.screen.query_one("#dispute-error", Static).render())
-        assert error == f"Fill in {disputes.ROWS_NEEDED}."
+        assert str(app.screen.query_one("#dispute-error", Static).render()).startswith(refused)
     assert disputed.read_text() == before
 
 
