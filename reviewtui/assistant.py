@@ -20,6 +20,7 @@ from typing import Any
 from . import taxonomy
 from .domain.lag import settled_after_days
 from .caseset.snapshot_compact import compact_text
+from .caseset.untrusted import json_error
 
 PROMPT_VERSION = "audit-v4"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -495,7 +496,7 @@ def parse_output(text: str) -> list[Finding]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise OutputError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise OutputError(f"not JSON: {json_error(exc)}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
         raise OutputError("not the output schema: expected an object with a 'findings' list")
     extra = set(doc) - {"findings"}

@@ -222,8 +222,37 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
     assert len(assistant.prompt_sha256()) == 64
 
 
+# Each prompt version and the hash of the request it sends (assistant.prompt_sha256: the system text, the
+# schema and so the taxonomy, thinking, max_tokens, the user-message template). Edit any of them and the
+# hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
+PROMPT_HASHES = {
+    "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
+    "audit-v4": "a2c99e28e865dee200b927dcdb1f04438c9a6f81267c4f454654e661005b2e80",
+}
+
+
 def test_the_prompt_version_is_bumped():
-    assert assistant.PROMPT_VERSION == "audit-v4"
+    """The version was once only compared with a string, so an edit of the prompt without a bump passed."""
+    version, digest = assistant.PROMPT_VERSION, assistant.prompt_sha256()
+    assert version in PROMPT_HASHES, f"{version} is new: record its hash {digest} in PROMPT_HASHES"
+    assert digest == PROMPT_HASHES[version], (
+        f"the prompt of {version} changed (sha256 {digest}, recorded {PROMPT_HASHES[version]}): bump PROMPT_VERSION "
+        "in reviewtui/assistant.py and record the new version's hash in PROMPT_HASHES")
+    others = [v for v, h in PROMPT_HASHES.items() if h == digest and v != version]
+    assert not others, f"{version} sends the same request as {others}: a bump with no change"
+
+
+def test_an_edit_of_the_prompt_text_moves_the_hash(monkeypatch):
+    """What makes the test above fail on an edit without a bump."""
+    before = assistant.prompt_sha256()
+    monkeypatch.setattr(assistant, "_PROMPT_HEAD", assistant._PROMPT_HEAD.replace("the", "a", 1))
+    assistant.system_prompt.cache_clear()
+    try:
+        assert assistant.prompt_sha256() != before
+    finally:
+        monkeypatch.undo()
+        assistant.system_prompt.cache_clear()
+    assert assistant.prompt_sha256() == before
 
 
 def test_eval_stamps_the_backends_max_tokens(monkeypatch, tmp_path):

@@ -170,14 +170,9 @@ def _corrupt(node, rng, depth=0):
     return node
 
 
-# Gaps the wider seed range found, open: each seed fails until its gap is closed (strict).
-KNOWN_GAPS = {
-    23: "the junk text '12,5' is quoted in an evidence and read as the figure 125",
-    28: "a projected month-end spend grounds only on a derived figure of ratio unit",
-    30: "a 1e308 conversion count is written out in full digits in an evidence",
-}
-SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[s])) if s in KNOWN_GAPS else s
-         for s in range(60)]
+# The seeds below 60, less the three that found the gaps pinned by the tests after this one (each with the
+# two values of its seed that matter, found by removing the others one by one).
+SEEDS = [s for s in range(60) if s not in (23, 28, 30)]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -188,3 +183,32 @@ def test_random_corruption_never_crashes(tmp_path, seed):
     names = ["stop_account", "duplicates", "budget_raise", "misallocated", "meta_cap", "primary_demoted"]
     data = _corrupt(fixture(names[seed % len(names)]), rng)
     _run(tmp_path, data)
+
+
+def _with(name: str, changes: dict[tuple, object]) -> dict:
+    """Fixture ``name`` with the values at the given paths replaced."""
+    data = fixture(name)
+    for path, value in changes.items():
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return data
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open gap (auditor / scoring): a click count written as the text '12,5' is "
+                   "read by the auditor as 125 and quoted in the waste evidence, which the grounding does not find")
+def test_a_count_written_with_a_decimal_comma_is_not_quoted_as_another_number(tmp_path):
+    _run(tmp_path, _with("primary_demoted", {("search_terms", 17, "conversions"): 0, ("search_terms", 19, "clicks"): "12,5"}))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open gap (auditor pacing / derived index): with days_in_month unreadable and "
+                   "targets not an object, the projected month-end spend is grounded only on a derived figure of ratio unit")
+def test_a_projection_from_an_unreadable_month_length_is_grounded_as_money(tmp_path):
+    _run(tmp_path, _with("meta_cap", {("period", "days_in_month"): "12,5", ("targets",): [1]}))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open gap (auditor text): a conversion count of 1e308 is written out in full "
+                   "digits in the tracking evidence, a figure nothing grounds")
+def test_an_absurd_conversion_count_is_not_written_out_in_an_evidence(tmp_path):
+    _run(tmp_path, _with("stop_account", {("daily", 53, "conversions"): 1e308, ("daily", 75, "conversions"): [1]}))
