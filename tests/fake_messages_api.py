@@ -321,6 +321,7 @@ class FakeMessagesAPI:
         self.batches: dict[str, dict[str, Any]] = {}  # id -> {"requests": [...], "results": [...], "retrieves": n}
         self.batch_polls: int | None = 1  # retrieves that report in_progress before a batch ends; None: never
         self.extra_result_lines: list[dict[str, Any]] = []  # appended to every results file (unknown custom_ids)
+        self.served = 0  # responses sent (numbers each one's request-id header)
         self.in_flight = 0  # direct requests being answered now
         self.max_in_flight = 0
 
@@ -610,13 +611,15 @@ class _Handler(BaseHTTPRequestHandler):
                     api.in_flight -= 1
         with api._lock:  # the answer is on its way: its prefixes are cached from now on
             api.prompt_cache.update(record.cache_prefixes)
+            api.served += 1
+            serial = api.served
         payload = planned.raw if planned.raw is not None else json.dumps(planned.body or {}).encode("utf-8")
         try:
             self.send_response(planned.status)
             if "content-type" not in planned.headers:
                 self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
-            self.send_header("request-id", "req_fake")
+            self.send_header("request-id", f"req_fake_{serial:05d}")  # unique per response, as the API's are
             for name, value in planned.headers.items():
                 self.send_header(name, value)
             self.end_headers()

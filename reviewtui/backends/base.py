@@ -27,6 +27,9 @@ class CaseOutput:
     cache_creation_input_tokens: int = 0  # of input_tokens: written to the prompt cache (dearer)
     cache_read_input_tokens: int = 0  # of input_tokens: read from the prompt cache (cheaper)
     batch: bool = False  # answered through a Message Batch (priced at the batch discount)
+    # The API's record of the answer (runs/provenance.py): message id, request or batch id, endpoint, request hash.
+    provenance: dict[str, Any] | None = None
+    snapshot_sha256: str | None = None  # the snapshot bytes the answer is about (set by the run that asked)
 
     @property
     def obtained(self) -> bool:

@@ -29,6 +29,7 @@ from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
+from .provenance import scrub_url_credentials
 from .schedule import RunSchedule
 from .throttle import AdaptiveLimit
 
@@ -127,11 +128,11 @@ def release_long_lived() -> None:
 
 
 def redact_secrets(text: str) -> str:
-    """Never let the API key reach a result file, a log or a message."""
+    """Never let the API key, or credentials in ANTHROPIC_BASE_URL, reach a result file, a log or a message."""
     key = os.environ.get("ANTHROPIC_API_KEY")
     if key and len(key) >= 8 and key in text:
         text = text.replace(key, "[redacted]")
-    return text
+    return scrub_url_credentials(text)
 
 
 class Tally:
