@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewtui import assistant
 from reviewtui.eval import main
 from reviewtui.runs.pricing import estimate_cost
 from tests.fake_messages_api import (
@@ -30,6 +31,7 @@ from tests.fake_messages_api import (
 )
 
 KEY = "fake-anthropic-key-batch-test-7d2e"
+VERSION = assistant.PROMPT_VERSION
 GOOD = findings_json("tracking.conversions_stopped")
 MARKERS = {"c01-ok": "ACCT-B01", "c02-errored": "ACCT-B02", "c03-canceled": "ACCT-B03", "c04-expired": "ACCT-B04"}
 
@@ -53,6 +55,11 @@ def args(cases_dir: Path, results: Path, *extra: str) -> list[str]:
 def manifest(results: Path) -> dict:
     [path] = results.glob("*/manifest.json")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def batch_state(results: Path) -> Path:
+    """The version's batch state: in no run's folder, so a killed run leaves it where the rerun looks."""
+    return results / ".work" / f"{VERSION}.batch.json"
 
 
 def batch_items(api) -> list:
@@ -89,7 +96,7 @@ def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir,
                                  cache_read_tokens=u["cache_read_input_tokens"]) for u in paid)
     assert m["usage"]["cost_usd"] == pytest.approx(expected, abs=1e-6)
     assert m["usage"]["cache_read_tokens"] > 0  # the second repeat read the prefix the first wrote
-    state = json.loads((results / "audit-v3" / "batch.json").read_text(encoding="utf-8"))
+    state = json.loads(batch_state(results).read_text(encoding="utf-8"))
     assert state["batches"][0]["id"] == "msgbatch_fake_0001" and state["batches"][0]["collected"] is True
 
     for marker in list(MARKERS.values())[1:]:
@@ -129,7 +136,7 @@ def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_d
     api.batch_polls = None  # in progress until the test ends it
     results = tmp_path / "results"
     argv = args(cases_dir, results)
-    _start_and_kill(api, argv, results / "audit-v3" / "batch.json")
+    _start_and_kill(api, argv, batch_state(results))
     assert api.batches_created() == ["msgbatch_fake_0001"]
 
     api.end_batches()
@@ -146,7 +153,7 @@ def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys
     api.batch_polls = None
     results = tmp_path / "results"
     argv = args(cases_dir, results)
-    state = results / "audit-v3" / "batch.json"
+    state = batch_state(results)
     _start_and_kill(api, argv, state)
     api.batches.clear()  # deleted at the API
 
@@ -159,7 +166,7 @@ def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys
 
 def test_a_damaged_state_file_stops_before_anything_runs(api, cases_dir, tmp_path, capsys):
     results = tmp_path / "results"
-    state = results / "audit-v3" / "batch.json"
+    state = batch_state(results)
     state.parent.mkdir(parents=True)
     state.write_text("{not json", encoding="utf-8")
     assert main(args(cases_dir, results)) == 2

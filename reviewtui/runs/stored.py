@@ -54,6 +54,7 @@ class Run:
     paths: RunPaths
     manifest: dict[str, Any]
     records: dict[str, CaseRecord]
+    note: str | None = None  # what a caller should hear about it (a resume that found nothing to run)
 
     @property
     def run_dir(self) -> Path:
