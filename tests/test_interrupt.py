@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -125,3 +126,46 @@ def test_a_second_ctrl_c_while_the_run_stops_waits_for_it_and_exits_3(gap, tmp_p
     assert proc.returncode == 3, (proc.returncode, err[-2000:])
     assert "Traceback" not in err
     assert "cancelled: what finished is kept" in err
+
+
+def _interrupt_after(argv: list[str], ready: str, tmp_path: Path) -> tuple[subprocess.Popen, str, str]:
+    """Start ``reviewtui ARGV`` in a real process, send one SIGINT once stderr shows ``ready``."""
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "reviewtui.cli", *argv], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+        while not any(ready in line for line in lines):
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(lines[-5:])
+            time.sleep(0.002)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(timeout=10)
+    return proc, out, "".join(line for line in lines if not line.startswith("import time:"))
+
+
+def test_ctrl_c_stops_a_run_of_the_reference_auditor_and_exits_3(tmp_path):
+    """The reference auditor computes its answers without ever waiting: Ctrl-C must still stop the run."""
+    from reviewtui import assistant
+
+    results = tmp_path / "r"
+    proc, out, err = _interrupt_after(["eval", "--backend", "rules", "--results-dir", str(results)], "[2/50]",
+                                      tmp_path)
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err and "cancelled: what finished is kept" in err
+    assert "gate            PASSED" not in out
+    manifest = json.loads((results / "reference" / assistant.PROMPT_VERSION / "manifest.json").read_text())
+    assert manifest["status"] == "cancelled" and manifest["gate"]["passed"] is None  # no verdict
+
+
+def test_ctrl_c_in_another_subcommand_exits_3_without_a_traceback(tmp_path):
+    proc, out, err = _interrupt_after(["check"], "| reviewtui.check", tmp_path)
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err
+    assert "reviewtui check: cancelled (Ctrl-C) before it finished" in err

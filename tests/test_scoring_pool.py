@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -59,10 +60,17 @@ def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
             "--concurrency", "4", "--repeats", str(REPEATS)]
 
 
+def _without_provenance(raw: bytes) -> bytes:
+    """A case file less the API's record of each answer (ids and endpoint differ from one fake server to another)."""
+    text = raw.decode("utf-8")
+    return re.sub(r'\n *"provenance": \{[^}]*\},', "", text).encode("utf-8")
+
+
 def result_files(results_dir: Path) -> dict[str, bytes]:
-    """Every case file and the CSV, by name (the manifest differs by its times and paths)."""
+    """Every case file and the CSV, by name (the manifest differs by its times and paths; the answers' provenance
+    by the fake server that gave them)."""
     [run_dir] = [p for p in results_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files = {p.name: p.read_bytes() for p in (run_dir / "cases").glob("*.json")}
+    files = {p.name: _without_provenance(p.read_bytes()) for p in (run_dir / "cases").glob("*.json")}
     files.update({p.name: p.read_bytes() for p in results_dir.glob("*.csv")})
     return files
 
@@ -286,9 +294,10 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
                                 cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)  # its own process group, as a terminal's job has
         try:
+            landed = results_dir / ".work" / "audit-v3" / "cases"  # the run's own folder until it ends
             case_files = results_dir / "audit-v3" / "cases"
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(list(case_files.glob("*.json"))) < 3:
+            while time.monotonic() < deadline and len(list(landed.glob("*.json"))) < 3:
                 time.sleep(0.02)
             os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the eval and its scoring worker
             out, err = proc.communicate(timeout=60)
@@ -300,3 +309,48 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
     records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in case_files.glob("*.json")}
     assert set(records) == set(list(ANSWERS)[:3])
     assert "scoring failed" not in json.dumps(records)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().split(") ")[-1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
+def test_the_scoring_worker_ends_when_its_run_is_killed(cases_dir, tmp_path, monkeypatch):
+    """kill -9 leaves no clean-up to the run: its scoring worker must notice and end, not live on under PID 1."""
+    with serving_in_env(monkeypatch, KEY) as api:
+        for i, case_id in enumerate(ANSWERS):
+            api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
+        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+        results_dir = tmp_path / "r"
+        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+                                cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        workers: list[int] = []
+        try:
+            landed = results_dir / ".work" / "audit-v3" / "cases"
+            deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+            while not (len(list(landed.glob("*.json"))) >= 3 and (workers := _children(proc.pid))):
+                assert proc.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+                time.sleep(0.02)
+            proc.kill()
+            proc.wait(timeout=30)
+            deadline = time.monotonic() + 30
+            while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            left = [pid for pid in workers if _alive(pid)]
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of its group, so the suite leaves nothing
+            except ProcessLookupError:
+                pass
+    assert workers and not left, f"still running after their parent was killed: {left}"

@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import dataclasses
 import shutil
+import time
 
 import pytest
 from textual.widgets import Checkbox, Input, ProgressBar, Select
 
 from reviewtui import assistant
+from reviewtui.backends.base import CaseOutput
 from reviewtui.eval import build_parser, settings_from_args
 from reviewtui.runs.manifest import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
@@ -241,3 +243,44 @@ async def test_the_resume_checkbox_says_on_or_off_in_words(root):
         await pilot.press("space")
         await pilot.pause()
         assert box.value is True and str(box.label).startswith("Resume: ON")
+
+
+async def test_resume_ticked_on_a_complete_run_keeps_it_and_says_there_is_nothing_to_run(root):
+    first = CountingStubBackend()
+    app = make_review_app(root, first)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+        before = {p: p.read_bytes() for p in run_dir(root).rglob("*") if p.is_file()}
+        second = CountingStubBackend()
+        app.backend_factory = lambda settings: second
+        screen.query_one("#resume", Checkbox).value = True
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.run is not None and screen.run.note is not None, "the resume ends")
+        assert second.total_calls == 0
+        assert screen.state == "complete" and "nothing to resume" in screen.query_one(RunProgress).line
+        assert "PASS" in str(screen.query_one("#new-run-result").render())
+        assert {p: p.read_bytes() for p in run_dir(root).rglob("*") if p.is_file()} == before  # the stamp stays
+
+
+class BusyBackend(CountingStubBackend):
+    """Answers without ever handing the event loop back, as the reference auditor does (CPU work, no await)."""
+
+    async def run(self, case, *, repeat=0):
+        time.sleep(0.3)  # the auditor's work on one snapshot
+        self.calls[case.case_id] = self.calls.get(case.case_id, 0) + 1
+        return CaseOutput(case.case_id, '{"findings": []}', model=self.model)
+
+
+async def test_escape_stops_a_run_whose_backend_never_yields(root):
+    backend = BusyBackend()
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "1"
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: backend.total_calls >= 1, "the first case is answered")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.state in ("cancelled", "complete"), "the run ends")
+        assert screen.state == "cancelled" and backend.total_calls < len(CASE_IDS)
