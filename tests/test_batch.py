@@ -78,8 +78,9 @@ def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir,
     assert main(args(cases_dir, results, "--repeats", "2")) == 3
     first = capsys.readouterr()
     assert api.batches_created() == ["msgbatch_fake_0001"]
+    token = json.loads(batch_state(results).read_text(encoding="utf-8"))["batches"][0]["token"]
     assert len(batch_items(api)) == 8 and {r.path.split("#")[1] for r in batch_items(api)} == {
-        f"{c}-r{k}" for c in MARKERS for k in (0, 1)}
+        f"{token}-{c}-r{k}" for c in MARKERS for k in (0, 1)}  # the batch's token, the case, the repeat
     assert "batch msgbatch_fake_0001: in_progress; 8 processing, 0 succeeded" in first.err
     assert "batch msgbatch_fake_0001: ended; 0 processing, 2 succeeded, 2 errored, 2 canceled, 2 expired" in first.err
     assert "unknown custom_id 'not-ours-r0'" in first.err
@@ -192,3 +193,113 @@ def test_a_batch_that_does_not_end_in_time_names_its_id_and_a_rerun_collects_it(
 def test_batch_needs_the_claude_backend(cases_dir, tmp_path, capsys):
     assert main(["--backend", "rules", "--cases", str(cases_dir), "--results-dir", str(tmp_path / "r"), "--batch"]) == 2
     assert "--batch needs the claude backend" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------
+# kill -9 at every step of a batch run, then a rerun: one batch, each request paid once, no process left
+# --------------------------------------------------------------------------
+
+MANY = {f"c{i:02d}-kill": f"ACCT-K{i:02d}" for i in range(1, 13)}
+WORK = Path(".work") / VERSION
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().split(") ")[-1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _at(step: str, api, results: Path) -> bool:
+    """Whether the run has reached ``step`` (what the test can see of it: the fake's requests, the files)."""
+    if step == "starting":  # the run's folder is there; the batch is not asked for yet
+        return (results / WORK / "manifest.json").exists()
+    if step == "creating":  # the API made the batch; its answer (the id) is held back
+        return bool(api.batches)
+    if step == "waiting":
+        return bool(api.batches) and next(iter(api.batches.values()))["retrieves"] >= 2
+    if step == "reading results":  # the results were asked for; they are held back
+        return any(r.path.endswith("/results") for r in api.requests)
+    if step == "recording":  # answers are being scored and written
+        return any((results / WORK / "cases").glob("*.json"))
+    raise ValueError(step)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the run's processes")
+@pytest.mark.parametrize("step", ["starting", "creating", "waiting", "reading results", "recording"])
+def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(step, api, tmp_path, capsys):
+    cases = write_cases(tmp_path / "cases", MANY)
+    for marker in MANY.values():
+        api.plan(marker, answer(GOOD))
+    api.batch_polls = 0 if step in ("reading results", "recording") else None
+    api.create_batch_delay = 60.0 if step == "creating" else 0.0
+    api.results_delay = 60.0 if step == "reading results" else 0.0
+    results = tmp_path / "results"
+    argv = args(cases, results, "--batch-poll", "0.02")
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+        while not _at(step, api, results):
+            assert proc.poll() is None and time.monotonic() < deadline, f"the run ended before {step}: " + \
+                proc.communicate()[1][-2000:]
+            time.sleep(0.001)
+        children = _children(proc.pid)
+        proc.kill()  # SIGKILL: no clean-up of any kind
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 30
+    while any(_running(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in children if _running(pid)], "a process of the killed run lives on"
+    assert not (results / VERSION).exists()  # a killed run never took the record's place
+
+    api.create_batch_delay = api.results_delay = 0.0
+    api.end_batches()
+    assert main(argv) == 0, capsys.readouterr().err
+    assert len(api.batches_created()) == 1  # the rerun found the batch the killed run made, or made the only one
+    assert sorted(r.marker for r in batch_items(api)) == sorted(MANY.values())  # each request paid once
+    assert manifest(results)["summary"]["scored"] == len(MANY)
+
+
+def test_a_batch_that_cannot_be_told_apart_from_another_is_not_sent_again(api, cases_dir, tmp_path, capsys):
+    """The killed run's batch has no id saved, and two batches of its size were made since: the rerun cannot
+    know which is its own while they run, so it says so and sends nothing (a second batch would pay twice)."""
+    for marker in MARKERS.values():
+        api.plan(marker, answer(GOOD))
+    api.batch_polls = None
+    api.create_batch_delay = 60.0
+    results = tmp_path / "results"
+    argv = args(cases_dir, results)
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not api.batches:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    api.create_batch_delay = 0.0
+    other = write_cases(tmp_path / "other", {f"x0{i}": f"OTHER-{i}" for i in range(1, 5)})
+    assert main(args(other, tmp_path / "elsewhere", "--batch-timeout", "0.1")) == 3  # another job's batch, same size
+    capsys.readouterr()
+
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "may be any of msgbatch_fake_0002, msgbatch_fake_0001" in err and "wait until they end" in err
+    assert len(api.batches_created()) == 2  # nothing sent again

@@ -34,7 +34,8 @@ from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
 from ..runs.throttle import AdaptiveLimit
 from ..caseset.untrusted import printable
-from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
+from .base import (BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, ListedBatch,
+                   Prepared)
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -208,6 +209,21 @@ class ClaudeBackend(Backend):
             raise self._batch_error(batch_id, exc) from None
         counts = batch.request_counts
         return BatchStatus(batch.processing_status, {name: getattr(counts, name) for name in BATCH_COUNTS})
+
+    async def list_batches(self, since: float) -> list[ListedBatch]:
+        """The batches the API lists as created at or after ``since`` (seconds since the epoch), newest first."""
+        found = []
+        try:
+            async for batch in self._client.messages.batches.list(limit=100):
+                created = batch.created_at.timestamp()
+                if created < since:
+                    break  # listed newest first: the rest are older
+                counts = batch.request_counts
+                found.append(ListedBatch(batch.id, created, sum(getattr(counts, name) for name in BATCH_COUNTS),
+                                         batch.processing_status == "ended"))
+        except self._sdk.AnthropicError as exc:
+            raise BatchError(self._redact(f"cannot list the batches: {self._describe_error(exc)}")) from None
+        return found
 
     async def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]:
         """Each result line as (custom_id, output); the output's case_id is left to the caller."""
