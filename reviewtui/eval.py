@@ -35,7 +35,8 @@ from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
 from .runs.settings import API_KEY_ENV, BOUNDS, DEFAULT_CONCURRENCY, RunSettings, UsageError
 from .runs.identity import results_home, results_role
-from .runs.files import ResultsError, ResultsWriteError, RunPaths, now_iso, write_error
+from .runs.files import (ResultsError, ResultsWriteError, RunPaths, now_iso, refuse_results_in_cases,
+                         write_error)
 from .runs.run_folder import RunFolder, RunLockedError
 from .runs.gate import THRESHOLDS
 from .runs.recorder import NothingToResume, RunRecorder
@@ -45,6 +46,7 @@ from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchStat
 from .runs.ci_reports import colour_summary, summary_json, use_colour, write_junit
 from .runs.runner import Progress, cancel_on_sigint, run_cases
 from .runs.scoring_pool import scoring_for_run
+from .runs.signature import KEY_ENV, SignatureError, key_path, load_key, sign_run
 from .runs.stored import Run, load_run
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
@@ -90,11 +92,15 @@ def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
     only Claude writes the assistant's. ``settings.resume`` keeps the cases the previous run of
     this version finished (``RunRecorder.resume``).
     """
+    refuse_results_in_cases(settings.results_dir, case_set.root)
     header = run_header(case_set, backend, figures=settings.figures, concurrency=settings.concurrency,
                         repeats=settings.repeats, max_unparseable=settings.max_unparseable, batch=settings.batch)
     paths = RunPaths(results_home(settings.results_dir, backend), assistant.PROMPT_VERSION)
+    key = _stamp_key(settings)
     recorder = RunRecorder(paths, header, case_set.cases,
                            figures=settings.figures, repeats=settings.repeats)
+    if key is not None:
+        recorder.sign = lambda run_dir: sign_run(run_dir, key)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
     try:
         if settings.resume:
@@ -107,6 +113,17 @@ def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
         recorder.abandon()
         raise
     return recorder
+
+
+def _stamp_key(settings: RunSettings) -> bytes | None:
+    """The key to sign the record under (``--stamp-key``, else ``REVIEWTUI_STAMP_KEY``); UsageError when unusable."""
+    path = key_path(settings.stamp_key)
+    if path is None:
+        return None
+    try:
+        return load_key(path, cases_dir=settings.cases_dir, results_dir=settings.results_dir)
+    except SignatureError as exc:
+        raise UsageError(str(exc)) from None
 
 
 async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSettings, *,
@@ -224,6 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--junit", metavar="FILE",
                         help="also write a JUnit XML report: one testcase per case, a failure naming the missed ids "
                         "and fabrications")
+    parser.add_argument("--stamp-key", metavar="FILE",
+                        help="sign the run's record with this key (hex, kept outside the repository) so "
+                        "`reviewtui weekly --stamp-key FILE` can tell it was not changed (default: the file "
+                        f"{KEY_ENV} names, if set)")
     parser.add_argument("--batch", action="store_true",
                         help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
                         "the batch id is kept in the run folder, so rerunning the same command resumes it")
@@ -262,6 +283,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         max_retries=args.max_retries, concurrency=args.concurrency, repeats=args.repeats,
         max_unparseable=args.max_unparseable, figures=args.figures, batch=args.batch,
         batch_poll=args.batch_poll, batch_timeout=args.batch_timeout,
+        stamp_key=Path(args.stamp_key) if args.stamp_key else None,
     )
 
 

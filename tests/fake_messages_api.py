@@ -329,6 +329,7 @@ class FakeMessagesAPI:
         self.create_batch_delay = 0.0  # seconds before the answer to a batch's creation (the batch exists at once)
         self.results_delay = 0.0  # seconds before a batch's results are sent
         self.served = 0  # responses sent (numbers each one's request-id header)
+        self.messages_made = 0  # messages answered (numbers each one's id)
         self.in_flight = 0  # direct requests being answered now
         self.max_in_flight = 0
 
@@ -425,7 +426,10 @@ class FakeMessagesAPI:
         marker = self._marker_in(user_text(body)) if isinstance(body, dict) else None
         usage, prefixes = None, []
         if planned.status == 200 and planned.body is not None and planned.body.get("type") == "message":
-            planned = _fill_in(planned, body, len(self.requests) + 1)
+            with self._lock:  # unique ids, as the API's are: never reused, whatever was cleared or sent at once
+                self.messages_made += 1
+                number = self.messages_made
+            planned = _fill_in(planned, body, number)
             prefixes = cache_prefixes(body)
             with self._lock:
                 _cache_usage(planned.body["usage"], prefixes, self.prompt_cache)

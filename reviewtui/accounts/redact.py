@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cli_args import parse_args
+from ..keyfile import KeyFileError, parse_hex_key
+from ..paths import inside
 from ..caseset.atomic import atomic_write_text
 from ..caseset.snapshot import Snapshot, SnapshotError
 
@@ -84,8 +86,7 @@ class RedactError(Exception):
 
 def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
     """The key in KEYFILE (hex); a new random one is written there when the file does not exist."""
-    resolved = path.resolve()
-    if case_dir is not None and (resolved == case_dir.resolve() or case_dir.resolve() in resolved.parents):
+    if case_dir is not None and inside(path, case_dir):
         raise RedactError(f"{path}: the key file is inside the case folder {case_dir}; keep it outside, "
                           "where the case set does not ship it (e.g. --key ~/.reviewtui/redact.key)")
     if not path.exists():
@@ -96,14 +97,10 @@ def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
         created = True
     else:
         created = False
-    text = path.read_text(encoding="utf-8").strip()
     try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        raise RedactError(f"{path}:1: not a key (expected hex digits); delete it to have a new one made") from None
-    if len(key) < 16:
-        raise RedactError(f"{path}:1: the key is {len(key)} bytes; use at least 16 (delete it to have one made)")
-    return key, created
+        return parse_hex_key(path.read_text(encoding="utf-8"), path, "delete it to have a new one made"), created
+    except KeyFileError as exc:
+        raise RedactError(str(exc)) from None
 
 
 class Redactor:

@@ -20,6 +20,7 @@ from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
+from ..paths import inside
 from .provenance import PROVENANCE_KEYS
 from ..caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
@@ -89,6 +90,16 @@ class ResultsWriteError(ResultsError):
 # Why a write fails when the folder is fine but the disk is not: full, over quota, read-only, too large, I/O.
 _WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO, errno.EACCES,
                              errno.EPERM})
+
+
+def refuse_results_in_cases(results_dir: str | Path, cases_dir: str | Path) -> None:
+    """ResultsError when the results folder is the case set's folder or lies inside it.
+
+    Results there would be shipped with the cases and read back as case folders by the next load.
+    """
+    if inside(Path(results_dir), Path(cases_dir)):
+        raise ResultsError(f"--results-dir {results_dir} is inside the case set {cases_dir}: results written there "
+                           "would be read as cases and shipped with them; choose a folder outside it")
 
 
 def write_error(paths: "RunPaths", exc: OSError) -> ResultsError:

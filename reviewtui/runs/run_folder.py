@@ -93,21 +93,21 @@ def _holder(fd: int) -> str:
         return "another run"
 
 
-class RunFolder:
-    """Where a run of ``final.version`` under ``final.results_dir`` writes, and how it takes the place of the record."""
+class StagedFolder:
+    """A folder written at ``work_root/<name>`` and swapped in at ``final`` when done, under ``work_root/<name>.lock``.
 
-    def __init__(self, final: RunPaths) -> None:
+    A run of the eval (``RunFolder``) and a weekly run (``weekly/run.py``) both write this way.
+    """
+
+    def __init__(self, final: Path, work_root: Path, what: str) -> None:
         self.final = final
-        self.work = RunPaths(final.results_dir / WORK_DIR, final.version)
-        self.lock = FolderLock(self.work.results_dir / f"{final.version}.lock", f"run of {final.version}")
+        self.work = work_root / final.name
+        self._old = work_root / f"{final.name}{_OLD_SUFFIX}"
+        self.lock = FolderLock(work_root / f"{final.name}.lock", what)
 
-    @property
-    def _old(self) -> Path:
-        return self.work.results_dir / f"{self.final.version}{_OLD_SUFFIX}"
-
-    def acquire(self) -> None:
+    def acquire(self, refused: str) -> None:
         """Take the lock (RunLockedError when another run holds it) and finish a swap a killed run left half done."""
-        self.lock.acquire(f"cannot write the results of {self.final.version} in {self.final.results_dir}")
+        self.lock.acquire(refused)
         try:
             self.recover()
         except BaseException:
@@ -119,10 +119,41 @@ class RunFolder:
 
     def recover(self) -> None:
         if self._old.exists() or self._old.is_symlink():
-            if not (self.final.run_dir.exists() or self.final.run_dir.is_symlink()):
-                os.rename(self._old, self.final.run_dir)  # killed between the two renames: put it back
+            if not (self.final.exists() or self.final.is_symlink()):
+                os.rename(self._old, self.final)  # killed between the two renames: put it back
             else:
                 remove_tree(self._old)
+
+    def start(self) -> None:
+        """A fresh, empty work folder; what a killed run left there is removed."""
+        remove_tree(self.work)
+        self.work.mkdir(parents=True)
+
+    def swap_in(self, *files: tuple[Path, Path]) -> None:
+        """The work folder takes the place of ``final``; each (work file, its place) is renamed after it."""
+        remove_tree(self._old)
+        if self.final.exists() or self.final.is_symlink():
+            os.rename(self.final, self._old)
+        os.rename(self.work, self.final)
+        for source, target in files:
+            os.replace(source, target)
+        fsync_folder(self.final.parent)
+        remove_tree(self._old)
+
+
+class RunFolder:
+    """Where a run of ``final.version`` under ``final.results_dir`` writes, and how it takes the place of the record."""
+
+    def __init__(self, final: RunPaths) -> None:
+        self.final = final
+        self.work = RunPaths(final.results_dir / WORK_DIR, final.version)
+        self.staged = StagedFolder(final.run_dir, self.work.results_dir, f"run of {final.version}")
+
+    def acquire(self) -> None:
+        self.staged.acquire(f"cannot write the results of {self.final.version} in {self.final.results_dir}")
+
+    def release(self) -> None:
+        self.staged.release()
 
     @property
     def batch_state(self) -> Path:
@@ -131,18 +162,9 @@ class RunFolder:
         return self.work.results_dir / f"{self.final.version}.{BATCH_STATE}"
 
     def start(self) -> None:
-        """A fresh, empty work folder; what a killed run left there is removed."""
-        remove_tree(self.work.run_dir)
-        self.work.cases_dir.mkdir(parents=True)
+        self.staged.start()
+        self.work.cases_dir.mkdir()
 
     def swap_in(self) -> None:
         """The work folder becomes the record of this version, its CSV the record's CSV."""
-        final, work = self.final, self.work
-        remove_tree(self._old)
-        if final.run_dir.exists() or final.run_dir.is_symlink():
-            os.rename(final.run_dir, self._old)
-        os.rename(work.run_dir, final.run_dir)
-        os.replace(work.csv, final.csv)
-        fsync_folder(final.results_dir)
-        remove_tree(self._old)
-
+        self.staged.swap_in((self.work.csv, self.final.csv))
