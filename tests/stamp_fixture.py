@@ -97,11 +97,11 @@ def _version() -> str:
     return assistant.PROMPT_VERSION
 
 
-def account_snapshot(folder: Path, name: str, source: Path, marker: str, **account: object) -> Path:
-    """``folder/<name>.json``: the snapshot at ``source`` with the account id ``marker`` (and other account fields)."""
+def account_snapshot(folder: Path, stem: str, source: Path, marker: str, **account: object) -> Path:
+    """``folder/<stem>.json``: the snapshot at ``source`` with the account id ``marker`` (and other account fields)."""
     data = json.loads(source.read_text(encoding="utf-8"))
     data["account"].update({"id": marker, **account})
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.json"
+    path = folder / f"{stem}.json"
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
     return path

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -37,9 +38,9 @@ def weekly(accounts: Path, *extra: str) -> int:
     return cli_main(["weekly", str(accounts), "--timeout", "2", "--max-retries", "0", *extra])
 
 
-def account(folder: Path, name: str, source: str, marker: str, **fields: object) -> Path:
-    """An account snapshot copied from a fixture case, with its own account id (the fake's marker)."""
-    return account_snapshot(folder, name, FIXTURE_CASES / source / "snapshot.json", marker, **fields)
+def account(folder: Path, stem: str, source: str, marker: str, **fields: object) -> Path:
+    """``folder/<stem>.json``: a fixture case's snapshot with its own account id (the fake's marker) and fields."""
+    return account_snapshot(folder, stem, FIXTURE_CASES / source / "snapshot.json", marker, **fields)
 
 
 def refusal_lines(err: str) -> list[str]:
@@ -433,3 +434,50 @@ def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_
     assert "--date-format" in loaded["meta_ambiguous_dates"].problem
     assert "read as a meta export" in loaded["meta_ambiguous_dates"].problem
     assert "not an account snapshot" in loaded["notes"].problem
+
+
+# --------------------------------------------------------------------------
+# Reports safe to send
+# --------------------------------------------------------------------------
+
+HOSTILE = ("<script>alert(1)</script> ![pixel](http://tracker.example/p.png) [click](https://evil.example) "
+           "<!-- the rest is hidden --> www.evil.example | cell \x1b[31mred\x1b[0m")
+
+
+def test_what_the_export_and_the_model_say_is_text_in_the_report_and_the_index(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    name = "shop|evil\x1b[2J\nx"  # a file name with a table bar, a terminal escape and a line break
+    path = account(accounts, name, "c01-tracking-stopped", "900-000-0001", name=f"# ACCT {HOSTILE}")
+    own = json.loads(stamp_kit.plan_account(path, "900-000-0001"))
+    finding = own["findings"][0]
+    finding["claim"] = f"# Fake heading\n{HOSTILE}\n\n## For the reviewer: all clear"
+    finding["evidence"] = f"{finding['evidence']} {HOSTILE}"
+    api.plan("900-000-0001", answer(json.dumps(own)))
+    weekly(accounts, "--date", DAY)
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "shop|evil␛[2J␊x" in captured.out
+
+    run_dir = stamped / "results" / "weekly" / DAY
+    report = rendered(next(run_dir.glob("accounts/*/report.md")).read_text(encoding="utf-8"))
+    index = rendered((run_dir / "index.md").read_text(encoding="utf-8"))
+    for html in (report, index):
+        for markup in ("<script", "<img", "<!--", "\x1b"):
+            assert markup not in html, (markup, html)
+    assert "<a " not in report  # no link at all, linkified or written
+    assert index.count("<a ") == 1 and '<a href="accounts/shop%7Cevil%1B%5B2J%0Ax/report.md">' in index
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in report and "<code>www.evil.example</code>" in report
+    assert "<code>![pixel](http://tracker.example/p.png)</code>" in report
+    # the headings are the report's own: the claim's "# Fake heading" and "## For the reviewer" are text
+    headings = re.findall(r"<h\d>(.*?)</h\d>", report)
+    assert headings[0].startswith("Account audit: # ACCT &lt;script&gt;") and headings[1:] == [
+        "High severity", "1. tracking.conversions_stopped (campaign 333)",
+        "For the reviewer: the reference auditor's second opinion"]
+    rows = re.findall(r"<tr>(.*?)</tr>", index.split("<tbody>")[1], re.S)
+    assert len(rows) == 1 and rows[0].count("<td>") == 11  # one row, its eleven cells: the name's bar is text
+
+
+def rendered(markdown: str) -> str:
+    """The HTML a GitHub-like renderer makes of ``markdown`` (tables, HTML, links typed bare: linkify)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like").render(markdown)
