@@ -20,6 +20,7 @@ import pytest
 from reviewtui import assistant
 from reviewtui.eval import main
 from reviewtui.runs.pricing import estimate_cost
+from tests.processes import alive, children
 from tests.fake_messages_api import (
     answer,
     api_error,
@@ -203,24 +204,6 @@ MANY = {f"c{i:02d}-kill": f"ACCT-K{i:02d}" for i in range(1, 13)}
 WORK = Path(".work") / VERSION
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().split(") ")[-1].split()[1]) == pid:
-                found.append(int(stat.parent.name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _at(step: str, api, results: Path) -> bool:
     """Whether the run has reached ``step`` (what the test can see of it: the fake's requests, the files)."""
     if step == "starting":  # the run's folder is there; the batch is not asked for yet
@@ -255,16 +238,16 @@ def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(
             assert proc.poll() is None and time.monotonic() < deadline, f"the run ended before {step}: " + \
                 proc.communicate()[1][-2000:]
             time.sleep(0.001)
-        children = _children(proc.pid)
+        started = children(proc.pid)
         proc.kill()  # SIGKILL: no clean-up of any kind
         proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
     deadline = time.monotonic() + 30
-    while any(_running(pid) for pid in children) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [pid for pid in children if _running(pid)], "a process of the killed run lives on"
+    assert not [pid for pid in started if alive(pid)], "a process of the killed run lives on"
     assert not (results / VERSION).exists()  # a killed run never took the record's place
 
     api.create_batch_delay = api.results_delay = 0.0

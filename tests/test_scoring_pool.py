@@ -24,6 +24,7 @@ from reviewtui.runs import records, scoring_pool
 from reviewtui.runs.settings import RunSettings
 from reviewtui.runs.stored import Run
 from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, slow_answer, write_case
+from tests.processes import alive, children
 
 KEY = "fake-anthropic-key-scoring-pool-test-7d2e"
 REPO = Path(__file__).resolve().parents[1]
@@ -199,7 +200,7 @@ def test_sigint_at_the_worker_does_not_stop_it(tmp_path):
 def _sigint_settled(pid: int) -> bool:
     """The worker is past a SIGINT sent to it: held (blocked), ignored, or gone; a handler that caught it may still
     be raising KeyboardInterrupt, so that is not settled until the process ends."""
-    if not _alive(pid):
+    if not alive(pid):
         return True
     fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
     bit = 1 << (signal.SIGINT - 1)
@@ -244,7 +245,7 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
             assert pid is not None
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and _alive(pid):  # gone before the next case is scored
+            while time.monotonic() < deadline and alive(pid):  # gone before the next case is scored
                 time.sleep(0.01)
 
     with serving_in_env(monkeypatch, KEY) as api:
@@ -274,30 +275,30 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
     assert (tmp_path / "r" / "audit-v3" / "manifest.json").exists()
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+def start_pooled_run(api, cases_dir: Path, results_dir: Path, output: int) -> subprocess.Popen:
+    """A real eval process, its own process group (as a terminal's job), whose last three cases hang: it scores
+    the first three in its worker and waits."""
+    for i, case_id in enumerate(ANSWERS):
+        api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+    return subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+                            cwd=REPO, env=env, stdout=output, stderr=output, text=True, start_new_session=True)
+
+
+def landed(results_dir: Path) -> list[Path]:
+    """The case files a running eval has written so far (in its own folder until it ends)."""
+    return list((results_dir / ".work" / "audit-v3" / "cases").glob("*.json"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
 def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, tmp_path, monkeypatch):
     with serving_in_env(monkeypatch, KEY) as api:
-        for i, case_id in enumerate(ANSWERS):
-            api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
-        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
         results_dir = tmp_path / "r"
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
-                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)  # its own process group, as a terminal's job has
+        proc = start_pooled_run(api, cases_dir, results_dir, subprocess.PIPE)
         try:
-            landed = results_dir / ".work" / "audit-v3" / "cases"  # the run's own folder until it ends
             case_files = results_dir / "audit-v3" / "cases"
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(list(landed.glob("*.json"))) < 3:
+            while time.monotonic() < deadline and len(landed(results_dir)) < 3:
                 time.sleep(0.02)
             os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the eval and its scoring worker
             out, err = proc.communicate(timeout=60)
@@ -311,43 +312,24 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
     assert "scoring failed" not in json.dumps(records)
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().split(") ")[-1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
 def test_the_scoring_worker_ends_when_its_run_is_killed(cases_dir, tmp_path, monkeypatch):
     """kill -9 leaves no clean-up to the run: its scoring worker must notice and end, not live on under PID 1."""
     with serving_in_env(monkeypatch, KEY) as api:
-        for i, case_id in enumerate(ANSWERS):
-            api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
-        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
         results_dir = tmp_path / "r"
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
-                                cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = start_pooled_run(api, cases_dir, results_dir, subprocess.DEVNULL)
         workers: list[int] = []
         try:
-            landed = results_dir / ".work" / "audit-v3" / "cases"
             deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
-            while not (len(list(landed.glob("*.json"))) >= 3 and (workers := _children(proc.pid))):
+            while not (len(landed(results_dir)) >= 3 and (workers := children(proc.pid))):
                 assert proc.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
                 time.sleep(0.02)
             proc.kill()
             proc.wait(timeout=30)
             deadline = time.monotonic() + 30
-            while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            left = [pid for pid in workers if _alive(pid)]
+            left = [pid for pid in workers if alive(pid)]
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of its group, so the suite leaves nothing

@@ -206,17 +206,22 @@ async def test_a_case_set_that_reviewtui_check_refuses_is_refused_here_too(root)
         assert not run_dir(root).exists()
 
 
+async def complete_a_run(pilot) -> tuple[NewRunScreen, CountingStubBackend]:
+    """A first run to its end; the backend the next run from this screen gets (it counts its calls)."""
+    screen = await open_new_run(pilot)
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+    second = CountingStubBackend()
+    pilot.app.backend_factory = lambda settings: second
+    return screen, second
+
+
 async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(root):
-    first = CountingStubBackend()
-    app = make_review_app(root, first)
+    app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_new_run(pilot)
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+        screen, second = await complete_a_run(pilot)
         before = (run_dir(root) / "manifest.json").read_text()
         assert screen.query_one("#resume", Checkbox).value is False
-        second = CountingStubBackend()
-        app.backend_factory = lambda settings: second
         await pilot.press("ctrl+r")  # a stray start, Resume not ticked
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
@@ -246,15 +251,10 @@ async def test_the_resume_checkbox_says_on_or_off_in_words(root):
 
 
 async def test_resume_ticked_on_a_complete_run_keeps_it_and_says_there_is_nothing_to_run(root):
-    first = CountingStubBackend()
-    app = make_review_app(root, first)
+    app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_new_run(pilot)
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+        screen, second = await complete_a_run(pilot)
         before = {p: p.read_bytes() for p in run_dir(root).rglob("*") if p.is_file()}
-        second = CountingStubBackend()
-        app.backend_factory = lambda settings: second
         screen.query_one("#resume", Checkbox).value = True
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: screen.run is not None and screen.run.note is not None, "the resume ends")
