@@ -481,3 +481,14 @@ def rendered(markdown: str) -> str:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("gfm-like").render(markdown)
+
+
+def test_a_stamp_made_through_a_message_batch_clears_the_weekly_run(api, stamped, capsys):
+    """Batched answers carry the batch that answered them instead of a request id: as good a record."""
+    assert claude_eval("--no-cache", "--batch", "--batch-poll", "0.05") == 0
+    assert len(api.batches_created()) >= 1
+    stored = json.loads((stamped / "results" / VERSION / "cases" / "c01-outdoor-retail.json").read_text())
+    assert stored["output"]["provenance"]["batch_id"] and stored["output"]["provenance"]["request_id"] is None
+    capsys.readouterr()
+    api.clear_requests()
+    assert weekly(accounts_folder(stamped), "--check") == 0 and api.count() == 0

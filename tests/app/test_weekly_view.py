@@ -36,12 +36,13 @@ async def open_account(pilot, name: str) -> AccountReportScreen:
 
 
 async def open_gate(pilot) -> str:
-    """The weekly view, then g: the gate screen's text."""
+    """The weekly view, then g: the gate screen's text, once the check (in a worker) has shown it."""
+    from tests.app.review_fixture import wait_until
+
     await pilot.press("f4")
     await pilot.pause()
     await pilot.press("g")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, GateScreen)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, GateScreen), "the stamp check shows its screen")
     return str(pilot.app.screen.query_one("#gate-text").render())
 
 
