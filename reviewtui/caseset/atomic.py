@@ -20,6 +20,9 @@ the old file or the new one, never half of each.
 - temporary files a killed save left behind for this target are removed.
 
 Text files keep their own line endings (``decode_text`` / ``encode_text``).
+
+``remove_tree`` deletes a file or a folder without ever following a link out
+of it (a run's folders under ``results/``).
 """
 
 from __future__ import annotations
