@@ -61,17 +61,19 @@ def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
             "--concurrency", "4", "--repeats", str(REPEATS)]
 
 
-def _without_provenance(raw: bytes) -> bytes:
-    """A case file less the API's record of each answer (ids and endpoint differ from one fake server to another)."""
-    text = raw.decode("utf-8")
-    return re.sub(r'\n *"provenance": \{[^}]*\},', "", text).encode("utf-8")
+def _without_api_details(raw: bytes) -> bytes:
+    """A case file less what the API says of each answer beside the answer: its record (ids and endpoint differ
+    from one fake server to another) and how its input split into prompt-cache writes and reads (which of the
+    first requests, sent at once, finds the shared prefix already written is a matter of timing)."""
+    text = re.sub(r'\n *"provenance": \{[^}]*\},', "", raw.decode("utf-8"))
+    return re.sub(r'\n *"cache_(creation|read)_input_tokens": \d+,', "", text).encode("utf-8")
 
 
 def result_files(results_dir: Path) -> dict[str, bytes]:
-    """Every case file and the CSV, by name (the manifest differs by its times and paths; the answers' provenance
-    by the fake server that gave them)."""
+    """Every case file and the CSV, by name (the manifest differs by its times and paths; the answers by what the
+    API says beside them: ``_without_api_details``)."""
     [run_dir] = [p for p in results_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files = {p.name: _without_provenance(p.read_bytes()) for p in (run_dir / "cases").glob("*.json")}
+    files = {p.name: _without_api_details(p.read_bytes()) for p in (run_dir / "cases").glob("*.json")}
     files.update({p.name: p.read_bytes() for p in results_dir.glob("*.csv")})
     return files
 

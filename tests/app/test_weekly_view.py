@@ -42,7 +42,8 @@ async def open_gate(pilot) -> str:
     await pilot.press("f4")
     await pilot.pause()
     await pilot.press("g")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, GateScreen), "the stamp check shows its screen")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, GateScreen) and pilot.app.screen.query("#gate-text"),
+                     "the stamp check shows its screen")
     return str(pilot.app.screen.query_one("#gate-text").render())
 
 
