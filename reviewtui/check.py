@@ -12,7 +12,6 @@ Exit codes: 0 no errors (warnings allowed), 2 any error.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Callable
 
@@ -90,4 +89,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from .cli_args import run_module
+
+    run_module("check", main)

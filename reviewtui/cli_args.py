@@ -5,9 +5,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 EXIT_USAGE = 2
+EXIT_CANCELLED = 3  # Ctrl-C, in every subcommand: what was asked did not finish
+
+
+def cancelled_line(command: str) -> str:
+    """What a subcommand says when Ctrl-C stopped it before it finished."""
+    if command == "eval":
+        return "cancelled before the run started: nothing was run or written"
+    return f"reviewtui {command}: cancelled (Ctrl-C) before it finished; run it again"
+
+
+def run_module(command: str, main: Callable[[list[str] | None], int]) -> NoReturn:
+    """``python -m reviewtui.<module>``: ``main``'s exit code, and exit 3 without a traceback on Ctrl-C."""
+    try:
+        code = main(None)
+    except KeyboardInterrupt:
+        print(cancelled_line(command), file=sys.stderr)
+        code = EXIT_CANCELLED
+    exit_from_module(code)
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple[argparse.Namespace | None, int]:

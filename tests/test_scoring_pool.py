@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from reviewtui.runs import records, scoring_pool
 from reviewtui.runs.settings import RunSettings
 from reviewtui.runs.stored import Run
 from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, slow_answer, write_case
+from tests.processes import alive, children
 
 KEY = "fake-anthropic-key-scoring-pool-test-7d2e"
 REPO = Path(__file__).resolve().parents[1]
@@ -62,30 +64,19 @@ def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
             "--concurrency", "4", "--repeats", str(REPEATS)]
 
 
-CACHE_SPLIT = ("cache_creation_input_tokens", "cache_read_input_tokens")
+def _without_api_details(raw: bytes) -> bytes:
+    """A case file less what the API says of each answer beside the answer: its record (ids and endpoint differ
+    from one fake server to another) and how its input split into prompt-cache writes and reads (which of the
+    first requests, sent at once, finds the shared prefix already written is a matter of timing)."""
+    text = re.sub(r'\n *"provenance": \{[^}]*\},', "", raw.decode("utf-8"))
+    return re.sub(r'\n *"cache_(creation|read)_input_tokens": \d+,', "", text).encode("utf-8")
 
 
-def without_the_cache_split(node):
-    """A record with each answer's prompt-cache split (written or read) replaced by its sum.
-
-    Which of the requests in flight at once writes the fake's prompt cache and which read it depends on
-    when each is answered, not on the scoring: the sum is the same in every run, the split is not."""
-    if isinstance(node, dict):
-        out = {k: without_the_cache_split(v) for k, v in node.items() if k not in CACHE_SPLIT}
-        if all(k in node for k in CACHE_SPLIT):
-            out["cache_tokens"] = sum(node[k] for k in CACHE_SPLIT)
-        return out
-    if isinstance(node, list):
-        return [without_the_cache_split(v) for v in node]
-    return node
-
-
-def result_files(results_dir: Path) -> dict[str, object]:
-    """Every case file (its record, less the cache split) and the CSV's bytes, by name (the manifest
-    differs by its times and paths)."""
+def result_files(results_dir: Path) -> dict[str, bytes]:
+    """Every case file and the CSV, by name (the manifest differs by its times and paths; the answers by what the
+    API says beside them: ``_without_api_details``)."""
     [run_dir] = [p for p in results_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files: dict[str, object] = {p.name: without_the_cache_split(json.loads(p.read_bytes()))
-                                for p in (run_dir / "cases").glob("*.json")}
+    files = {p.name: _without_api_details(p.read_bytes()) for p in (run_dir / "cases").glob("*.json")}
     files.update({p.name: p.read_bytes() for p in results_dir.glob("*.csv")})
     return files
 
@@ -214,7 +205,7 @@ def test_sigint_at_the_worker_does_not_stop_it(tmp_path):
 def _sigint_settled(pid: int) -> bool:
     """The worker is past a SIGINT sent to it: held (blocked), ignored, or gone; a handler that caught it may still
     be raising KeyboardInterrupt, so that is not settled until the process ends."""
-    if not _alive(pid):
+    if not alive(pid):
         return True
     fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
     bit = 1 << (signal.SIGINT - 1)
@@ -259,7 +250,7 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
             assert pid is not None
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and _alive(pid):  # gone before the next case is scored
+            while time.monotonic() < deadline and alive(pid):  # gone before the next case is scored
                 time.sleep(0.01)
 
     with serving_in_env(monkeypatch, KEY) as api:
@@ -289,29 +280,30 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
     assert (tmp_path / "r" / PROMPT_VERSION / "manifest.json").exists()
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+def start_pooled_run(api, cases_dir: Path, results_dir: Path, output: int) -> subprocess.Popen:
+    """A real eval process, its own process group (as a terminal's job), whose last three cases hang: it scores
+    the first three in its worker and waits."""
+    for i, case_id in enumerate(ANSWERS):
+        api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+    return subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+                            cwd=REPO, env=env, stdout=output, stderr=output, text=True, start_new_session=True)
+
+
+def landed(results_dir: Path) -> list[Path]:
+    """The case files a running eval has written so far (in its own folder until it ends)."""
+    return list((results_dir / ".work" / PROMPT_VERSION / "cases").glob("*.json"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
 def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, tmp_path, monkeypatch):
     with serving_in_env(monkeypatch, KEY) as api:
-        for i, case_id in enumerate(ANSWERS):
-            api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
-        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
         results_dir = tmp_path / "r"
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
-                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)  # its own process group, as a terminal's job has
+        proc = start_pooled_run(api, cases_dir, results_dir, subprocess.PIPE)
         try:
             case_files = results_dir / PROMPT_VERSION / "cases"
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(list(case_files.glob("*.json"))) < 3:
+            while time.monotonic() < deadline and len(landed(results_dir)) < 3:
                 time.sleep(0.02)
             os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the eval and its scoring worker
             out, err = proc.communicate(timeout=60)
@@ -323,3 +315,29 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
     records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in case_files.glob("*.json")}
     assert set(records) == set(list(ANSWERS)[:3])
     assert "scoring failed" not in json.dumps(records)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
+def test_the_scoring_worker_ends_when_its_run_is_killed(cases_dir, tmp_path, monkeypatch):
+    """kill -9 leaves no clean-up to the run: its scoring worker must notice and end, not live on under PID 1."""
+    with serving_in_env(monkeypatch, KEY) as api:
+        results_dir = tmp_path / "r"
+        proc = start_pooled_run(api, cases_dir, results_dir, subprocess.DEVNULL)
+        workers: list[int] = []
+        try:
+            deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+            while not (len(landed(results_dir)) >= 3 and (workers := children(proc.pid))):
+                assert proc.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+                time.sleep(0.02)
+            proc.kill()
+            proc.wait(timeout=30)
+            deadline = time.monotonic() + 30
+            while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            left = [pid for pid in workers if alive(pid)]
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of its group, so the suite leaves nothing
+            except ProcessLookupError:
+                pass
+    assert workers and not left, f"still running after their parent was killed: {left}"

@@ -44,6 +44,8 @@ from typing import Any, Callable
 from ..caseset.atomic import atomic_write_text
 from ..caseset.snapshot import Snapshot, SnapshotError
 from ..cli_args import parse_args
+from ..keyfile import KeyFileError, parse_hex_key
+from ..paths import inside
 from .redact_words import ROLE_WORDS, VOCABULARY
 
 EXIT_OK = 0
@@ -71,10 +73,6 @@ class RedactError(Exception):
     pass
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 def _holds_cases(folder: Path) -> bool:
     """A folder of case folders (each with an expected.yaml): a case set."""
     try:
@@ -93,7 +91,7 @@ def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
     if case_dir is not None:
         case = case_dir.resolve()
         case_set = case.parent if _holds_cases(case.parent) else case
-        if _inside(resolved, case) or _inside(resolved, case_set):
+        if inside(resolved, case) or inside(resolved, case_set):
             raise RedactError(f"{path}: the key file is inside the case folder {case_dir} or the case set holding it; "
                               "keep it outside, where the case set does not ship it (e.g. --key ~/.reviewtui/redact.key)")
     if any(parent.name == "cases" for parent in resolved.parents):
@@ -118,12 +116,9 @@ def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
         raise RedactError(f"{path}: cannot use the key file ({exc.strerror or exc}); name a file you can read and "
                           "write, outside the case set (e.g. --key ~/.reviewtui/redact.key)") from None
     try:
-        key = bytes.fromhex(text)
-    except ValueError:
-        raise RedactError(f"{path}:1: not a key (expected hex digits); delete it to have a new one made") from None
-    if len(key) < 16:
-        raise RedactError(f"{path}:1: the key is {len(key)} bytes; use at least 16 (delete it to have one made)")
-    return key, created
+        return parse_hex_key(text, path, "delete it to have a new one made"), created
+    except KeyFileError as exc:
+        raise RedactError(str(exc)) from None
 
 
 def _is_id_key(key: str) -> bool:
@@ -376,4 +371,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ..cli_args import run_module
+
+    run_module("redact", main)

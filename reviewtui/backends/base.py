@@ -27,6 +27,9 @@ class CaseOutput:
     cache_creation_input_tokens: int = 0  # of input_tokens: written to the prompt cache (dearer)
     cache_read_input_tokens: int = 0  # of input_tokens: read from the prompt cache (cheaper)
     batch: bool = False  # answered through a Message Batch (priced at the batch discount)
+    # The API's record of the answer (runs/provenance.py): message id, request or batch id, endpoint, request hash.
+    provenance: dict[str, Any] | None = None
+    snapshot_sha256: str | None = None  # the snapshot bytes the answer is about (set by the run that asked)
 
     @property
     def obtained(self) -> bool:
@@ -59,6 +62,16 @@ class BatchStatus:
         return self.processing_status == "ended"
 
 
+@dataclass(frozen=True)
+class ListedBatch:
+    """A batch as the API lists it: enough to tell whether it may be one a killed run asked for."""
+
+    id: str
+    created_at: float  # seconds since the epoch
+    total: int  # its requests, whatever their state
+    ended: bool
+
+
 class BatchError(Exception):
     """A batch that cannot be created, found or read; ``unknown``: the API does not know its id."""
 
@@ -71,7 +84,7 @@ class Backend(abc.ABC):
     """Produces the assistant's output for one case.
 
     A backend with ``supports_batch`` also implements ``prepare``, ``remember``,
-    ``create_batch``, ``batch_status`` and ``batch_results`` (``reviewtui.runs.batch``
+    ``create_batch``, ``batch_status``, ``list_batches`` and ``batch_results`` (``reviewtui.runs.batch``
     drives them).
     """
 
@@ -111,5 +124,7 @@ class BatchBackend(Protocol):
     async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str: ...
 
     async def batch_status(self, batch_id: str) -> BatchStatus: ...
+
+    async def list_batches(self, since: float) -> list[ListedBatch]: ...
 
     def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]: ...

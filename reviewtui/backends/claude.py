@@ -27,13 +27,15 @@ import os
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
+from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, OutputError, build_request, parse_output
 from ..runs.cache import CachedResponse, ResponseCache, cache_key
+from ..runs.provenance import configured_base_url, endpoint_of, public_url, scrub_url_credentials
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
 from ..runs.throttle import AdaptiveLimit
 from ..caseset.untrusted import printable
-from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
+from .base import (BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, ListedBatch,
+                   Prepared)
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -104,15 +106,19 @@ class ClaudeBackend(Backend):
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
         self.limit: AdaptiveLimit | None = None
+        self._base_url = configured_base_url()  # for scrubbing its credentials from errors
         try:
             http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
             self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout,
                                                     max_retries=self.max_retries, http_client=http_client)
         except Exception as exc:  # the SDK's HTTP layer rejects a malformed ANTHROPIC_BASE_URL here
+            shown = public_url(os.environ['ANTHROPIC_BASE_URL']) if os.environ.get('ANTHROPIC_BASE_URL') else 'not set'
             raise BackendUsageError(self._redact(
                 f"cannot set up the Messages API client ({type(exc).__name__}: {exc}); "
-                f"check ANTHROPIC_BASE_URL ({printable(os.environ.get('ANTHROPIC_BASE_URL', 'not set'), one_line=True)})"
+                f"check ANTHROPIC_BASE_URL ({printable(shown, one_line=True)})"
             )) from None
+        # Where the answers come from, recorded with each of them (runs/provenance.py).
+        self.endpoint = endpoint_of(str(self._client.base_url))
 
     def use_limit(self, limit: AdaptiveLimit) -> None:
         """Gate every message attempt (the SDK's retries too) on the run's adaptive limit."""
@@ -131,15 +137,27 @@ class ClaudeBackend(Backend):
             return Prepared(key, request, None)
         self.cache_hits += 1
         output = CaseOutput(case.case_id, hit.text, input_tokens=hit.input_tokens, output_tokens=hit.output_tokens,
-                            stop_reason=hit.stop_reason, cached=True, model=hit.model)
+                            stop_reason=hit.stop_reason, cached=True, model=hit.model,
+                            provenance=dict(hit.provenance) if hit.provenance is not None else None)
         return Prepared(key, request, output)
 
     def remember(self, key: str, output: CaseOutput) -> None:
-        """Keep a successful answer in the response cache (direct and batched alike)."""
-        if output.obtained and self.cache is not None:
-            self.cache.put(key, CachedResponse(text=output.raw_text or "", stop_reason=output.stop_reason,
-                                               input_tokens=output.input_tokens, output_tokens=output.output_tokens,
-                                               model=output.model))
+        """Name the request ``key`` in the answer's provenance, and keep a good answer in the response cache.
+
+        Direct and batched answers alike. An answer that is not JSON of the output schema is not
+        kept: the next run asks for it again instead of reading the same unusable text forever.
+        """
+        if output.provenance is not None:
+            output.provenance["request_sha256"] = key
+        if not output.obtained or self.cache is None:
+            return
+        try:
+            parse_output(output.raw_text or "")
+        except OutputError:
+            return
+        self.cache.put(key, CachedResponse(text=output.raw_text or "", stop_reason=output.stop_reason,
+                                           input_tokens=output.input_tokens, output_tokens=output.output_tokens,
+                                           model=output.model, provenance=output.provenance))
 
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
         prepared = self.prepare(case, repeat)
@@ -154,7 +172,7 @@ class ClaudeBackend(Backend):
         except self._sdk.AnthropicError as exc:
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
-        output = self._case_output(case.case_id, message)
+        output = self._case_output(case.case_id, message, request_id=getattr(message, "_request_id", None))
         # The cache write fsyncs: in a thread, so the loop keeps sending the other cases' requests meanwhile.
         await asyncio.to_thread(self.remember, prepared.key, output)
         return output
@@ -190,18 +208,33 @@ class ClaudeBackend(Backend):
         counts = batch.request_counts
         return BatchStatus(batch.processing_status, {name: getattr(counts, name) for name in BATCH_COUNTS})
 
+    async def list_batches(self, since: float) -> list[ListedBatch]:
+        """The batches the API lists as created at or after ``since`` (seconds since the epoch), newest first."""
+        found = []
+        try:
+            async for batch in self._client.messages.batches.list(limit=100):
+                created = batch.created_at.timestamp()
+                if created < since:
+                    break  # listed newest first: the rest are older
+                counts = batch.request_counts
+                found.append(ListedBatch(batch.id, created, sum(getattr(counts, name) for name in BATCH_COUNTS),
+                                         batch.processing_status == "ended"))
+        except self._sdk.AnthropicError as exc:
+            raise BatchError(self._redact(f"cannot list the batches: {self._describe_error(exc)}")) from None
+        return found
+
     async def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]:
         """Each result line as (custom_id, output); the output's case_id is left to the caller."""
         try:
             lines = await self._client.messages.batches.results(batch_id)
             async for line in lines:
-                yield line.custom_id, self._batch_output(line.result)
+                yield line.custom_id, self._batch_output(line.result, batch_id)
         except self._sdk.AnthropicError as exc:
             raise self._batch_error(batch_id, exc) from None
 
-    def _batch_output(self, result: Any) -> CaseOutput:
+    def _batch_output(self, result: Any, batch_id: str) -> CaseOutput:
         if result.type == "succeeded":
-            output = self._case_output("", result.message)
+            output = self._case_output("", result.message, batch_id=batch_id)
         elif result.type == "errored":
             error = getattr(result.error, "error", None)
             what = f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}".rstrip(": ")
@@ -221,8 +254,13 @@ class ClaudeBackend(Backend):
                               "are past their 29 days, or it belongs to another key or workspace", unknown=True)
         return BatchError(self._redact(f"batch {batch_id}: {self._describe_error(exc)}"))
 
-    def _case_output(self, case_id: str, message: Any) -> CaseOutput:
-        """Turn a Message into the case's output: the text block's JSON, or why there is none."""
+    def _case_output(self, case_id: str, message: Any, *, request_id: str | None = None,
+                     batch_id: str | None = None) -> CaseOutput:
+        """Turn a Message into the case's output: the text block's JSON, or why there is none.
+
+        The output keeps the API's record of it: the message id, the request id of a direct call
+        or the batch of a batched one, and the endpoint (``remember`` adds the request it answers).
+        """
         usage = message.usage
         # The API counts plain input apart from prompt-cache writes and reads; input_tokens
         # is their sum, and the two cache counts are kept so each is priced at its rate.
@@ -255,6 +293,8 @@ class ClaudeBackend(Backend):
             model=message.model,
             cache_creation_input_tokens=cache_write,
             cache_read_input_tokens=cache_read,
+            provenance={"message_id": getattr(message, "id", None), "request_id": request_id, "batch_id": batch_id,
+                        "endpoint": self.endpoint},
         )
 
     def _describe_error(self, exc: Exception) -> str:
@@ -280,7 +320,8 @@ class ClaudeBackend(Backend):
         return f"{type(exc).__name__}: {exc}"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "[ANTHROPIC_API_KEY]")
+        """``text`` without the API key or the credentials of ANTHROPIC_BASE_URL."""
+        return scrub_url_credentials(text.replace(self._api_key, "[ANTHROPIC_API_KEY]"), self._base_url)
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -292,6 +333,7 @@ class ClaudeBackend(Backend):
             "max_tokens": self.max_tokens,
             "timeout_seconds": self.timeout,
             "max_retries": self.max_retries,
+            "endpoint": self.endpoint,
             "cache_dir": str(self.cache.directory) if self.cache is not None else None,
             "cache_reads": bool(self.cache and self.cache.read),
             "api_calls": self.api_calls,  # messages.create calls; the SDK's retries are not counted

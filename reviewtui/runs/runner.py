@@ -29,6 +29,7 @@ from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
+from .provenance import scrub_url_credentials
 from .schedule import RunSchedule
 from .throttle import AdaptiveLimit
 
@@ -127,11 +128,11 @@ def release_long_lived() -> None:
 
 
 def redact_secrets(text: str) -> str:
-    """Never let the API key reach a result file, a log or a message."""
+    """Never let the API key, or credentials in ANTHROPIC_BASE_URL, reach a result file, a log or a message."""
     key = os.environ.get("ANTHROPIC_API_KEY")
     if key and len(key) >= 8 and key in text:
         text = text.replace(key, "[redacted]")
-    return text
+    return scrub_url_credentials(text)
 
 
 class Tally:
@@ -298,6 +299,9 @@ async def run_cases(
             finished.setdefault(case.case_id, {})[repeat] = output
             await schedule.done(index, repeat)
             finisher.submit(case, output, repeat)  # scored off the loop; the worker sends its next request
+            # A backend that computes its answer (the reference auditor) never waits: hand the loop back
+            # once per answer, so a cancel (escape, Ctrl-C) is heard before the next case starts.
+            await asyncio.sleep(0)
 
     backend.use_limit(AdaptiveLimit(workers))  # fewer attempts in flight while the API rate-limits
     finisher = Finisher(on_case_done, tally, on_progress)

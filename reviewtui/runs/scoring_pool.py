@@ -17,6 +17,8 @@ one worker process instead:
   with SIGINT blocked, so Ctrl-C in a terminal (which reaches the whole
   process group) is the run's to handle: the run stops, and the answers that
   came back are still scored in the worker;
+- the worker ends by itself when its run is gone (killed with SIGKILL, no
+  clean-up): it watches its parent's process id;
 - a scoring error is the case's error row, as in process; a worker that dies
   while it works (killed, out of memory) makes that case's error row
   (``scoring failed: the scoring process stopped ...``) and a fresh worker
@@ -34,6 +36,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+import time
 from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
@@ -51,6 +55,8 @@ POOLED_BACKENDS = frozenset({"claude"})
 # Below this many answers, a worker's start-up (a fresh interpreter, about 0.3 s of CPU on the other
 # core) costs more than scoring them here.
 MIN_POOLED_JOBS = 16
+# How often the worker looks whether its run is still there (``_end_with_parent``).
+PARENT_CHECK_SECONDS = 0.5
 
 
 class ScoringPool:
@@ -207,6 +213,7 @@ _CASES: dict[str, Case] = {}
 
 
 def _worker_init() -> None:
+    _end_with_parent(os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # where the mask could not be inherited
     # Nothing the worker could print belongs on the terminal (the app draws on it): what goes wrong
     # in it comes back as the case's error row.
@@ -214,6 +221,23 @@ def _worker_init() -> None:
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
     os.close(quiet)
+
+
+def _end_with_parent(parent: int) -> None:
+    """End this worker when the process that started it is gone.
+
+    A run killed with SIGKILL (or by the out-of-memory killer) shuts nothing down: its worker,
+    perhaps in the middle of a large snapshot, would live on under PID 1 (and multiprocessing's
+    resource tracker with it). A daemon thread watches the parent's id; once the worker has
+    been handed to another parent, it exits at once.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="reviewtui-scoring-parent", daemon=True).start()
 
 
 def _warm() -> None:
