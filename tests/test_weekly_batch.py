@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from reviewtui.runs.batch import BatchRecord, BatchState
 from reviewtui.runs.pricing import estimate_cost
 from reviewtui.runs.run_folder import FolderLock
 from tests.fake_messages_api import answer, api_error, batch_canceled, batch_expired
-from tests.processes import alive, children
+from tests.batch_steps import STEPS, hold_step, kill_at, release_steps, survivors
 from tests.test_weekly import DAY, MADE_UP, account, index_of, weekly
 
 OTHER_DAY = "2026-12-08"
@@ -238,7 +237,6 @@ def test_collected_batches_are_forgotten_after_their_time(tmp_path):
 # quotes no figure, so it is held).
 READY_FIXTURES = ("c01", "c02", "c03", "c04", "c05", "c06", "c07", "c08", "c10")
 MANY = {f"acct{i:02d}": READY_FIXTURES[i % len(READY_FIXTURES)] for i in range(12)}
-STEPS = ("starting", "creating", "waiting", "collecting", "writing reports")
 
 
 def fixture_sources() -> dict[str, str]:
@@ -248,61 +246,21 @@ def fixture_sources() -> dict[str, str]:
     return {name: by_prefix[prefix] for name, prefix in MANY.items()}
 
 
-def at_step(step: str, api, work: Path) -> bool:
-    """Whether the run has reached ``step`` (what the test can see of it: the fake's requests, the files)."""
-    if step == "starting":  # the run's folder is there; the batch is not asked for yet
-        return (work / "weekly.json").exists()
-    if step == "creating":  # the API made the batch; its answer (the id) is held back
-        return bool(api.batches)
-    if step == "waiting":
-        return bool(api.batches) and next(iter(api.batches.values()))["retrieves"] >= 2
-    if step == "collecting":  # the results were asked for; they are held back
-        return any(r.path.endswith("/results") for r in api.requests)
-    if step == "writing reports":  # answers are being scored and their reports written
-        return any(work.glob("accounts/*/report.md"))
-    raise ValueError(step)
-
-
-def kill_at(step: str, argv: list[str], env: dict[str, str], api, work: Path) -> list[int]:
-    """Run ``reviewtui weekly`` in a real process, SIGKILL it at ``step``; its processes at that moment."""
-    proc = subprocess.Popen([sys.executable, "-m", "reviewtui", *argv], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 90  # a guard against hanging the suite, not a speed assertion
-        while not at_step(step, api, work):
-            assert proc.poll() is None and time.monotonic() < deadline, \
-                f"the run ended before {step}: " + proc.communicate()[1][-2000:]
-            time.sleep(0.001)
-        started = [proc.pid, *children(proc.pid)]
-        proc.kill()  # SIGKILL: no clean-up of any kind
-        proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return started
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the run's processes")
 @pytest.mark.parametrize("step", STEPS)
 def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(step, stamp_kit, api, stamped,
                                                                                 capsys):
     accounts = stamped / "accounts"
     markers = ready_accounts(stamp_kit, accounts, fixture_sources())
-    api.batch_polls = 0 if step in ("collecting", "writing reports") else None
-    api.create_batch_delay = 60.0 if step == "creating" else 0.0
-    api.results_delay = 60.0 if step == "collecting" else 0.0
+    hold_step(api, step)
     api.clear_requests()
     argv = ["weekly", str(accounts), "--date", DAY, "--timeout", "5", "--max-retries", "0", *BATCH]
     work = stamped / "results" / "weekly" / ".work" / DAY
-    started = kill_at(step, argv, {**os.environ, **stamp_kit.env()}, api, work)
-    deadline = time.monotonic() + 30
-    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [pid for pid in started if alive(pid)], "a process of the killed run lives on"
+    started = kill_at(step, argv, env={**os.environ, **stamp_kit.env()}, cwd=stamped, api=api, work=work)
+    assert not survivors(started), "a process of the killed run lives on"
     assert not (stamped / "results" / "weekly" / DAY).exists()  # a killed run never took the folder's place
 
-    api.create_batch_delay = api.results_delay = 0.0
-    api.end_batches()
+    release_steps(api)
     assert weekly(accounts, "--date", DAY, *BATCH) == 0, capsys.readouterr().err
     assert len(api.batches_created()) == 1  # the rerun found the batch the killed run made, or made the only one
     assert sorted(r.marker for r in batch_items(api)) == sorted(markers.values())  # each request paid once

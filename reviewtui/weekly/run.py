@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..assistant import OutputError, parse_output
-from ..caseset.atomic import atomic_write_text
+from ..caseset.atomic import atomic_write_text, staged_write_text, sync_tree
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
@@ -326,6 +326,7 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
                                   cancel=cancel, accounts_dir=accounts_dir, write_account_files=write_account_files,
                                   write_index=write_index, batch=batch, batch_state=state, on_note=on_note)
         _carry_reviewed(paths, work)
+        sync_tree(staged.work)  # written plainly as the accounts finished: durable now, before it is the run
         staged.swap_in()
     finally:
         if batch_lock is not None:
@@ -347,7 +348,7 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
               "backend": backend.name, "backend_details": backend.describe(), "concurrency": concurrency,
               "batch": batch is not None, "reference": reference.describe() if reference is not None else None}
     run = WeeklyRun(work, {**header, "status": "running"})
-    atomic_write_text(work.manifest, _json_text(run.manifest))
+    staged_write_text(work.manifest, _json_text(run.manifest))
 
     by_name = {a.name: a for a in accounts}
     for account in accounts:
@@ -384,7 +385,7 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
                         "usage": usage_of(outcome.progress if outcome is not None else None),
                         "counts": counts(run.results),
                         "accounts": [{k: r[k] for k in ("account", "status", "reason")} for r in run.results.values()]}
-        atomic_write_text(work.manifest, _json_text(run.manifest))
+        staged_write_text(work.manifest, _json_text(run.manifest))
         write_index(work, run.results, run.manifest)
 
     try:
@@ -418,7 +419,7 @@ def _carry_reviewed(previous: WeeklyPaths, work: WeeklyPaths) -> None:
         except OSError:
             continue
     if kept:
-        atomic_write_text(work.reviewed, _json_text(dict(sorted(kept.items()))))
+        staged_write_text(work.reviewed, _json_text(dict(sorted(kept.items()))))
 
 
 # --------------------------------------------------------------------------
