@@ -352,8 +352,9 @@ async def _collect(backend: BatchBackend, state: BatchState, batch: BatchRecord,
         key = str(entry.get("key"))
         # Kept whoever asks now: the batch is marked collected below, so an answer this run no longer
         # asks for (answered meanwhile, or the request of another run that shares the state file) would
-        # otherwise be paid for and never read.
-        backend.remember(key, output)
+        # otherwise be paid for and never read. The cache write (fsynced) in a thread: meanwhile the loop
+        # records the answers read before this one.
+        await asyncio.to_thread(backend.remember, key, output)
         job = pending.pop(key, None)
         if job is None:
             continue
