@@ -2,7 +2,7 @@
 
 Each check is ``(case_set) -> list[Problem]``:
 
-- ``check_mix``: counts of cases by kind against the planned 30 ordinary,
+- ``check_mix``: counts of cases by kind against the planned 31 ordinary,
   10 broken_data, 5 clean, 5 trap. A count that differs is an error on the
   shipped set (``cases/`` beside the package) and a warning on any other
   ``--cases`` folder, so a scratch set can be checked without failing.
@@ -30,7 +30,7 @@ from .. import taxonomy
 from .cases import Case, CaseSet, Problem
 from .writeup import WriteupError, read_writeup
 
-PLANNED_MIX = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
+PLANNED_MIX = {"ordinary": 31, "broken_data": 10, "clean": 5, "trap": 5}
 SHIPPED_CASES = Path(__file__).resolve().parents[2] / "cases"
 WRITEUP_SUFFIX = ".md"
 WRITEUP_SNAPSHOT_SUFFIX = ".snapshot.json"
@@ -53,7 +53,7 @@ def mix_counts(case_set: CaseSet) -> Counter:
 
 
 def mix_summary(case_set: CaseSet) -> str:
-    """``ordinary 30/30, broken_data 10/10, clean 5/5, trap 5/5`` (found/planned)."""
+    """``ordinary 31/31, broken_data 10/10, clean 5/5, trap 5/5`` (found/planned)."""
     counts = mix_counts(case_set)
     return ", ".join(f"{kind} {counts.get(kind, 0)}/{planned}" for kind, planned in PLANNED_MIX.items())
 

@@ -51,7 +51,7 @@ def test_mix_off_plan_is_a_warning_on_another_case_set(tmp_path, capsys):
     write_case(tmp_path, "c02-b", kind="clean")
     code, out = run_check(tmp_path, capsys)
     assert code == 0
-    assert "warning: case mix ordinary 1/30, broken_data 0/10, clean 1/5, trap 0/5" in out
+    assert "warning: case mix ordinary 1/31, broken_data 0/10, clean 1/5, trap 0/5" in out
     assert "(another case set: a warning only)" in out
 
 
@@ -59,7 +59,7 @@ def test_mix_off_plan_is_an_error_on_the_shipped_set(tmp_path):
     write_case(tmp_path, "c01-a")
     problems = cc.check_mix(load_case_set(tmp_path / "cases"), shipped=True)
     assert [p.severity for p in problems] == ["error"]
-    assert "1 ordinary where 30 are planned" in problems[0].message
+    assert "1 ordinary where 31 are planned" in problems[0].message
 
 
 def test_mix_on_plan_reports_nothing(tmp_path):
@@ -70,7 +70,7 @@ def test_mix_on_plan_reports_nothing(tmp_path):
             write_case(tmp_path, f"c{n:02d}-x", kind=kind)
     case_set = load_case_set(tmp_path / "cases")
     assert cc.check_mix(case_set, shipped=True) == []
-    assert cc.mix_summary(case_set) == "ordinary 30/30, broken_data 10/10, clean 5/5, trap 5/5"
+    assert cc.mix_summary(case_set) == "ordinary 31/31, broken_data 10/10, clean 5/5, trap 5/5"
 
 
 def test_writeup_snapshot_must_be_byte_identical(tmp_path, capsys):

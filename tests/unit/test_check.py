@@ -111,5 +111,5 @@ def test_run_checks_sorts_by_file_and_line():
 def test_the_mix_report_is_printed_whatever_the_verdict(capsys):
     assert check.main(["--cases", str(FIXTURE_CASES)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert "case mix (found/planned): ordinary 4/30, broken_data 2/10, clean 2/5, trap 2/5; 0 case(s) built from write-ups" in out
+    assert "case mix (found/planned): ordinary 4/31, broken_data 2/10, clean 2/5, trap 2/5; 0 case(s) built from write-ups" in out
     assert out[-1].startswith("10 case(s) checked:")
