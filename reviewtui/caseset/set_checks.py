@@ -61,7 +61,7 @@ def mix_counts(case_set: CaseSet) -> Counter:
 
 
 def mix_summary(case_set: CaseSet) -> str:
-    """``ordinary 30/30, broken_data 10/10, clean 5/5, trap 5/5`` (found/planned)."""
+    """``ordinary 31/31, broken_data 10/10, clean 5/5, trap 5/5`` (found/planned)."""
     counts = mix_counts(case_set)
     return ", ".join(f"{kind} {counts.get(kind, 0)}/{planned}" for kind, planned in PLANNED_MIX.items())
 
