@@ -42,8 +42,8 @@ from .runs.records import CaseRecord
 from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
 from .runs.ci_reports import colour_summary, summary_json, use_colour, write_junit
-from .runs.runner import Progress, cancel_on_sigint, run_cases
-from .runs.scoring_pool import scoring_for_run
+from .runs.runner import Progress, cancel_on_sigint, run_cases, skip_collection_at_exit
+from .runs.scoring_pool import ScoringPool, scoring_for_run, start_pool
 from .runs.stored import Run
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
@@ -101,11 +101,15 @@ def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
 
 async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSettings, *,
                      on_progress: Callable[[Progress], None] | None = None,
-                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None) -> str:
+                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None,
+                     pool: ScoringPool | None = None) -> str:
     """Run the backend over the recorder's cases; returns the run status. Does not close the backend.
 
     With ``settings.batch``, through a Message Batch whose id is kept in the run folder's
-    batch.json; ``on_note`` hears what the wait for it says.
+    batch.json; ``on_note`` hears what the wait for it says. Otherwise the backend plans the
+    run first (``Backend.plan``: the requests built, the response cache read), and only a run
+    with requests to send loads what sending needs (``Backend.connect``: the SDK) and scores in
+    a worker process; ``pool``: that worker, started already (``scoring_pool.start_pool``).
     """
 
     def progress(p: Progress) -> None:
@@ -120,7 +124,10 @@ async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSetti
                                   on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     else:
         pending = recorder.pending_cases()
-        with scoring_for_run(recorder, backend, len(pending) * settings.repeats):
+        requests = backend.plan(pending, settings.repeats)
+        with scoring_for_run(recorder, requests, pool):
+            if requests:
+                backend.connect()
             outcome = await run_cases(pending, backend, concurrency=settings.concurrency,
                                       repeats=settings.repeats, on_progress=progress, cancel=cancel,
                                       on_case_done=recorder.case_done)
@@ -310,8 +317,10 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     args, code = parse_args(parser, argv)
     if args is None:
         return code
+    skip_collection_at_exit()
 
     info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
+    pool: ScoringPool | None = None
     try:
         settings = settings_from_args(args)
         if args.estimate:
@@ -345,11 +354,15 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
                 BatchState.load(RunPaths(settings.results_dir, assistant.PROMPT_VERSION).run_dir / STATE_FILE)
             except BatchStateError as exc:
                 raise UsageError(str(exc)) from None
+        else:
+            pool = _connect_for(backend, case_set, settings)
         recorder = prepare_run(case_set, backend, settings)
     except (UsageError, ResultsError, OSError) as exc:
         message = (f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
                    if isinstance(exc, OSError) else str(exc))
         print(printable(f"reviewtui eval: {message}"), file=sys.stderr)
+        if pool is not None:
+            pool.close()
         if backend is not None:
             asyncio.run(backend.aclose())
         return EXIT_USAGE
@@ -360,7 +373,7 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
           f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
     status = "cancelled"
     try:
-        status = asyncio.run(_run_until_interrupted(recorder, backend, settings))
+        status = asyncio.run(_run_until_interrupted(recorder, backend, settings, pool))
     except KeyboardInterrupt:
         status = "cancelled"
     finally:
@@ -462,16 +475,34 @@ def _print_note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings) -> str:
+async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings,
+                                 pool: ScoringPool | None) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
     try:
         with cancel_on_sigint(cancel):
             return await record_run(recorder, backend, settings,
                                     on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
-                                    on_note=_print_note)
+                                    on_note=_print_note, pool=pool)
     finally:
         await backend.aclose()
+
+
+def _connect_for(backend: Backend, case_set: CaseSet, settings: RunSettings) -> ScoringPool | None:
+    """Before the results folder is touched: plan the run and, when it has requests to send, start the
+    scoring worker and then load the SDK (its import overlaps the worker's start-up on the other core;
+    a malformed ANTHROPIC_BASE_URL is a usage error here). Returns the worker, if one was started."""
+    requests = backend.plan(case_set.cases, settings.repeats)
+    if not requests:
+        return None
+    pool = start_pool(requests)
+    try:
+        backend.connect()
+    except BackendUsageError as exc:
+        if pool is not None:
+            pool.close()
+        raise UsageError(str(exc)) from None
+    return pool
 
 
 if __name__ == "__main__":

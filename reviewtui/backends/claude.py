@@ -8,9 +8,12 @@
   fails comes back as a ``CaseOutput`` with ``error`` set, never raised.
 - Successful responses go to the content-addressed ``ResponseCache``; a
   rerun asks the cache first, so a finished case is never paid for twice.
-- anthropic is imported only here, and only when the backend is built:
-  the SDK takes about a second to import and the headless core must not
-  pay for it.
+- anthropic is imported only here, and only when a request is due
+  (``connect``, or the first request, batch or token count): the SDK takes
+  about a second to import, the headless core must not pay for it, and
+  neither must a rerun whose every answer is in the response cache.
+  ``plan`` prepares a run's requests before it starts and says how many
+  the cache cannot answer.
 
 Options (``create_backend("claude", ...)``; ``None`` means the default):
 ``model`` (``claude-sonnet-5-5``), ``max_tokens`` (20000, thinking included), ``cache_dir``
@@ -25,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
 from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
 from ..runs.cache import CachedResponse, ResponseCache, cache_key
@@ -34,6 +37,9 @@ from ..caseset.snapshot import Snapshot
 from ..runs.throttle import AdaptiveLimit
 from ..caseset.untrusted import printable
 from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
+
+if TYPE_CHECKING:
+    import anthropic
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -100,21 +106,45 @@ class ClaudeBackend(Backend):
         self.batch_requests = 0
         self._run_wide_error: str | None = None
 
-        import anthropic  # deferred: only a claude run pays for the SDK import
+        self.limit: AdaptiveLimit | None = None
+        self._sdk: Any = None  # the anthropic module, once a request is due (connect)
+        self._connection: anthropic.AsyncAnthropic | None = None  # the SDK's client, likewise
+        self._planned: dict[tuple[str, int], Prepared] = {}  # plan's work, taken by run
 
-        self._sdk = anthropic
+    def connect(self) -> None:
+        """Import the SDK and build its client, once. Raises BackendUsageError for a malformed ANTHROPIC_BASE_URL.
+
+        The eval calls it before its run's first request (``plan`` found requests to send), so the
+        import is not paid on the event loop while requests wait; anything that needs the client
+        calls it too.
+        """
+        if self._connection is not None:
+            return
+        import anthropic  # deferred: only a claude run that sends something pays for the SDK import
+
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
-        self.limit: AdaptiveLimit | None = None
         try:
             http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
-            self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout,
-                                                    max_retries=self.max_retries, http_client=http_client)
+            self._connection = anthropic.AsyncAnthropic(api_key=self._api_key, timeout=self.timeout,
+                                                        max_retries=self.max_retries, http_client=http_client)
         except Exception as exc:  # the SDK's HTTP layer rejects a malformed ANTHROPIC_BASE_URL here
             raise BackendUsageError(self._redact(
                 f"cannot set up the Messages API client ({type(exc).__name__}: {exc}); "
                 f"check ANTHROPIC_BASE_URL ({printable(os.environ.get('ANTHROPIC_BASE_URL', 'not set'), one_line=True)})"
             )) from None
+        self._sdk = anthropic
+
+    @property
+    def _client(self) -> anthropic.AsyncAnthropic:
+        self.connect()
+        assert self._connection is not None
+        return self._connection
+
+    @property
+    def connected(self) -> bool:
+        """Whether the SDK was loaded (a run answered from the cache never loads it)."""
+        return self._connection is not None
 
     def use_limit(self, limit: AdaptiveLimit) -> None:
         """Gate every message attempt (the SDK's retries too) on the run's adaptive limit."""
@@ -136,6 +166,22 @@ class ClaudeBackend(Backend):
                             stop_reason=hit.stop_reason, cached=True, model=hit.model)
         return Prepared(key, request, output)
 
+    def plan(self, cases: Sequence[Case], repeats: int) -> int:
+        """Prepare every (case, repeat) of a run now, before its first request; how many need a request.
+
+        ``run`` takes each one prepared here instead of preparing it again, so building the
+        requests and reading the cache is done before the run starts, not between its requests.
+        Planning the same (case, repeat) again keeps what was prepared.
+        """
+        due = 0
+        for case in cases:
+            for repeat in range(repeats):
+                prepared = self._planned.get((case.case_id, repeat))
+                if prepared is None:
+                    prepared = self._planned[(case.case_id, repeat)] = self.prepare(case, repeat)
+                due += prepared.cached is None
+        return due
+
     def remember(self, key: str, output: CaseOutput) -> None:
         """Keep a successful answer in the response cache (direct and batched alike)."""
         if output.obtained and self.cache is not None:
@@ -144,15 +190,16 @@ class ClaudeBackend(Backend):
                                                model=output.model))
 
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
-        prepared = self.prepare(case, repeat)
+        prepared = self._planned.pop((case.case_id, repeat), None) or self.prepare(case, repeat)
         if prepared.cached is not None:
             return prepared.cached
         if self._run_wide_error is not None:
             return CaseOutput(case.case_id, None, error=self._run_wide_error, model=self.model)
 
+        client = self._client  # outside the try: a client that cannot be built raises its own BackendUsageError
         self.api_calls += 1
         try:
-            message = await self._client.messages.create(**prepared.request)
+            message = await client.messages.create(**prepared.request)
         except self._sdk.AnthropicError as exc:
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
@@ -164,8 +211,9 @@ class ClaudeBackend(Backend):
     async def count_tokens(self, request: dict[str, Any]) -> int:
         """Input tokens of a request, from the API's token-counting endpoint (no message is made)."""
         params = {k: v for k, v in request.items() if k != "max_tokens"}
+        client = self._client
         try:
-            counted = await self._client.messages.count_tokens(**params)
+            counted = await client.messages.count_tokens(**params)
         except self._sdk.AnthropicError as exc:
             raise BackendUsageError(self._redact(f"token counting failed: {self._describe_error(exc)}")) from None
         return counted.input_tokens
@@ -174,8 +222,9 @@ class ClaudeBackend(Backend):
 
     async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
         """Send (custom_id, request) pairs as one Message Batch; its id. BatchError when refused."""
+        client = self._client
         try:
-            batch = await self._client.messages.batches.create(
+            batch = await client.messages.batches.create(
                 # build_request's dict is the Messages API body (its shape is checked against the fake API)
                 requests=[{"custom_id": custom_id, "params": params} for custom_id, params in requests])  # type: ignore[typeddict-item]
         except self._sdk.AnthropicError as exc:
@@ -185,8 +234,9 @@ class ClaudeBackend(Backend):
         return batch.id
 
     async def batch_status(self, batch_id: str) -> BatchStatus:
+        client = self._client
         try:
-            batch = await self._client.messages.batches.retrieve(batch_id)
+            batch = await client.messages.batches.retrieve(batch_id)
         except self._sdk.AnthropicError as exc:
             raise self._batch_error(batch_id, exc) from None
         counts = batch.request_counts
@@ -194,8 +244,9 @@ class ClaudeBackend(Backend):
 
     async def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]:
         """Each result line as (custom_id, output); the output's case_id is left to the caller."""
+        client = self._client
         try:
-            lines = await self._client.messages.batches.results(batch_id)
+            lines = await client.messages.batches.results(batch_id)
             async for line in lines:
                 yield line.custom_id, self._batch_output(line.result)
         except self._sdk.AnthropicError as exc:
@@ -285,7 +336,9 @@ class ClaudeBackend(Backend):
         return text.replace(self._api_key, "[ANTHROPIC_API_KEY]")
 
     async def aclose(self) -> None:
-        await self._client.close()
+        self._planned.clear()
+        if self._connection is not None:
+            await self._connection.close()
 
     def describe(self) -> dict[str, Any]:
         return {
