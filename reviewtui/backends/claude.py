@@ -110,6 +110,7 @@ class ClaudeBackend(Backend):
         self._sdk: Any = None  # the anthropic module, once a request is due (connect)
         self._connection: anthropic.AsyncAnthropic | None = None  # the SDK's client, likewise
         self._planned: dict[tuple[str, int], Prepared] = {}  # plan's work, taken by run
+        self._writes: set[asyncio.Future[None]] = set()  # response-cache writes still going
 
     def connect(self) -> None:
         """Import the SDK and build its client, once. Raises BackendUsageError for a malformed ANTHROPIC_BASE_URL.
@@ -204,9 +205,19 @@ class ClaudeBackend(Backend):
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
         output = self._case_output(case.case_id, message)
-        # The cache write fsyncs: in a thread, so the loop keeps sending the other cases' requests meanwhile.
-        await asyncio.to_thread(self.remember, prepared.key, output)
+        self._remember_in_background(prepared.key, output)
         return output
+
+    def _remember_in_background(self, key: str, output: CaseOutput) -> None:
+        """The cache write (a file and a folder fsync, a few milliseconds) in a thread, not awaited here.
+
+        The worker that got this answer sends its next request at once instead of waiting for the
+        disk; ``aclose`` waits for every write still going, and so does the end of ``asyncio.run``
+        (it joins the threads), so a run that ends or is interrupted keeps every answer it got.
+        """
+        write = asyncio.ensure_future(asyncio.to_thread(self.remember, key, output))
+        self._writes.add(write)
+        write.add_done_callback(self._writes.discard)
 
     async def count_tokens(self, request: dict[str, Any]) -> int:
         """Input tokens of a request, from the API's token-counting endpoint (no message is made)."""
@@ -337,6 +348,8 @@ class ClaudeBackend(Backend):
 
     async def aclose(self) -> None:
         self._planned.clear()
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
         if self._connection is not None:
             await self._connection.close()
 
