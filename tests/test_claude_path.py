@@ -171,8 +171,8 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     finished = {"c01-good", "c02-thinking"}
     try:
         deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
-        # Wait for the two cases' result files (written as each case lands), not for their cached answers:
-        # an answer is cached before its case is scored and recorded.
+        # Wait for the two cases' result files (written as each case lands): their answers are in the
+        # response cache by the time the interrupted process ends (its cache writes are waited for).
         while not (api.count("ACCT-0003") == 1 and {p.stem for p in results.glob("*/cases/*.json")} >= finished):
             assert proc.poll() is None and time.monotonic() < deadline, "the run ended or stalled before Ctrl-C"
             time.sleep(0.05)
