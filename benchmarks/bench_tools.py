@@ -228,8 +228,7 @@ class Inspect(Tool):
                  cases: list[tuple[str, str]]) -> None:
         super().__init__(work, api, concurrency)
         self.binary = binary
-        self.env.update(INSPECT_CACHE_DIR=str(work / "cache"), INSPECT_LOG_DIR=str(work / "logs"),
-                        INSPECT_TELEMETRY="false")
+        self.env.update(INSPECT_CACHE_DIR=str(work / "cache"), INSPECT_LOG_DIR=str(work / "logs"))
         (work / "cases.json").write_text(json.dumps({"system": assistant.system_prompt(), "cases": cases}),
                                          encoding="utf-8")
         (work / "task.py").write_text(INSPECT_TASK, encoding="utf-8")

@@ -23,17 +23,12 @@ from reviewtui.eval import main
 from reviewtui.runs import records, score_cache
 from reviewtui.scoring.score import CaseScore
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
+from tests.test_scoring_pool import ANSWERS as POOL_ANSWERS
 
 KEY = "fake-anthropic-key-rerun-cost-test-5b8a"
 REPO = Path(__file__).resolve().parents[1]
-ANSWERS = {
-    "c01-found": findings_json("tracking.conversions_stopped"),
-    "c02-missed": findings_json("summary.no_material_issues"),
-    "c03-made-up": json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": "111",
-                                              "claim": "Conversions stopped.",
-                                              "evidence": "Spend was $48,213.77 on 2025-03-09 with 0 conversions.",
-                                              "severity": "high"}]}),
-}
+# Three of the scoring-pool test's answers: one found, one missed, one with a figure the rows do not hold.
+ANSWERS = {case_id: POOL_ANSWERS[case_id] for case_id in ("c01-found", "c02-missed", "c03-made-up")}
 
 
 @pytest.fixture(autouse=True)
