@@ -328,6 +328,10 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
         elif backend is None:
             name, why = settings.chosen_backend()
             print(why, file=info, flush=True)
+            if name == "claude" and _requests_sure_to_be_sent(settings):
+                from .backends.claude import preload_sdk
+
+                preload_sdk()
         else:
             print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
         case_set, problems = check.validate(settings.cases_dir)
@@ -486,6 +490,29 @@ async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settin
                                     on_note=_print_note, pool=pool)
     finally:
         await backend.aclose()
+
+
+def _requests_sure_to_be_sent(settings: RunSettings) -> bool:
+    """Before the case set is read: fewer stored answers than the run's requests (or --no-cache), so at
+    least one request will go out and the SDK is worth loading already. A folder that may answer
+    everything says no: a rerun from the cache must not pay for the import."""
+    if settings.batch:
+        return False
+    if not settings.use_cache:
+        return True
+    from .caseset.cases import case_dirs
+    from .runs.cache import default_cache_dir
+
+    try:
+        jobs = sum(1 for _ in case_dirs(settings.cases_dir)) * settings.repeats
+    except OSError:
+        return False  # the check of the case set says what is wrong
+    try:
+        with os.scandir(default_cache_dir(settings.results_dir)) as stored:
+            answers = sum(1 for _ in stored)
+    except OSError:
+        answers = 0  # no cache folder yet
+    return answers < jobs
 
 
 def _connect_for(backend: Backend, case_set: CaseSet, settings: RunSettings) -> ScoringPool | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -65,10 +66,17 @@ def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
             "--concurrency", "4", "--repeats", str(REPEATS)]
 
 
+# How an answer's input tokens split between prompt-cache writes and reads depends on which of the first
+# concurrent requests reached the fake before another's answer had cached the shared prefix: timing, not scoring.
+PROMPT_CACHE_SPLIT = re.compile(rb'"cache_(creation|read)_input_tokens": \d+')
+
+
 def result_files(results_dir: Path) -> dict[str, bytes]:
-    """Every case file and the CSV, by name (the manifest differs by its times and paths)."""
+    """Every case file and the CSV, by name (the manifest differs by its times and paths), less the
+    prompt-cache split of each answer's input tokens."""
     [run_dir] = [p for p in results_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files = {p.name: p.read_bytes() for p in (run_dir / "cases").glob("*.json")}
+    files = {p.name: PROMPT_CACHE_SPLIT.sub(rb'"cache_\1_input_tokens": -1', p.read_bytes())
+             for p in (run_dir / "cases").glob("*.json")}
     files.update({p.name: p.read_bytes() for p in results_dir.glob("*.csv")})
     return files
 

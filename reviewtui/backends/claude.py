@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
@@ -368,6 +370,31 @@ class ClaudeBackend(Backend):
             **({"batches_created": self.batches_created, "batch_requests": self.batch_requests}
                if self.batches_created else {}),
         }
+
+
+def preload_sdk() -> None:
+    """Start importing the SDK in a background thread, for a run sure to send a request.
+
+    The eval calls it before it checks the case set, so the import (about a second) and the
+    check share the start-up instead of following each other: parts of both wait on the disk,
+    and on a busy machine the two threads get more of it. ``connect`` imports the module as
+    usual, waiting for this import to finish if it has not; an import that failed here is
+    simply tried again there, where its error is reported.
+    """
+    global _preloading
+    if _preloading is None and "anthropic" not in sys.modules:
+        _preloading = threading.Thread(target=_import_sdk, name="reviewtui-sdk-import", daemon=True)
+        _preloading.start()
+
+
+def _import_sdk() -> None:
+    try:
+        import anthropic  # noqa: F401
+    except Exception:  # noqa: BLE001 - connect() imports it again and reports what is wrong
+        pass
+
+
+_preloading: threading.Thread | None = None
 
 
 def _load_transport() -> type:
