@@ -246,8 +246,13 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
     )
 
 
-def make_backend(name: str, settings: RunSettings) -> Backend:
-    """Build the named backend from the settings. Raises UsageError."""
+def make_backend(name: str, settings: RunSettings, *, connect: bool = True) -> Backend:
+    """Build the named backend from the settings. Raises UsageError.
+
+    ``connect``: load what sending requests needs now (the claude backend: the SDK and its client,
+    where a malformed ANTHROPIC_BASE_URL is found). ``reviewtui eval`` passes False and connects
+    only when its run has requests to send, so a rerun answered from the cache never loads the SDK.
+    """
     if name != "claude":
         for flag in settings.claude_options_set():
             print(f"note: {flag} applies to the claude backend only; ignored", file=sys.stderr)
@@ -263,7 +268,10 @@ def make_backend(name: str, settings: RunSettings) -> Backend:
                    "cache_dir": default_cache_dir(settings.results_dir), "use_cache": settings.use_cache,
                    "timeout": settings.timeout, "max_retries": settings.max_retries}
     try:
-        return create_backend(name, **options)
+        backend = create_backend(name, **options)
+        if connect:
+            backend.connect()
+        return backend
     except BackendUsageError as exc:
         raise UsageError(str(exc)) from None
 
@@ -350,7 +358,7 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
         if args.estimate:
             return _print_estimate(case_set, settings, backend, as_json=args.format == "json")
         if backend is None:
-            backend = make_backend(name, settings)
+            backend = make_backend(name, settings, connect=settings.batch)  # a direct run connects once it knows it sends
         if settings.batch:
             if not backend.supports_batch:
                 raise UsageError(f"--batch needs the claude backend (Message Batches), not {backend.name}")
