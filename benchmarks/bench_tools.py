@@ -300,7 +300,11 @@ def main() -> None:
             print(f"{tool.name}: first run {first.wall:.2f} s, {first.requests} requests, exit {first.code} (untimed)")
         cold: dict[str, list[Timing]] = {t.name: [] for t in tools}
         warm: dict[str, list[Timing]] = {t.name: [] for t in tools}
+        sdk: list[float] = []  # the floor of a claude run's start-up on this machine, in this sitting
         for _ in range(args.runs):
+            started = time.monotonic()
+            subprocess.run([sys.executable, "-c", "import anthropic"], check=True)
+            sdk.append(time.monotonic() - started)
             for tool in tools:
                 tool.fresh()
                 cold[tool.name].append(tool.run())
@@ -323,6 +327,12 @@ def main() -> None:
         print(f"    runs: cold {', '.join(f'{t.wall:.2f}' for t in c)}; warm {', '.join(f'{t.wall:.2f}' for t in w)}; "
               f"request phase {', '.join(f'{s:.2f}' for s in spans if s is not None)}; "
               f"requests {sorted({t.requests for t in c})}; exit codes {sorted({t.code for t in c + w})}")
+    print(f"python -c 'import anthropic' (a whole process, the SDK import alone): median {statistics.median(sdk):.2f} s "
+          f"(runs: {', '.join(f'{x:.2f}' for x in sdk)})")
+    if "reviewtui" in cold:
+        starts = [t.start for t in cold["reviewtui"] if t.start is not None]
+        if starts:
+            print(f"reviewtui start to first request beyond that: {statistics.median(starts) - statistics.median(sdk):.2f} s")
     if "reviewtui" in cold and len(cold) > 1:
         ours = statistics.median(t.wall for t in cold["reviewtui"])
         ours_warm = statistics.median(t.wall for t in warm["reviewtui"])
