@@ -151,6 +151,8 @@ def _period(files: list[FileRows], settings: Settings) -> Period:
         raise InputError(files[0].path, 1, f"the export covers {start} to {end} ({days} days, from {source}); a "
                          "snapshot is one month of an account, and an audit over several months reads their changes "
                          f"as faults: {offer}--start and --end for the period to audit")
+    if kind == "rows":
+        _refuse_unstated_range(files, start, end)
     notes: list[str] = []
     as_of = settings.as_of or end + timedelta(days=1)
     if settings.as_of is None and kind != "month":
@@ -162,6 +164,48 @@ def _period(files: list[FileRows], settings: Settings) -> Period:
                          "otherwise)")
     last_complete = min(end, as_of - timedelta(days=1))
     return Period(start, end, as_of, last_complete, source, kind, cut, notes)
+
+
+def _refuse_unstated_range(files: list[FileRows], start: date, end: date) -> None:
+    """A period read from the rows alone is the export's only when it is a whole month.
+
+    Without a range of its own (a range line, Meta's summary row) an export cut at a line break,
+    and an account that stopped before the range ended, both look like a shorter period: the
+    stop, and the cut, would vanish. The user names the range.
+    """
+    unreadable = next((f for f in files if f.unreadable_range), None)
+    if unreadable is not None:
+        line, text = unreadable.unreadable_range  # type: ignore[misc]
+        raise InputError(unreadable.path, line, f"{text!r} looks like the export's date range, but the import cannot "
+                         "read it (the languages it reads are in docs/cases.md, 'The period'); pass --start and --end "
+                         "with the range it names (YYYY-MM-DD)")
+    if start.day == 1 and end == _month_bounds(start)[1]:
+        return
+    raise InputError(files[0].path, 1, f"the export names no date range (no date-range line above the header, no "
+                     f"summary row, rows whose reporting dates are their own day) and its rows run {start} to {end}, "
+                     "not a whole month: a file cut short, or an account that stopped before the range ended, would "
+                     "look the same; pass --start and --end with the range you exported (or --month YYYY-MM), or "
+                     "export again with the summary row (Meta: 'Include summary row') or the date-range line")
+
+
+def refuse_cut_rows(files: list[FileRows], settings: Settings) -> None:
+    """A range the export states, rows ending before it, and no total confirming them: a cut file.
+
+    A file cut at a line break reads whole; its range line or summary row still names the range.
+    A real stop of the whole account shows the same rows, and a total over every row that agrees
+    with them tells the two apart (or the user's --start/--end).
+    """
+    if settings.month or settings.start or settings.end:
+        return
+    for f in files:
+        if f.period is None or f.days is None or f.days[1] >= f.period[1] or f.totals_verified:
+            continue
+        start, end = f.period
+        raise InputError(f.path, f.period_line or 1, f"the export's range runs {start} to {end} ({f.period_source}), "
+                         f"but its rows end on {f.days[1]} and no total row over every row confirms them: the file "
+                         "looks cut off (a download stopped at a line break); download the report again. If the file "
+                         f"is whole (the whole account stopped after {f.days[1]}), pass --start {start} --end {end} "
+                         "to confirm the range")
 
 
 def _grain(files: list[FileRows]) -> str:
@@ -318,6 +362,7 @@ def build(files: list[FileRows], settings: Settings) -> Built:
         for row in f.rows():
             agg.add(index, f, row)
         f.notes.extend(note() for note in f.late_notes)
+    refuse_cut_rows(files, settings)
     if not agg.cells:
         raise InputError(files[0].path, 1, f"no rows in the period {period.start} to {period.end}; pick a month "
                          "the export covers")

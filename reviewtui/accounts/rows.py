@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .csvread import ExportFile, InputError
-from .dates import date_reader, detect_date_format, range_in_preamble
+from .dates import date_reader, detect_date_format, range_in_preamble, unreadable_range_line
 from .numbers import EMPTY, NumberScan, decide_marks, parse_number
 
 # Counts that are whole by nature (conversions need not be: attribution splits them).
@@ -214,7 +214,10 @@ class FileRows:
     money_marks: dict[str, dict[str, int]] = field(default_factory=dict)  # column -> currency mark -> first line
     period: tuple[_date, _date] | None = None  # the range the export says it covers
     period_source: str | None = None  # where that range was read, for the report
-    period_kind: str | None = None  # reporting_dates (Meta's columns) or export_range (a line above the header)
+    period_kind: str | None = None  # reporting_dates (the rows' own ranges) or export_range (a range line, a summary row)
+    period_line: int = 0  # the line that states the range (0: the rows' reporting dates)
+    unreadable_range: tuple[int, str] | None = None  # a line above the header that looks like a range and does not read
+    totals_verified: bool = False  # a total over every row agreed with the rows' sums (known once they are read)
     days: tuple[_date, _date] | None = None  # the first and last day with a row
     metrics: dict[str, str] = field(default_factory=dict)  # metric -> the header it was read from
     missing: list[str] = field(default_factory=list)
@@ -292,6 +295,9 @@ class ExportReader:
         currency_index = cols.index.get("currency")
         currencies: dict[str, int] = {}
         worded = {i for i in self.unknown_columns if not _MEASURE_HEADER.search(header[i])}
+        reporting = (cols.index["reporting_start"], cols.index["reporting_end"]) \
+            if "reporting_start" in cols.index and "reporting_end" in cols.index else None
+        wide_ranges = False  # some row's Reporting starts/ends span more than its day
         rows_read = 0
         for line, cells in export.rows(f"reading {path.name}"):
             rows_read += 1
@@ -313,6 +319,8 @@ class ExportReader:
                 value = cells[i]
                 if value not in seen:
                     seen[value] = line
+            if reporting is not None and not wide_ranges:
+                wide_ranges = cells[reporting[0]].strip() != cells[reporting[1]].strip()
             for i, column in id_index:
                 value = cells[i].strip()
                 if ("E" in value or "e" in value) and _SCIENTIFIC.match(value):
@@ -353,9 +361,20 @@ class ExportReader:
         for total in self.totals:
             raw = total.cells[cols.index[day_field]].strip() if cols.index[day_field] < len(total.cells) else ""
             total.day = date_reader(self.date_formats[day_field])(raw) if raw and raw not in EMPTY else None
+            if day_field == "reporting_start" and reporting is not None and \
+                    total.cells[reporting[0]].strip() != total.cells[reporting[1]].strip():
+                total.day = None  # a summary over the export's whole range, not one day's
         rows = FileRows(path, rows_read, currencies=currencies, _reader=self)
         rows.days = spans.get(day_field)
-        if "reporting_start" in spans and "reporting_end" in spans:
+        summary = self._summary_range()
+        if summary is not None:
+            rows.period, rows.period_line = summary
+            rows.period_source = (f"the summary row's {header[cols.index['reporting_start']]!r} and "
+                                  f"{header[cols.index['reporting_end']]!r}, {path.name}:{rows.period_line}")
+            rows.period_kind = "export_range"
+        elif "reporting_start" in spans and "reporting_end" in spans and wide_ranges:
+            # Rows whose reporting range is wider than their day carry the export's range; rows whose
+            # range is their own day say nothing of days without a row (a stop at the range's end).
             rows.period = (spans["reporting_start"][0], spans["reporting_end"][1])
             rows.period_source = (f"the rows' {header[cols.index['reporting_start']]!r} and "
                                   f"{header[cols.index['reporting_end']]!r} in {path.name}")
@@ -365,6 +384,27 @@ class ExportReader:
         rows.dropped = [(t.line, f"{t.what()}: the export's own total, checked against the rows' sums")
                         for t in self.totals]
         return rows
+
+    def _summary_range(self) -> tuple[tuple[_date, _date], int] | None:
+        """The range on Meta's summary row (its Reporting starts/ends): the whole export's."""
+        cols = self.cols
+        if "reporting_start" not in cols.index or "reporting_end" not in cols.index:
+            return None
+        for total in self.totals:
+            if total.named or total.day is not None:
+                continue
+            ends = []
+            for f in ("reporting_start", "reporting_end"):
+                i = cols.index[f]
+                raw = total.cells[i].strip() if i < len(total.cells) else ""
+                ends.append(date_reader(self.date_formats[f])(raw) if raw and raw not in EMPTY else None)
+            start, end = ends
+            if start is not None and end is not None:
+                if end < start:
+                    raise InputError(self.path, total.line, f"the summary row's range ends ({end}) before it starts "
+                                     f"({start}); export the report again", self.export.header[cols.index["reporting_end"]])
+                return (start, end), total.line
+        return None
 
     def _day_field(self) -> str:
         if "date" in self.cols.index:
@@ -444,6 +484,7 @@ class ExportReader:
         if export.progress is not None:
             export.progress.done()
         verified = self._check_totals(sums, used, day_sums)
+        out.totals_verified = verified
         # A last row without a line break may have lost characters of its last value: a cut number
         # reads as a smaller one, a cut day (2023-08-3) as another day. A cut name changes no figure,
         # and a cut Reporting starts/ends no longer agrees with the row's day.
@@ -567,6 +608,9 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
         rows.period = (start, end)
         rows.period_source = f"the export's date-range line, {export.path.name}:{line}: {text!r}"
         rows.period_kind = "export_range"
+        rows.period_line = line
+    elif rows.period is None:
+        rows.unreadable_range = unreadable_range_line(export.preamble)
     rows.grain = ("ad" if "ad_id" in cols.index or "ad_name" in cols.index else
                   "ad_set" if "ad_set_id" in cols.index or "ad_set_name" in cols.index else "campaign")
     rows.has_campaign_ids = "campaign_id" in cols.index

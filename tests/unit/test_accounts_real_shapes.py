@@ -91,7 +91,7 @@ CLEAN = {
     "kwd_semicolon.csv": (("--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml"), "utf-8", ";", 0,
                           "Kampagne", {"cost": "Kosten", "clicks": "Klicks", "impressions": "Impressionen",
                                        "conversions": "Conversions"}, ","),
-    "meta_ads_ad_level.csv": (("--format", "meta"), "utf-8", ",", 0, "Campaign ID",
+    "meta_ads_ad_level.csv": (("--format", "meta", "--start", "2023-08-01", "--end", "2023-08-14"), "utf-8", ",", 0, "Campaign ID",
                               {"cost": "Amount spent (USD)", "clicks": "Link clicks", "impressions": "Impressions",
                                "conversions": "Purchases"}, "."),
     "meta_campaign_month.csv": (("--format", "meta"), "utf-8", ",", 0, "Campaign ID",
@@ -100,7 +100,8 @@ CLEAN = {
     "meta_summary_month.csv": (("--format", "meta"), "utf-8", ",", 0, "Campaign ID",
                                {"cost": "Amount spent (GBP)", "clicks": "Link clicks", "impressions": "Impressions",
                                 "conversions": "Purchases"}, "."),
-    "conversion_data.csv": (("--format", "csv", "--mapping", FIXTURES / "conversion_data.mapping.yaml"), "utf-8", ",", 0,
+    "conversion_data.csv": (("--format", "csv", "--mapping", FIXTURES / "conversion_data.mapping.yaml", "--start",
+                             "2017-08-17", "--end", "2017-08-30"), "utf-8", ",", 0,
                             "campaign_id", {"cost": "spent", "clicks": "clicks", "impressions": "impressions",
                                             "conversions": "approved_conversion"}, "."),
 }
@@ -274,7 +275,7 @@ def test_item05_the_same_ad_twice_on_a_day_is_refused_with_both_lines(tmp_path, 
     again = lines[1].replace(",37.108165741,", ",12.5,")
     path = tmp_path / "ad-twice.csv"
     path.write_text("".join(lines + [again]), encoding="utf-8")
-    err = refused(capsys, tmp_path, "--format", "meta", path)
+    err = refused(capsys, tmp_path, "--format", "meta", path, "--start", "2023-08-01", "--end", "2023-08-14")
     assert f"{path}:{len(lines) + 1}: is about the same day and ad as line 2" in err
     assert "with other figures (they differ in 'Amount spent (USD)')" in err
 

@@ -122,7 +122,7 @@ def test_references_between_sections_stay_consistent_and_the_audit_is_unchanged(
 
 def test_an_imported_account_with_ad_rows(tmp_path, capsys):
     snap = tmp_path / "imported.json"
-    assert cli(capsys, "import", "--format", "meta", FIXTURES / "meta_ads_ad_level.csv", "-o", snap, "--keep-ads",
+    assert cli(capsys, "import", "--format", "meta", FIXTURES / "meta_ads_ad_level.csv", "-o", snap, "--keep-ads", "--start", "2023-08-01", "--end", "2023-08-14",
                "--account-id", "act_987654321", "--account-name", "Bergsteig GmbH")[0] == 0
     code, out, err = cli(capsys, "redact", snap, "-o", tmp_path / "case", "--key", tmp_path / "k")
     assert code == 0, err

@@ -1,0 +1,142 @@
+"""``reviewtui import`` and ``redact`` on the defects an independent QA pass found (F1-F25): each test
+edits a copy of a corpus file (tests/fixtures/accounts/README.md) into the shape the QA engineer met,
+and holds the import to a right snapshot or a refusal naming the file, the line and the fix.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from reviewtui.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "accounts"
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([*map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def imported(capsys, tmp_path: Path, *argv) -> tuple[dict, str]:
+    out_path = tmp_path / "snapshot.json"
+    code, out, err = run(capsys, "import", *argv, "-o", out_path, "--force")
+    assert code == 0, err
+    return json.loads(out_path.read_text(encoding="utf-8")), out
+
+
+def refused(capsys, tmp_path: Path, *argv) -> str:
+    out_path = tmp_path / "refused.json"
+    code, out, err = run(capsys, "import", *argv, "-o", out_path)
+    assert code == 2, out + err
+    assert not out_path.exists()
+    assert "nothing written" in err and "Traceback" not in err
+    return err
+
+
+def rows_of(name: str, delimiter: str = ",") -> list[list[str]]:
+    return list(csv.reader(io.StringIO((FIXTURES / name).read_text(encoding="utf-8")), delimiter=delimiter))
+
+
+def write_rows(path: Path, rows: list[list[str]], delimiter: str = ",") -> Path:
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=delimiter, lineterminator="\n").writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+def _summed(rows: list[list[str]], index: int) -> str:
+    return str(sum((Decimal(r[index] or 0) for r in rows), Decimal(0)))
+
+
+# --- F1: Meta's summary row states the export's range ---------------------------------------
+
+
+def _meta_summary_until(tmp_path: Path, last_day: str, summary_end: str = "2023-07-31") -> Path:
+    """meta_summary_month.csv with the rows after ``last_day`` gone and the summary row summing the rest."""
+    rows = rows_of("meta_summary_month.csv")
+    kept = [r for r in rows[2:] if r[5] <= last_day]
+    summary = ["2023-07-01", summary_end, "", "", "", "", "", "", "",
+               *(_summed(kept, i) for i in (9, 10, 11, 12, 13))]
+    return write_rows(tmp_path / "stop.csv", [rows[0], summary, *kept])
+
+
+def test_f1_the_meta_summary_rows_range_sets_the_period_and_a_whole_account_stop_stays(tmp_path, capsys):
+    path = _meta_summary_until(tmp_path, "2023-07-22")
+    snapshot, out = imported(capsys, tmp_path, "--format", "meta", path)
+    assert (snapshot["period"]["start"], snapshot["period"]["end"]) == ("2023-07-01", "2023-07-31")
+    assert snapshot["source"]["period_from"] == "export_range"
+    assert max(r["date"] for r in snapshot["daily"]) == "2023-07-22"  # nine days without a row: no delivery
+    assert f"(from the summary row's 'Reporting starts' and 'Reporting ends', {path.name}:2)" in out
+    # a summary row to the 31st over rows to the 30th: the period is still the month
+    snapshot, _out = imported(capsys, tmp_path, "--format", "meta", _meta_summary_until(tmp_path, "2023-07-30"))
+    assert snapshot["period"]["end"] == "2023-07-31"
+
+
+# --- F4: a download cut at a line break ------------------------------------------------------
+
+
+def test_f4_a_google_download_cut_at_a_line_break_before_its_totals_is_refused(tmp_path, capsys):
+    data = (FIXTURES / "google_furniture_month.csv").read_bytes()
+    path = tmp_path / "cut.csv"
+    path.write_bytes(data[: data.rindex(b"\n", 0, int(len(data) * 0.6)) + 1])
+    last_day = max(r[0] for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8"))) if r[0].startswith("2023"))
+    err = refused(capsys, tmp_path, "--format", "google", path)
+    assert f"{path}:2: the export's range runs 2023-06-01 to 2023-06-30" in err
+    assert f"but its rows end on {last_day} and no total row over every row confirms them" in err
+    assert "download the report again" in err and "--start 2023-06-01 --end 2023-06-30" in err
+    # said whole, it imports, and the days after the last row are days without delivery
+    snapshot, _out = imported(capsys, tmp_path, "--format", "google", path, "--start", "2023-06-01", "--end", "2023-06-30")
+    assert snapshot["period"]["end"] == "2023-06-30"
+
+
+def test_f4_a_meta_export_without_a_stated_range_that_is_not_a_whole_month_is_refused(tmp_path, capsys):
+    data = (FIXTURES / "meta_campaign_month.csv").read_bytes()  # no summary row: the rows' own days only
+    path = tmp_path / "cut.csv"
+    path.write_bytes(data[: data.rindex(b"\n", 0, int(len(data) * 0.6)) + 1])
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:1: the export names no date range" in err
+    assert re.search(r"its rows run 2023-08-01 to 2023-08-\d\d, not a whole month", err)
+    assert "pass --start and --end with the range you exported" in err and "'Include summary row'" in err
+    # the whole month, as the rows show it, imports as before
+    snapshot, _out = imported(capsys, tmp_path, "--format", "meta", FIXTURES / "meta_campaign_month.csv")
+    assert snapshot["source"]["period_from"] == "rows"
+
+
+# --- F8: a range line the import cannot read -------------------------------------------------
+
+JA = ("--format", "csv", "--mapping", FIXTURES / "google_ja_jpy.mapping.yaml")
+
+
+def _ja_with_range(tmp_path: Path, range_line: str) -> Path:
+    text = (FIXTURES / "google_ja_jpy.csv").read_text(encoding="utf-8")
+    path = tmp_path / "ranged.csv"
+    path.write_text(text.replace("2023年6月1日～2023年6月15日", range_line), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("range_line", [
+    "1 июня 2023 г. - 15 июня 2023 г.",  # ru
+    "1 cze 2023 - 15 cze 2023",  # pl
+    "1 Haz 2023 - 15 Haz 2023",  # tr
+])
+def test_f8_a_range_line_the_import_cannot_read_is_refused_as_unreadable(range_line, tmp_path, capsys):
+    path = _ja_with_range(tmp_path, range_line)
+    err = refused(capsys, tmp_path, *JA, path)
+    assert f"{path}:2: {range_line!r} looks like the export's date range, but the import cannot read it" in err
+    assert "pass --start and --end" in err
+    snapshot, _out = imported(capsys, tmp_path, *JA, path, "--start", "2023-06-01", "--end", "2023-06-15")
+    assert snapshot["period"]["end"] == "2023-06-15"
+
+
+def test_f8_a_korean_range_line_is_read(tmp_path, capsys):
+    snapshot, out = imported(capsys, tmp_path, *JA, _ja_with_range(tmp_path, "2023. 6. 1. - 2023. 6. 15."))
+    assert (snapshot["period"]["start"], snapshot["period"]["end"]) == ("2023-06-01", "2023-06-15")
+    assert "(from the export's date-range line" in out
