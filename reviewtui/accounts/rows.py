@@ -63,7 +63,10 @@ _MEASURE_HEADER = re.compile(r"ctr|cpc|cpm|cpa|cpv|roas|rate|cost|spend|spent|am
                              r"average|share|conv|click|impr|result|reach|view|play|revenue|value|purchase|lead|"
                              r"install|engagement|interaction|budget|bid|score|position|rank|quality|quantity|"
                              r"費用|表示|クリック|コンバージョン|率|単価", re.IGNORECASE)
-_SCIENTIFIC = re.compile(r"^\d(\.\d+)?[eE]\+?\d+$")
+# 1.20201E+17, and 1,20201E+17 as Excel writes it in a decimal-comma locale.
+_SCIENTIFIC = re.compile(r"^\d([.,]\d+)?[eE][+-]?\d+$")
+# Each id's name and the ids of the levels above it (an ad's ad set and campaign).
+_ID_PARENTS = {"campaign_id": (), "ad_set_id": ("campaign_id",), "ad_id": ("ad_set_id", "campaign_id")}
 # Headers often taken for a core metric's, named when the metric is missing.
 LOOK_ALIKES = {"conv.": "conversions", "conv": "conversions", "all conv.": "conversions", "interactions": "clicks",
                "impr": "impressions", "impr.": "impressions", "results": "conversions", "leads": "conversions",
@@ -289,9 +292,10 @@ class ExportReader:
         date_values: dict[str, dict[str, int]] = {f: {} for f in DATE_FIELDS if f in cols.index}
         date_index = [(cols.index[f], date_values[f]) for f in date_values]
         id_index = [(cols.index[f], header[cols.index[f]]) for f in ID_FIELDS if f in cols.index]
-        name_of_id = {cols.index[f]: cols.index.get(f.replace("_id", "_name")) for f in ID_FIELDS if f in cols.index}
+        # Per id column: (column, the columns that must agree on every row of one id, what each id was first seen with).
+        id_facts = [(cols.index[f], [j for g in (f.replace("_id", "_name"), *_ID_PARENTS[f]) if (j := cols.index.get(g))
+                                     is not None], {}) for f in ID_FIELDS if f in _ID_PARENTS and f in cols.index]
         long_ids: dict[int, dict[str, int]] = {i: {} for i, _h in id_index}
-        padded_names: dict[int, dict[str, set[str]]] = {i: {} for i, _h in id_index}
         currency_index = cols.index.get("currency")
         currencies: dict[str, int] = {}
         worded = {i for i in self.unknown_columns if not _MEASURE_HEADER.search(header[i])}
@@ -325,13 +329,14 @@ class ExportReader:
                 value = cells[i].strip()
                 if ("E" in value or "e" in value) and _SCIENTIFIC.match(value):
                     _refuse_excel_id(path, line, column, value)
-                if len(value) >= 16 and value.isdigit():
-                    if value not in long_ids[i]:
-                        long_ids[i][value] = line
-                    if not value[15:].strip("0") and (n := name_of_id[i]) is not None:
-                        names = padded_names[i].setdefault(value, set())
-                        if len(names) < 2:
-                            names.add(cells[n].strip())
+                if len(value) >= 16 and value.isdigit() and value not in long_ids[i]:
+                    long_ids[i][value] = line
+            for i, others, first in id_facts:
+                if others:
+                    facts = tuple(cells[j].strip() for j in others)
+                    earlier = first.setdefault(cells[i].strip(), (line, facts))
+                    if earlier[1] != facts and cells[i].strip():
+                        self._refuse_id_of_two(cells[i].strip(), i, others, earlier, line, facts)
             if currency_index is not None:
                 code = cells[currency_index].strip().upper()
                 if code and code not in EMPTY and code not in currencies:
@@ -340,7 +345,7 @@ class ExportReader:
             self.export.progress.done()
         self.dimension_columns = sorted(worded)
         for i, column in id_index:
-            _refuse_rounded_ids(path, column, long_ids[i], padded_names[i])
+            _refuse_rounded_ids(path, column, long_ids[i])
         if not rows_read:
             raise InputError(path, export.header_line, "no data rows under the header: export the report with at "
                              "least one day of delivery")
@@ -384,6 +389,24 @@ class ExportReader:
         rows.dropped = [(t.line, f"{t.what()}: the export's own total, checked against the rows' sums")
                         for t in self.totals]
         return rows
+
+    def _refuse_id_of_two(self, value: str, column: int, others: list[int], earlier: tuple[int, tuple[str, ...]],
+                          line: int, facts: tuple[str, ...]) -> None:
+        """One id on two rows with two names, or under two parents: two things summed as one.
+
+        An export names each campaign, ad set and ad once, under the one parent it has. Rows of one
+        id that disagree are distinct ids made one (Excel's 15 digits), or rows pasted from two exports.
+        """
+        header = self.export.header
+        first_line, first_facts = earlier
+        differ = [(header[j], a, b) for j, a, b in zip(others, first_facts, facts) if a != b]
+        said = "; ".join(f"{h} {a!r} on line {first_line}, {b!r} on this line" for h, a, b in differ)
+        excel = ("; an id in scientific notation or ending in zeros is one Excel rounded to 15 digits: import the file "
+                 "as downloaded, without opening and saving it in Excel (or format the id columns as Text first)")
+        raise InputError(self.path, line, f"{value!r} is on two rows that disagree ({said}): one id is one campaign, "
+                         "ad set or ad, so these are two made one and their figures would be summed; download the "
+                         f"report again" + (excel if len(value) >= 16 or "E" in value.upper() else ""),
+                         header[column])
 
     def _summary_range(self) -> tuple[tuple[_date, _date], int] | None:
         """The range on Meta's summary row (its Reporting starts/ends): the whole export's."""
@@ -575,22 +598,20 @@ def _refuse_excel_id(path: Path, line: int, column: str, value: str) -> None:
                      column)
 
 
-def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int], names: dict[str, set[str]]) -> None:
-    """Ids of 16 digits and more ending in zeros past the 15th, as Excel rounds and saves them as digits.
+def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int]) -> None:
+    """Ids of 16 digits and more that all end in zeros past the 15th, as Excel rounds and saves them as digits.
 
-    Refused when one such id carries several names (distinct campaigns merged into one), or when
-    every long id of the column ends so (a real id does one time in a thousand).
+    Refused when two or more long ids of the column all end so (a real id does one time in a thousand).
+    One id alone may truly end so, and merges nothing; ids rounded into one show as one id on rows
+    that disagree (``ExportReader._refuse_id_of_two``).
     """
-    merged = next((v for v, seen in names.items() if len(seen) > 1), None)
     rounded = [v for v in ids if not v[15:].strip("0")]
-    if merged is None and not (len(rounded) >= 2 and len(rounded) == len(ids)):
+    if not (len(rounded) >= 2 and len(rounded) == len(ids)):
         return
-    value = merged or rounded[0]
-    why = (f"carries the names {' and '.join(sorted(repr(n) for n in names[merged]))}" if merged else
-           "and the column's other long ids end in zeros past their 15th digit")
-    raise InputError(path, ids[value], f"{value!r} {why}: Excel keeps 15 digits of a number, so distinct ids "
-                     "became one; import the file as downloaded, without opening and saving it in Excel (or "
-                     "format the id columns as Text first)", column)
+    raise InputError(path, ids[rounded[0]], f"{rounded[0]!r} and the column's other long ids end in zeros past their "
+                     "15th digit: Excel keeps 15 digits of a number, so distinct ids became one; import the file as "
+                     "downloaded, without opening and saving it in Excel (or format the id columns as Text first)",
+                     column)
 
 
 def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: Columns | None = None, *,

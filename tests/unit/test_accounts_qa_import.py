@@ -140,3 +140,51 @@ def test_f8_a_korean_range_line_is_read(tmp_path, capsys):
     snapshot, out = imported(capsys, tmp_path, *JA, _ja_with_range(tmp_path, "2023. 6. 1. - 2023. 6. 15."))
     assert (snapshot["period"]["start"], snapshot["period"]["end"]) == ("2023-06-01", "2023-06-15")
     assert "(from the export's date-range line" in out
+
+
+# --- F2, F19, F20: one id on rows that disagree ----------------------------------------------
+
+
+def test_f2_ids_excel_wrote_with_a_decimal_comma_are_refused(tmp_path, capsys):
+    rows = rows_of("meta_summary_month.csv")
+    for row in rows[2:]:
+        row[3] = "1,20209E+17"  # Excel in a German locale: ';'-separated, the id in scientific notation
+    path = write_rows(tmp_path / "x5s.csv", rows, ";")
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:3: column 'Campaign ID': '1,20209E+17' is an id Excel rewrote in scientific notation" in err
+
+
+def test_f2_one_campaign_id_with_two_names_is_refused_with_both_lines(tmp_path, capsys):
+    rows = rows_of("meta_campaign_month.csv")
+    for row in rows[1:]:
+        row[2] = "23851234"  # every campaign under one id, whatever it looks like
+    path = write_rows(tmp_path / "x7.csv", rows)
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:3: column 'Campaign ID': '23851234' is on two rows that disagree (Campaign name " \
+           "'Advantage+ Shopping | US' on line 2, 'Prospecting | Interests | US' on this line)" in err
+    assert "their figures would be summed" in err
+
+
+def test_f19_the_same_ad_under_two_ad_sets_is_refused_with_both_lines(tmp_path, capsys):
+    rows = rows_of("meta_ads_ad_level.csv")
+    again = list(rows[1])
+    again[7] = "120201234567890199"  # the same ad on the same day, under another ad set id
+    path = write_rows(tmp_path / "ad-twice.csv", [*rows, again])
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:{len(rows) + 1}: column 'Ad ID': '120201234567890201' is on two rows that disagree (Ad set ID " \
+           "'120201234567890101' on line 2, '120201234567890199' on this line)" in err
+
+
+def test_f20_one_rounded_id_alone_imports_and_two_are_refused(tmp_path, capsys):
+    rows = rows_of("meta_summary_month.csv")
+    one = [rows[0], rows[1], *(r for r in rows[2:] if r[3] == "120208800000000001")]
+    for row in one[2:]:
+        row[3] = "120208800000000000"  # a real id may end so: one id alone merges nothing
+    one[1] = ["2023-07-01", "2023-07-31", "", "", "", "", "", "", "", *(_summed(one[2:], i) for i in (9, 10, 11, 12, 13))]
+    snapshot, _out = imported(capsys, tmp_path, "--format", "meta", write_rows(tmp_path / "one.csv", one))
+    assert [c["id"] for c in snapshot["campaigns"]] == ["120208800000000000"]
+    for row in rows[2:]:  # every campaign's id rounded, each to its own: refused naming Excel
+        row[3] = row[3][:14] + row[3][-1] + "000"
+    path = write_rows(tmp_path / "all.csv", rows)
+    assert "the column's other long ids end in zeros past their 15th digit" in refused(capsys, tmp_path, "--format",
+                                                                                        "meta", path)

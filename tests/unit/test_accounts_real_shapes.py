@@ -255,8 +255,9 @@ def test_item04_meta_ids_saved_by_excel_are_refused(tmp_path, capsys):
     assert "without opening and saving it in Excel" in err
     rounded = variant(tmp_path, "meta_summary_month.csv", lambda t: re.sub(r",1202088000000000\d\d,", ",120208800000000000,", t))
     err = refused(capsys, tmp_path, "--format", "meta", rounded)
-    assert f"{rounded}:3: column 'Campaign ID': '120208800000000000' carries the names" in err
-    assert "Excel keeps 15 digits" in err
+    assert f"{rounded}:4: column 'Campaign ID': '120208800000000000' is on two rows that disagree (Campaign name " \
+           "'Summer Sale | Advantage+ | UK' on line 3, 'Retargeting | Visitors 30d | UK' on this line)" in err
+    assert "Excel rounded to 15 digits" in err
 
 
 # --- 5. a repeated row -----------------------------------------------------------------------
