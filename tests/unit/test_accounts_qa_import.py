@@ -188,3 +188,51 @@ def test_f20_one_rounded_id_alone_imports_and_two_are_refused(tmp_path, capsys):
     path = write_rows(tmp_path / "all.csv", rows)
     assert "the column's other long ids end in zeros past their 15th digit" in refused(capsys, tmp_path, "--format",
                                                                                         "meta", path)
+
+
+# --- F3: what a Meta conversion is -----------------------------------------------------------
+
+
+def _meta_results(tmp_path: Path, indicator: str | None) -> Path:
+    """meta_summary_month.csv counting conversions in 'Results' alone: no Purchases column, and the
+    'Result indicator' column set to ``indicator`` on every row (or dropped, for None)."""
+    out = []
+    for n, row in enumerate(rows_of("meta_summary_month.csv")):
+        row = row[:12] + row[13:]  # no Purchases
+        if indicator is None:
+            row = row[:7] + row[8:]
+        elif n > 1:  # not the header, not the summary row
+            row[7] = indicator
+        out.append(row)
+    return write_rows(tmp_path / f"results-{indicator is None}.csv", out)
+
+
+def test_f3_results_without_a_result_indicator_column_are_refused(tmp_path, capsys):
+    path = _meta_results(tmp_path, None)
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:1: column 'Results': 'Results' counts whatever each row's result is" in err
+    assert "add the 'Result indicator' column" in err and "--allow-missing conversions" in err
+    snapshot, out = imported(capsys, tmp_path, "--format", "meta", path, "--allow-missing", "conversions")
+    assert snapshot["source"]["metrics_missing"][0] == "conversions"
+    assert all("conversions" not in row for row in snapshot["daily"])
+
+
+@pytest.mark.parametrize("indicator,counted", [
+    ("actions:offsite_conversion.fb_pixel_purchase", True),
+    ("actions:onsite_conversion.lead_grouped", True),
+    ("actions:offsite_conversion.custom.281094", True),
+    ("actions:offsite_conversion.fb_pixel_view_content", False),
+    ("actions:offsite_conversion.fb_pixel_add_to_cart", False),
+    ("actions:onsite_conversion.post_save", False),
+    ("reach", False),
+])
+def test_f3_only_results_that_are_conversions_count(indicator, counted, tmp_path, capsys):
+    path = _meta_results(tmp_path, indicator)
+    rows = rows_of("meta_summary_month.csv")[2:]
+    results = sum(Decimal(r[6] or 0) for r in rows)
+    snapshot, out = imported(capsys, tmp_path, "--format", "meta", path)
+    got = sum(Decimal(repr(r.get("conversions", 0))) for r in snapshot["daily"])
+    assert got == (results if counted else 0)
+    with_results = sum(1 for r in rows if r[6] and Decimal(r[6]))
+    assert (f"other results left out (not conversions): {with_results} row(s) of {indicator!r} ({results:,} results)"
+            in out) == (not counted)
