@@ -455,6 +455,7 @@ class ExportReader:
         sums = {f: Decimal(0) for f in SUMMED if f in cols.index}
         day_sums: dict[_date, dict[str, Decimal]] = {}
         dated_totals = any(t.day for t in self.totals)
+        blank = {f: [0, 0] for f in SUMMED if f in cols.index}  # empty cells of an additive metric: count, first line
         used = 0
         for line, cells in export.rows(f"importing {path.name}"):
             if line in total_lines:
@@ -467,7 +468,10 @@ class ExportReader:
             numbers: dict[str, Decimal | None] = {}
             for f, i, column, mark in number_index:
                 value = cells[i]
-                numbers[f] = Decimal(value) if value.isdecimal() else parse_number(value, path, line, column, mark)
+                number = numbers[f] = Decimal(value) if value.isdecimal() else parse_number(value, path, line, column, mark)
+                if number is None and f in blank:
+                    blank[f][0] += 1
+                    blank[f][1] = blank[f][1] or line
             dates: dict[str, _date] = {}
             for f, i, column, read in date_index:
                 raw = cells[i].strip()
@@ -508,6 +512,9 @@ class ExportReader:
             export.progress.done()
         verified = self._check_totals(sums, used, day_sums)
         out.totals_verified = verified
+        said = [f"{header[cols.index[f]]!r} {n:,} (first at line {first})" for f, (n, first) in blank.items() if n]
+        if said:
+            out.notes.append("empty cells read as 0 (an export leaves a cell empty for none): " + ", ".join(said))
         # A last row without a line break may have lost characters of its last value: a cut number
         # reads as a smaller one, a cut day (2023-08-3) as another day. A cut name changes no figure,
         # and a cut Reporting starts/ends no longer agrees with the row's day.
@@ -522,6 +529,13 @@ class ExportReader:
                       whole: list[tuple[str, int]]) -> None:
         path, header = self.path, self.export.header
         cost = numbers.get("cost")
+        if cost and numbers.get("impressions", 0) is None and numbers.get("clicks", 0) is None:
+            # A row that spent, with neither impressions nor clicks, lost its figures (a blank is no zero
+            # here): read as none, its spend would count with no delivery.
+            raise InputError(path, line, f"the row spends {cells[self.cols.index['cost']].strip()}, but its "
+                             f"{header[self.cols.index['impressions']]!r} and {header[self.cols.index['clicks']]!r} "
+                             "cells are empty: its figures are missing, not zero; fill them in from the platform, or "
+                             "remove the row", header[self.cols.index["impressions"]])
         if cost is not None and cost < 0:
             raise InputError(path, line, f"negative cost {cells[self.cols.index['cost']].strip()!r}: a cost is never "
                              "below zero; export the report again (refunds and credits are not spend)",

@@ -236,3 +236,21 @@ def test_f3_only_results_that_are_conversions_count(indicator, counted, tmp_path
     with_results = sum(1 for r in rows if r[6] and Decimal(r[6]))
     assert (f"other results left out (not conversions): {with_results} row(s) of {indicator!r} ({results:,} results)"
             in out) == (not counted)
+
+
+# --- F5: empty metric cells ------------------------------------------------------------------
+
+
+def test_f5_empty_metric_cells_are_counted_in_the_report_and_spend_without_delivery_is_refused(tmp_path, capsys):
+    rows = rows_of("meta_campaign_month.csv")
+    rows[5][5] = ""  # one row's Link clicks left empty
+    path = write_rows(tmp_path / "blank.csv", rows)
+    purchases_blank = [n for n, r in enumerate(rows[1:], 2) if not r[7]]
+    _snapshot, out = imported(capsys, tmp_path, "--format", "meta", path)
+    assert ("note: empty cells read as 0 (an export leaves a cell empty for none): 'Link clicks' 1 (first at line 6), "
+            f"'Purchases' {len(purchases_blank)} (first at line {purchases_blank[0]})") in out
+    rows[2][4] = rows[2][5] = rows[2][7] = ""  # spend, and nothing else: the figures were lost
+    path = write_rows(tmp_path / "blank.csv", rows)
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:3: column 'Impressions': the row spends {rows[2][6]}, but its 'Impressions' and 'Link clicks' " \
+           "cells are empty: its figures are missing, not zero" in err
