@@ -18,6 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..caseset.account_codes import currency_code_problem
 from ..caseset.snapshot import LIMITS
 from .csvread import InputError
 from .numbers import currency_problem
@@ -73,21 +74,26 @@ def _num(value: Decimal) -> int | float:
 
 
 def _currency(files: list[FileRows], settings: Settings) -> str:
-    seen: dict[str, tuple[Path, int, str]] = {}
+    # (code, file, line, column, where it was read) for each currency the exports name
+    seen: dict[str, tuple[Path, int, str | None, str]] = {}
     for f in files:
-        found = ([(f.currency.upper(), 1, "header")] if f.currency else []) + [
-            (code, line, f.currency_column or "currency") for code, line in sorted(f.currencies.items(), key=lambda kv: kv[1])]
-        for code, line, column in found:
-            seen.setdefault(code, (f.path, line, column))
+        found = ([(f.currency.upper(), f.path, 1, None, f.currency_source or "a header")] if f.currency else []) + [
+            (code, f.path, line, f.currency_column or "currency", f"{f.path.name}:{line}")
+            for code, line in sorted(f.currencies.items(), key=lambda kv: kv[1])]
+        for code, path, line, column, where in found:
+            if problem := currency_code_problem(code):
+                raise InputError(path, line, f"the currency {problem} (from {where}); export the report again, or "
+                                 "fix the mapping's currency", column)
+            seen.setdefault(code, (path, line, column, where))
             if len(seen) > 1:
-                first, where = list(seen.items())[0], seen[list(seen)[-1]]
-                raise InputError(where[0], where[1], f"the currency changes from {first[0]} "
-                                 f"(from {first[1][0].name}:{first[1][1]}) to {list(seen)[-1]}; "
-                                 "export one currency per file and import each account on its own", where[2])
+                first, (path2, line2, column2, _w) = next(iter(seen.items())), seen[code]
+                raise InputError(path2, line2, f"the currency changes from {first[0]} (from {first[1][3]}) to {code}; "
+                                 "export one currency per file and import each account on its own", column2)
     if settings.currency:
         if seen and settings.currency.upper() not in seen:
-            path, line, col = next(iter(seen.values()))
-            raise InputError(path, line, f"--currency {settings.currency} but the export says {next(iter(seen))}", col)
+            code, (path, line, column, where) = next(iter(seen.items()))
+            raise InputError(path, line, f"--currency {settings.currency}, but the export says {code} (from {where}); "
+                             "leave --currency out, or import the export of that currency's account", column)
         currency = settings.currency.upper()
     elif not seen:
         raise InputError(files[0].path, 1, "no currency in the export (no currency column, none in a header); "

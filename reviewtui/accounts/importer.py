@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import Iterable
 
+from ..caseset.account_codes import currency_code_problem, time_zone_problem
 from ..caseset.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
 from ..caseset.snapshot import LIMITS, period_problems, required_field_problems
@@ -241,10 +242,24 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def usage_problem(args: argparse.Namespace) -> str | None:
+    """Flags that cannot be read together or as given (checked before any file is read)."""
+    if args.month and (args.start or args.end):
+        return "--month takes a whole calendar month; --start/--end name a period of their own: pass one or the other"
+    if args.currency and (problem := currency_code_problem(args.currency.strip().upper())):
+        return f"--currency: {problem}"
+    if args.time_zone and (problem := time_zone_problem(args.time_zone)):
+        return f"--time-zone: {problem}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args, code = parse_args(_parser(), argv)
     if args is None:
         return code
+    if problem := usage_problem(args):
+        _emit([f"reviewtui import: {problem}", "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         return run(args)
     except InputError as exc:

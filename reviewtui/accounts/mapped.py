@@ -30,6 +30,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..caseset.account_codes import currency_code_problem, time_zone_problem
 from .csvread import InputError, Progress, open_export
 from .dates import DATE_FORMATS
 from .rows import DATE_FIELDS, NUMBER_FIELDS, TEXT_FIELDS, FileRows, Layout, ReadOptions, read_export
@@ -47,6 +48,7 @@ class Mapping:
     date_format: str | None = None
     currency: str | None = None
     account: dict[str, str] = field(default_factory=dict)
+    currency_line: int = 1
 
     def layout(self) -> Layout:
         return Layout(name=f"mapped ({self.path.name})", aliases={f: (c,) for f, c in self.columns.items()},
@@ -87,8 +89,13 @@ def load_mapping(path: str | Path) -> Mapping:
     account = data.get("account") or {}
     if not isinstance(account, dict):
         raise InputError(path, _line(data, "account"), "'account' must be a mapping with id, name, time_zone")
+    currency = data.get("currency")
+    if currency is not None and (problem := currency_code_problem(str(currency).strip().upper())):
+        raise InputError(path, _line(data, "currency"), f"'currency': {problem}")
+    if "time_zone" in account and (problem := time_zone_problem(str(account["time_zone"]))):
+        raise InputError(path, _line(data, "account"), f"'account.time_zone': {problem}")
     return Mapping(path, {k: str(v).strip() for k, v in cols.items()}, {k: _line(cols, k) for k in cols},
-                   platform, fmt, data.get("currency"), {k: str(v) for k, v in account.items()})
+                   platform, fmt, currency, {k: str(v) for k, v in account.items()}, _line(data, "currency"))
 
 
 def read(path: Path, mapping: Mapping, options: ReadOptions | None = None,
@@ -109,5 +116,6 @@ def read(path: Path, mapping: Mapping, options: ReadOptions | None = None,
                               options.skip_export_totals)
     rows, _reader = read_export(export, mapping.layout(), options)
     if mapping.currency:
-        rows.currency = mapping.currency.upper()
+        rows.currency = str(mapping.currency).strip().upper()
+        rows.currency_source = f"'currency' in {mapping.path}:{mapping.currency_line}"
     return rows

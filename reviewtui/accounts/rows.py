@@ -212,6 +212,7 @@ class FileRows:
     rows_read: int
     dropped: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
     currency: str | None = None  # from a header or the mapping
+    currency_source: str = ""  # where ``currency`` was read: a header, the mapping
     currency_column: str | None = None
     currencies: dict[str, int] = field(default_factory=dict)  # code in the currency column -> first line
     money_marks: dict[str, dict[str, int]] = field(default_factory=dict)  # column -> currency mark -> first line
@@ -650,6 +651,8 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
                   "ad_set" if "ad_set_id" in cols.index or "ad_set_name" in cols.index else "campaign")
     rows.has_campaign_ids = "campaign_id" in cols.index
     rows.currency = cols.header_currency
+    if rows.currency:
+        rows.currency_source = f"the header {cols.name(export.header, 'cost')!r}"
     rows.currency_column = cols.name(export.header, "currency") if "currency" in cols.index else None
     try:
         rows.mtime = export.path.stat().st_mtime

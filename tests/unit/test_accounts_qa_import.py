@@ -254,3 +254,72 @@ def test_f5_empty_metric_cells_are_counted_in_the_report_and_spend_without_deliv
     err = refused(capsys, tmp_path, "--format", "meta", path)
     assert f"{path}:3: column 'Impressions': the row spends {rows[2][6]}, but its 'Impressions' and 'Link clicks' " \
            "cells are empty: its figures are missing, not zero" in err
+
+
+# --- F6: currency codes and time zones -------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag,value,said", [
+    ("--currency", "US$", "--currency: 'US$' is not an ISO 4217 currency code such as USD, EUR or JPY"),
+    ("--currency", "EURO", "--currency: 'EURO' is not an ISO 4217 currency code"),
+    ("--currency", "XYZ", "--currency: 'XYZ' is not an ISO 4217 currency code"),
+    ("--time-zone", "Europe/Berln", "--time-zone: 'Europe/Berln' is not an IANA time zone name of the form "
+                                    "Area/Location, such as Europe/Berlin or America/New_York (did you mean "
+                                    "'Europe/Berlin'?)"),
+    ("--time-zone", "+02:00", "--time-zone: '+02:00' is not an IANA time zone name"),
+    ("--time-zone", "America/New York", "(did you mean 'America/New_York'?)"),
+    ("--time-zone", "EST", "--time-zone: 'EST' is not an IANA time zone name of the form Area/Location"),
+])
+def test_f6_a_currency_or_time_zone_flag_that_is_no_code_is_refused(flag, value, said, tmp_path, capsys):
+    err = refused(capsys, tmp_path, "--format", "google", FIXTURES / "google_furniture_month.csv", flag, value)
+    assert f"reviewtui import: {said}" in err if said.startswith("--") else said in err
+
+
+def test_f6_the_mappings_currency_and_time_zone_are_checked_and_named(tmp_path, capsys):
+    base = (FIXTURES / "kwd_semicolon.mapping.yaml").read_text(encoding="utf-8")
+    lines = base.splitlines()
+    currency_line = next(n for n, ln in enumerate(lines, 1) if ln.startswith("currency:"))
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text(base.replace("currency: KWD", "currency: US$"), encoding="utf-8")
+    args = ("--format", "csv", "--mapping", mapping, FIXTURES / "kwd_semicolon.csv")
+    err = refused(capsys, tmp_path, *args)
+    assert f"{mapping}:{currency_line}: 'currency': 'US$' is not an ISO 4217 currency code" in err
+    account_line = next(n for n, ln in enumerate(lines, 1) if ln.startswith("account:"))
+    mapping.write_text(base.replace("Asia/Kuwait", "Asia/Kuwiat"), encoding="utf-8")
+    err = refused(capsys, tmp_path, *args)
+    assert f"{mapping}:{account_line}: 'account.time_zone': 'Asia/Kuwiat' is not an IANA time zone name" in err
+    # --currency against the mapping's: the message says where the mapping's came from
+    err = refused(capsys, tmp_path, "--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml",
+                  FIXTURES / "kwd_semicolon.csv", "--currency", "EUR")
+    assert (f"--currency EUR, but the export says KWD (from 'currency' in "
+            f"{FIXTURES / 'kwd_semicolon.mapping.yaml'}:{currency_line})") in err and "column 'header'" not in err
+
+
+def test_f6_a_currency_column_that_is_no_code_is_refused_with_its_line(tmp_path, capsys):
+    text = (FIXTURES / "google_furniture_month.csv").read_text(encoding="utf-8")
+    path = tmp_path / "g.csv"
+    path.write_text(text.replace(",USD,", ",US$,"), encoding="utf-8")
+    err = refused(capsys, tmp_path, "--format", "google", path)
+    assert f"{path}:4: column 'Currency code': the currency 'US$' is not an ISO 4217 currency code" in err
+
+
+def test_f6_check_refuses_a_snapshot_whose_codes_are_not_iso_or_iana(tmp_path, capsys):
+    snapshot, _out = imported(capsys, tmp_path, "--format", "google", FIXTURES / "google_furniture_month.csv")
+    case = tmp_path / "set" / "cases" / "c01-x"
+    case.mkdir(parents=True)
+    snapshot["account"].update(currency_code="EURO", time_zone="Europe/Berln")
+    (case / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    (case / "expected.yaml").write_text("case: c01-x\nkind: ordinary\n", encoding="utf-8")
+    code, out, _err = run(capsys, "check", "--cases", tmp_path / "set" / "cases")
+    assert code == 2
+    assert "'account.currency_code': 'EURO' is not an ISO 4217 currency code" in out
+    assert "'account.time_zone': 'Europe/Berln' is not an IANA time zone name" in out
+
+
+# --- F12: --month with --start/--end ---------------------------------------------------------
+
+
+def test_f12_month_and_start_end_together_are_a_usage_error(tmp_path, capsys):
+    err = refused(capsys, tmp_path, "--format", "meta", FIXTURES / "meta_campaign_month.csv", "--month", "2023-08",
+                  "--start", "2023-08-10", "--end", "2023-08-20")
+    assert "reviewtui import: --month takes a whole calendar month; --start/--end name a period of their own" in err
