@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
     lines.append(f"wrote {target}")
     if target.name == "snapshot.json" and not (target.parent / "expected.yaml").exists():
         lines.append(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the "
-                     "case set, then write expected.yaml beside it")
+                     "case set; redact writes the case's snapshot.json and a blank expected.yaml to fill in")
     _emit(lines)
     return EXIT_OK
 

@@ -42,8 +42,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..caseset.atomic import atomic_write_text
+from ..caseset.cases import CASE_ID_RE
 from ..caseset.snapshot import Snapshot, SnapshotError
 from ..cli_args import parse_args
+from .newcase import blank_expected
 from .redact_words import ROLE_WORDS, VOCABULARY
 
 EXIT_OK = 0
@@ -362,8 +364,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     redactor = Redactor(key, args.salt)
     out = redact(snapshot.data, redactor)
+    if isinstance(out, dict):
+        # `reviewtui check` tells a redacted import from an account that went into the case set as exported.
+        out["source"] = {**out["source"], "redacted": True} if isinstance(out.get("source"), dict) else {"redacted": True}
     atomic_write_text(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     lines = []
+    after = []
+    expected = target.parent / "expected.yaml"
+    if target.name == "snapshot.json" and not expected.exists():
+        if CASE_ID_RE.match(target.parent.name):
+            atomic_write_text(expected, blank_expected(target.parent.name, Path(args.snapshot).name))
+            after.append(f"wrote {expected}: a blank case (kind ordinary, empty lists); fill in what an audit must "
+                         "find (format: docs/formats.md, 'expected.yaml'), then run `reviewtui check`")
+        else:
+            after.append(f"next: write {expected} (format: docs/formats.md, 'expected.yaml'); {target.parent.name!r} "
+                         "is not a case id (lowercase letters, digits, '-' and '_'), so none was written")
     if created:
         lines.append(f"new key written to {args.key}: keep it, outside the case set, to redact again the same way")
     counts = Counter(kind for kind, _orig in redactor.replaced)
@@ -371,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     for (kind, original), pseudo in sorted(redactor.replaced.items()):
         lines.append(f"  {kind:<22} {pseudo!r:<40} <- {original!r}")
     lines.append(f"wrote {target} (numbers and dates unchanged)")
+    lines += after
     _emit(lines)
     return EXIT_OK
 

@@ -323,3 +323,37 @@ def test_f12_month_and_start_end_together_are_a_usage_error(tmp_path, capsys):
     err = refused(capsys, tmp_path, "--format", "meta", FIXTURES / "meta_campaign_month.csv", "--month", "2023-08",
                   "--start", "2023-08-10", "--end", "2023-08-20")
     assert "reviewtui import: --month takes a whole calendar month; --start/--end name a period of their own" in err
+
+
+# --- F7: from an import to a case the case set can take --------------------------------------
+
+
+def test_f7_redact_into_a_case_folder_writes_a_blank_expected_yaml_and_check_takes_the_case(tmp_path, capsys):
+    account = tmp_path / "account.json"
+    assert run(capsys, "import", "--format", "google", FIXTURES / "google_furniture_month.csv", "-o", account)[0] == 0
+    case = tmp_path / "set" / "cases" / "c51-shop"
+    code, out, err = run(capsys, "redact", account, "-o", case, "--key", tmp_path / "redact.key", "--salt", "c51-shop")
+    assert code == 0, err
+    assert f"wrote {case / 'expected.yaml'}: a blank case (kind ordinary, empty lists)" in out
+    assert "docs/formats.md, 'expected.yaml'" in out
+    assert "case: c51-shop\nkind: ordinary\n" in (case / "expected.yaml").read_text(encoding="utf-8")
+    assert json.loads((case / "snapshot.json").read_text(encoding="utf-8"))["source"]["redacted"] is True
+    code, out, _err = run(capsys, "check", "--cases", case.parent)
+    assert code == 0, out
+    # a case folder without expected.yaml: check says what to write and where its format is
+    (case / "expected.yaml").unlink()
+    code, out, _err = run(capsys, "check", "--cases", case.parent)
+    assert code == 2
+    assert "every case needs an expected.yaml beside its snapshot.json; write one with at least `case: <folder " \
+           "name>` and `kind: ordinary` (the format: docs/formats.md, 'expected.yaml')" in out
+
+
+def test_f7_an_imported_account_in_the_case_set_that_was_not_redacted_is_an_error(tmp_path, capsys):
+    case = tmp_path / "set" / "cases" / "c52-raw"
+    assert run(capsys, "import", "--format", "google", FIXTURES / "google_furniture_month.csv", "-o", case)[0] == 0
+    (case / "expected.yaml").write_text("case: c52-raw\nkind: ordinary\n", encoding="utf-8")
+    code, out, _err = run(capsys, "check", "--cases", case.parent)
+    assert code == 2
+    assert f"{case / 'snapshot.json'}:1: an account imported by `reviewtui import` (source.format 'google') " \
+           "that was not redacted" in out
+    assert "reviewtui redact" in out

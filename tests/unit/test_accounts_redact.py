@@ -79,6 +79,7 @@ def test_no_original_name_survives_and_numbers_and_dates_are_kept(account, tmp_p
     for term in ("bergsteig", "Jackets", "Tents", "ACCT-01", "Catalogue"):
         assert term.lower() not in text.lower()
     # numbers and dates exactly as they were, at the same places
+    assert after["source"].pop("redacted") is True  # the mark `reviewtui check` looks for, the only leaf added
     before_leaves, after_leaves = dict(leaves(before)), dict(leaves(after))
     assert len(before_leaves) == len(after_leaves)
     dated = re.compile(r"^\d{4}-\d{2}-\d{2}")
