@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import date
 from pathlib import Path
@@ -23,7 +22,7 @@ from ..caseset.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
 from ..caseset.snapshot import LIMITS, period_problems, required_field_problems
 from ..caseset.untrusted import check_tree
-from ..cli_args import parse_args
+from ..cli_args import emit, parse_args
 from .build import Built, Settings, build, campaign_totals_snapshot, cents
 from .csvread import InputError, Progress, same_file
 from .dates import DATE_FORMATS
@@ -198,20 +197,6 @@ def report(files: list[FileRows], built: Built) -> list[str]:
     return lines
 
 
-def _emit(lines: Iterable[str], stream=None) -> None:
-    """Print the lines; a reader that stopped early (``| head``) is no error, and no traceback."""
-    stream = stream or sys.stdout
-    try:
-        for line in lines:
-            print(line, file=stream)
-        stream.flush()
-    except BrokenPipeError:
-        try:  # the interpreter flushes stdout again at exit: point it at nothing
-            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
-
-
 def run(args: argparse.Namespace) -> int:
     target = output_path(args.output)
     if target.exists() and not args.force:
@@ -230,15 +215,15 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(snapshot, indent=1, ensure_ascii=False) + "\n"
     problems += limit_problems(snapshot, text, settings.keep_ads)
     if problems:
-        _emit(lines)
-        _emit([f"{target}: {problem}" for problem in problems] + ["nothing written"], sys.stderr)
+        emit(lines)
+        emit([f"{target}: {problem}" for problem in problems] + ["nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
     atomic_write_text(target, text)
     lines.append(f"wrote {target}")
     if target.name == "snapshot.json" and not (target.parent / "expected.yaml").exists():
         lines.append(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the "
                      "case set; redact writes the case's snapshot.json and a blank expected.yaml to fill in")
-    _emit(lines)
+    emit(lines)
     return EXIT_OK
 
 
@@ -258,12 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     if args is None:
         return code
     if problem := usage_problem(args):
-        _emit([f"reviewtui import: {problem}", "nothing written"], sys.stderr)
+        emit([f"reviewtui import: {problem}", "nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
     try:
         return run(args)
     except InputError as exc:
-        _emit([f"{exc}", "nothing written"], sys.stderr)
+        emit([f"{exc}", "nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
 
 

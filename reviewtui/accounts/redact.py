@@ -44,7 +44,7 @@ from typing import Any, Callable
 from ..caseset.atomic import atomic_write_text
 from ..caseset.cases import CASE_ID_RE
 from ..caseset.snapshot import Snapshot, SnapshotError
-from ..cli_args import parse_args
+from ..cli_args import emit, parse_args
 from .newcase import blank_expected
 from .redact_words import ROLE_WORDS, VOCABULARY
 
@@ -345,7 +345,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .importer import _emit, output_path
+    from .importer import output_path
 
     args, code = parse_args(_parser(), argv)
     if args is None:
@@ -387,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"  {kind:<22} {pseudo!r:<40} <- {original!r}")
     lines.append(f"wrote {target} (numbers and dates unchanged)")
     lines += after
-    _emit(lines)
+    emit(lines)
     return EXIT_OK
 
 

@@ -357,3 +357,26 @@ def test_f7_an_imported_account_in_the_case_set_that_was_not_redacted_is_an_erro
     assert f"{case / 'snapshot.json'}:1: an account imported by `reviewtui import` (source.format 'google') " \
            "that was not redacted" in out
     assert "reviewtui redact" in out
+
+
+# --- F9: a reader that stops early -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["check"], ["eval", "--backend", "rules", "--results-dir", "{tmp}/results"]])
+def test_f9_check_and_eval_piped_into_a_reader_that_stops_early_exit_as_they_would(argv, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import reviewtui
+
+    root = Path(reviewtui.__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui", *(a.format(tmp=tmp_path) for a in argv),
+                             "--cases", str(root / "cases")], cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # as `| head -0` does: every write meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
