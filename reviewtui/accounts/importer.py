@@ -41,6 +41,31 @@ def output_path(out: str) -> Path:
     return path if path.suffix.lower() == ".json" else path / "snapshot.json"
 
 
+def output_problem(out: str) -> str | None:
+    """Why ``-o OUT`` names no place a snapshot can go (checked before any file is read), or None."""
+    fix = "name a .json file (-o /tmp/account.json) or a case folder (-o cases/c51-shop)"
+    path = Path(out)
+    if not out.strip():
+        return f"-o is empty: {fix}"
+    if path.suffix.lower() == ".json":
+        if path.is_dir():
+            return f"-o {out}: is a folder, not a .json file; {fix}"
+    elif path.suffix:
+        return f"-o {out}: neither a .json file nor a case folder (a case id has no '.'); {fix}"
+    elif path.exists() and not path.is_dir():
+        return f"-o {out}: is a file, not a case folder; {fix}"
+    return None
+
+
+def write_output(target: Path, text: str) -> str | None:
+    """Write the snapshot; why it could not be written (nothing is left behind then), or None."""
+    try:
+        atomic_write_text(target, text)
+    except OSError as exc:
+        return f"{target}: cannot be written ({exc.strerror or exc}); choose a place you can write"
+    return None
+
+
 def _iso(text: str) -> date:
     try:
         return date.fromisoformat(text)
@@ -218,7 +243,10 @@ def run(args: argparse.Namespace) -> int:
         emit(lines)
         emit([f"{target}: {problem}" for problem in problems] + ["nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
-    atomic_write_text(target, text)
+    if problem := write_output(target, text):
+        emit(lines)
+        emit([problem, "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     lines.append(f"wrote {target}")
     if target.name == "snapshot.json" and not (target.parent / "expected.yaml").exists():
         lines.append(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the "
@@ -229,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
 
 def usage_problem(args: argparse.Namespace) -> str | None:
     """Flags that cannot be read together or as given (checked before any file is read)."""
+    if problem := output_problem(args.output):
+        return problem
     if args.month and (args.start or args.end):
         return "--month takes a whole calendar month; --start/--end name a period of their own: pass one or the other"
     if args.currency and (problem := currency_code_problem(args.currency.strip().upper())):

@@ -345,11 +345,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .importer import output_path
+    from .importer import output_path, output_problem, write_output
 
     args, code = parse_args(_parser(), argv)
     if args is None:
         return code
+    if problem := output_problem(args.output):
+        emit([f"reviewtui redact: {problem}", "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     target = output_path(args.output)
     try:
         if target.exists() and not args.force:
@@ -367,7 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(out, dict):
         # `reviewtui check` tells a redacted import from an account that went into the case set as exported.
         out["source"] = {**out["source"], "redacted": True} if isinstance(out.get("source"), dict) else {"redacted": True}
-    atomic_write_text(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    if problem := write_output(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n"):
+        emit([problem, "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     lines = []
     after = []
     expected = target.parent / "expected.yaml"

@@ -380,3 +380,31 @@ def test_f9_check_and_eval_piped_into_a_reader_that_stops_early_exit_as_they_wou
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0, err
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+# --- F10: an -o that names no place for a snapshot -------------------------------------------
+
+
+def test_f10_import_and_redact_refuse_an_output_they_cannot_write_without_a_traceback(tmp_path, capsys):
+    export = tmp_path / "export.csv"
+    export.write_bytes((FIXTURES / "google_furniture_month.csv").read_bytes())
+    (tmp_path / "folder.json").mkdir()
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    for out, said in ((export, "neither a .json file nor a case folder"), (tmp_path / "out.csv", "neither a .json"),
+                      ("", "-o is empty"), (tmp_path / "folder.json", "is a folder, not a .json file"),
+                      (tmp_path / "afile", "is a file, not a case folder")):
+        code, _out, err = run(capsys, "import", "--format", "google", export, "-o", out)
+        assert code == 2, err
+        assert said in err and "Traceback" not in err and "nothing written" in err
+    assert export.read_bytes() == (FIXTURES / "google_furniture_month.csv").read_bytes()
+    assert not (tmp_path / "out.csv").exists()
+    # a place that cannot be written: a message naming it, exit 2
+    blocked = tmp_path / "afile" / "x.json"  # under a file: no folder can be made there
+    code, _out, err = run(capsys, "import", "--format", "google", export, "-o", blocked)
+    assert code == 2 and f"{blocked}: cannot be written" in err and "Traceback" not in err
+    account = tmp_path / "account.json"
+    assert run(capsys, "import", "--format", "google", export, "-o", account)[0] == 0
+    code, _out, err = run(capsys, "redact", account, "-o", tmp_path / "red.csv", "--key", tmp_path / "k")
+    assert code == 2 and "reviewtui redact: -o" in err and "neither a .json file nor a case folder" in err
+    code, _out, err = run(capsys, "redact", account, "-o", blocked, "--key", tmp_path / "k")
+    assert code == 2 and f"{blocked}: cannot be written" in err and "Traceback" not in err
