@@ -289,7 +289,8 @@ class ExportReader:
     def scan(self) -> FileRows:
         export, cols, path = self.export, self.cols, self.path
         header = export.header
-        number_scans = [(i, NumberScan(header[i])) for f in NUMBER_FIELDS if (i := cols.index.get(f)) is not None]
+        number_scans = [(i, NumberScan(header[i], f in WHOLE_FIELDS)) for f in NUMBER_FIELDS
+                        if (i := cols.index.get(f)) is not None]
         date_values: dict[str, dict[str, int]] = {f: {} for f in DATE_FIELDS if f in cols.index}
         date_index = [(cols.index[f], date_values[f]) for f in date_values]
         id_index = [(cols.index[f], header[cols.index[f]]) for f in ID_FIELDS if f in cols.index]

@@ -408,3 +408,26 @@ def test_f10_import_and_redact_refuse_an_output_they_cannot_write_without_a_trac
     assert code == 2 and "reviewtui redact: -o" in err and "neither a .json file nor a case folder" in err
     code, _out, err = run(capsys, "redact", account, "-o", blocked, "--key", tmp_path / "k")
     assert code == 2 and f"{blocked}: cannot be written" in err and "Traceback" not in err
+
+
+# --- F11: a ',' file in which nothing settles the decimal mark --------------------------------
+
+
+def test_f11_thousands_with_a_dot_in_a_comma_file_that_nothing_settles_are_refused(tmp_path, capsys):
+    rows = rows_of("google_furniture_month.csv")
+    rows[1] = ["1. Juni 2023 - 30. Juni 2023"]
+    rows[2] = [c for c in rows[2] if c not in ("Conv. value", "Search impr. share")]
+    out = rows[:3]
+    for row in rows[3:]:
+        if not row[0].startswith("2023"):
+            continue  # no Total row to settle it either
+        cost = Decimal(row[8].replace(",", "")).to_integral_value()
+        out.append(row[:6] + [row[6].replace(",", ""), row[7], f"{cost:,}".replace(",", "."),
+                              str(Decimal(row[9]).to_integral_value())])
+    path = write_rows(tmp_path / "gde4.csv", out)
+    first_dot = next(n for n, r in enumerate(out, 1) if n > 3 and "." in r[8])
+    err = refused(capsys, tmp_path, "--format", "google", path, "--skip-export-totals")
+    assert f"{path}:{first_dot}: column 'Cost': {out[first_dot - 1][8]!r} reads as a decimal and as thousands, and " \
+           "nothing in the file settles which" in err and "pass --decimal-mark . or --decimal-mark ," in err
+    snapshot, _out = imported(capsys, tmp_path, "--format", "google", path, "--decimal-mark", ",")
+    assert sum(r["cost"] for r in snapshot["daily"]) == sum(int(r[8].replace(".", "")) for r in out[3:])
