@@ -34,7 +34,7 @@ LAYOUT = Layout(
         "ad_id": ("Ad ID",),
         "ad_name": ("Ad name",),
         "currency": ("Currency",),
-        "cost": (re.compile(r"Amount spent \((\w{3})\)"), "Amount spent"),
+        "cost": (re.compile(r"Amount spent \((\w{3})\)", re.IGNORECASE), "Amount spent"),
         "impressions": ("Impressions",),
         "reach": ("Reach",),
         "clicks": ("Link clicks", "Clicks (all)"),

@@ -24,6 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..caseset.snapshot import LIMITS
 from .csvread import ExportFile, InputError
 from .dates import date_reader, detect_date_format, range_in_preamble, unreadable_range_line
 from .numbers import EMPTY, NumberScan, decide_marks, parse_number
@@ -153,8 +154,12 @@ def require_layout(export: ExportFile, layout: Layout, cols: Columns) -> None:
     seen = export.header or (export.preamble[0][1] if export.preamble else [])
     found = ", ".join(repr(h.strip()) for h in seen) or "nothing"
     line = export.header_line or 1
-    raise LayoutError(export.path, line, f"not a {layout.name} export: expected the headers {expected}; found {found}. "
-                      "Check --format, or use --format csv with a --mapping file")
+    lacking = [*(f"{f} column ({' or '.join(repr(_alias_text(a)) for a in layout.aliases.get(f, ()))})" for f in missing),
+               *([] if has_campaign else ["campaign column (" + " or ".join(repr(_alias_text(a)) for a in
+                 layout.aliases.get("campaign_id", ()) + layout.aliases.get("campaign_name", ())) + ")"])]
+    what = f"no {' and no '.join(lacking)}; " if export.header and lacking else ""
+    raise LayoutError(export.path, line, f"not a {layout.name} export: {what}expected the headers {expected}; found "
+                      f"{found}. Check --format, or use --format csv with a --mapping file")
 
 
 def metrics_found(export: ExportFile, layout: Layout, cols: Columns, allow_missing: frozenset[str]) -> list[str]:
@@ -177,6 +182,9 @@ def metrics_found(export: ExportFile, layout: Layout, cols: Columns, allow_missi
         said = " or ".join(repr(a) for a in expected) if expected else "none (the mapping names no column for it)"
         hint = (f"; the header has {', '.join(repr(a) for a in alike)}, which may be it: if so, rename the column "
                 f"to {expected[0]!r} or map it with --format csv --mapping" if alike and expected else "")
+        if any(a.strip().lower() == "interactions" for a in alike):
+            hint += (" ('Interactions' are clicks only on text and shopping ads: on video and Demand Gen ads they "
+                     "are views and engagements, so add the Clicks column rather than rename it there)")
         raise InputError(export.path, export.header_line or 1,
                          f"no {metric} column (expected {said}){hint}; an import without it would read every "
                          f"{metric} as none: {layout.add_column}, or pass --allow-missing {metric} to import the "
@@ -467,6 +475,10 @@ class ExportReader:
                 value = cells[i].strip()
                 if value and value not in EMPTY:
                     text[f] = value
+                    if len(value) > LIMITS.max_chars:
+                        raise InputError(path, line, f"the value is {len(value):,} characters, over the "
+                                         f"{LIMITS.max_chars:,} `reviewtui check` accepts in one string (docs/cases.md, "
+                                         "'Untrusted input'); shorten it in the export", header[i])
             numbers: dict[str, Decimal | None] = {}
             for f, i, column, mark in number_index:
                 value = cells[i]
@@ -636,8 +648,9 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
     """The first pass over a file of this layout: what it says as a whole, and its rows to stream."""
     cols = cols or match_columns(export.header, layout)
     require_layout(export, layout, cols)
-    missing = metrics_found(export, layout, cols, options.allow_missing)
     reader = ExportReader(export, layout, cols, options, is_summary, adjust)
+    reader._day_field()  # a report without days cannot be used whatever its metrics: say that first
+    missing = metrics_found(export, layout, cols, options.allow_missing)
     rows = reader.scan()
     rows.missing = missing
     if rows.period is None and (found := range_in_preamble(export.preamble)):

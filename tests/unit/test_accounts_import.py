@@ -184,7 +184,7 @@ def edited(tmp_path: Path, name: str, old: str, new: str, count: int = 1) -> Pat
 
 def test_unknown_layout_lists_expected_and_found_headers(tmp_path, capsys):
     err = refused(capsys, tmp_path, "--format", "google", FIXTURES / "meta_lifetime.csv")
-    assert "meta_lifetime.csv:1: not a Google Ads report export: expected the headers 'Cost'" in err
+    assert "meta_lifetime.csv:1: not a Google Ads report export: no cost column ('Cost'); expected the headers 'Cost'" in err
     assert "found 'Reporting starts', 'Reporting ends', 'Campaign name'" in err
 
 

@@ -431,3 +431,32 @@ def test_f11_thousands_with_a_dot_in_a_comma_file_that_nothing_settles_are_refus
            "nothing in the file settles which" in err and "pass --decimal-mark . or --decimal-mark ," in err
     snapshot, _out = imported(capsys, tmp_path, "--format", "google", path, "--decimal-mark", ",")
     assert sum(r["cost"] for r in snapshot["daily"]) == sum(int(r[8].replace(".", "")) for r in out[3:])
+
+
+# --- F15, F16: headers -----------------------------------------------------------------------
+
+
+def test_f15_title_case_cost_headers_read_and_the_missing_column_is_named(tmp_path, capsys):
+    text = (FIXTURES / "meta_campaign_month.csv").read_text(encoding="utf-8")
+    path = tmp_path / "title.csv"
+    path.write_text(text.replace("Amount spent (USD)", "Amount Spent (USD)", 1), encoding="utf-8")
+    snapshot, _out = imported(capsys, tmp_path, "--format", "meta", path)
+    assert snapshot["account"]["currency_code"] == "USD"
+    ad_level = (FIXTURES / "meta_ads_ad_level.csv").read_text(encoding="utf-8")  # found by its ad set and ad columns
+    path.write_text(ad_level.replace("Campaign name,", "Campaign,", 1).replace(",Campaign ID,", ",Campaign number,", 1),
+                    encoding="utf-8")
+    err = refused(capsys, tmp_path, "--format", "meta", path)
+    assert f"{path}:1: not a Meta Ads Manager export: no campaign column ('Campaign ID' or 'Campaign name'); " in err
+
+
+def test_f16_a_report_without_days_is_told_so_before_its_metrics(tmp_path, capsys):
+    text = (FIXTURES / "google_lifetime.csv").read_text(encoding="utf-8")
+    path = tmp_path / "video.csv"
+    path.write_text(text.replace(",Clicks,", ",Interactions,", 1), encoding="utf-8")
+    err = refused(capsys, tmp_path, "--format", "google", path)
+    assert "the rows have no day" in err and "Interactions" not in err
+    daily = tmp_path / "daily.csv"
+    daily.write_text((FIXTURES / "google_furniture_month.csv").read_text(encoding="utf-8")
+                     .replace(",Clicks,", ",Interactions,", 1), encoding="utf-8")
+    err = refused(capsys, tmp_path, "--format", "google", daily)
+    assert "on video and Demand Gen ads they are views and engagements, so add the Clicks column" in err

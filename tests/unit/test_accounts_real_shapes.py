@@ -465,7 +465,8 @@ def test_item12_a_snapshot_check_would_refuse_is_not_written(tmp_path, capsys):
     long_name = "Search | " + "Sofas and armchairs " * 120  # 2,409 characters: check's limit is 2,000
     path = variant(tmp_path, "google_furniture_month.csv", lambda t: t.replace("Search | Sofas | Generic", long_name))
     err = refused(capsys, tmp_path, "--format", "google", path)
-    assert "characters; the limit is 2,000: over what `reviewtui check` accepts" in err
+    assert f"{path}:5: column 'Campaign': the value is {len(long_name.strip()):,} characters, over the 2,000 " \
+           "`reviewtui check` accepts in one string" in err and "shorten it in the export" in err
 
 
 def test_item12_the_size_limit_is_checks(tmp_path):
