@@ -206,6 +206,7 @@ class TotalRow:
     label: str  # after "Total:" ("Account", "Search"); "" for a total over every row
     cells: list[str]
     named: str = ""  # the cell that says it is a total ("Total: Account"); "" for Meta's summary row
+    outcome: str = "not checked"  # what holding it against the rows' sums gave, for the report
     day: _date | None = None  # a total over one day
 
     def what(self) -> str:
@@ -464,6 +465,7 @@ class ExportReader:
         whole = [(f, cols.index[f]) for f in WHOLE_FIELDS if f in cols.index]
         sums = {f: Decimal(0) for f in SUMMED if f in cols.index}
         day_sums: dict[_date, dict[str, Decimal]] = {}
+        day_rows: dict[_date, int] = {}
         dated_totals = any(t.day for t in self.totals)
         blank = {f: [0, 0] for f in SUMMED if f in cols.index}  # empty cells of an additive metric: count, first line
         used = 0
@@ -520,11 +522,14 @@ class ExportReader:
                 per_day = day_sums.setdefault(day, dict.fromkeys(sums, Decimal(0)))
                 for f in sums:
                     per_day[f] += row.numbers.get(f) or 0
+                day_rows[day] = day_rows.get(day, 0) + 1
             used += 1
             yield row
         if export.progress is not None:
             export.progress.done()
-        verified = self._check_totals(sums, used, day_sums)
+        verified = self._check_totals(sums, used, day_sums, day_rows)
+        said = {t.line: f"{t.what()}: the export's own total, {t.outcome}" for t in self.totals}
+        out.dropped = [(line, said.get(line, why)) for line, why in out.dropped]
         out.totals_verified = verified
         said = [f"{header[cols.index[f]]!r} {n:,} (first at line {first})" for f, (n, first) in blank.items() if n]
         if said:
@@ -568,20 +573,29 @@ class ExportReader:
                                  "writes thousands with '.' (8.942 for 8942) must be exported again with plain "
                                  "numbers (no thousands separators), or pass --decimal-mark ,", header[i])
 
-    def _check_totals(self, sums: dict[str, Decimal], used: int, day_sums: dict[_date, dict[str, Decimal]]) -> bool:
-        """Hold the rows' sums against the export's own total rows; True when one over all rows agrees."""
+    def _check_totals(self, sums: dict[str, Decimal], used: int, day_sums: dict[_date, dict[str, Decimal]],
+                      day_rows: dict[_date, int]) -> bool:
+        """Hold the rows' sums against the export's own total rows; True when one over all rows agrees.
+
+        Each total row's ``outcome`` says what came of it, for the report.
+        """
         verified = False
         failures: list[tuple[TotalRow, str]] = []
         for total in self.totals:
             if total.day is None and total.label.strip().lower() not in ACCOUNT_TOTALS:
-                continue  # a total over one campaign type: the rows do not say their type
+                total.outcome = "not checked: a total over one campaign type (the rows do not say their type)"
+                continue
             against = sums if total.day is None else day_sums.get(total.day, dict.fromkeys(sums, Decimal(0)))
-            n = used if total.day is None else None
+            n = used if total.day is None else day_rows.get(total.day, 0)
             problem = self._total_disagrees(total, against, n)
             if problem is None:
                 verified = verified or total.day is None
+                total.outcome = "checked: the rows' sums agree"
             else:
                 failures.append((total, problem))
+                total.outcome = ("NOT matched by the rows' sums, imported as --skip-export-totals asks"
+                                 if self.options.skip_export_totals else
+                                 "NOT matched by the rows' sums; another total over every row is (a filtered report)")
         if not self.options.skip_export_totals:
             # Every day's total must agree; of the totals over all rows one agreeing is enough: a filtered
             # report carries "Total: Account" beside the "Total: Filtered campaigns" that covers its rows.
@@ -592,7 +606,7 @@ class ExportReader:
                 raise InputError(self.path, total.line, problem)
         return verified
 
-    def _total_disagrees(self, total: TotalRow, sums: dict[str, Decimal], n: int | None) -> str | None:
+    def _total_disagrees(self, total: TotalRow, sums: dict[str, Decimal], n: int) -> str | None:
         header, cols = self.export.header, self.cols
         for f, summed in sums.items():
             if f in self.unchecked_totals:
@@ -604,10 +618,13 @@ class ExportReader:
                 continue
             exponent = value.as_tuple().exponent
             half_unit = Decimal(5).scaleb((exponent if isinstance(exponent, int) else 0) - 1)
-            rows = n if n is not None else 1000
-            # An export writes its rows and its totals to the same places, each rounded: the sum
-            # of n rounded rows may be off the rounded total by n + 1 half units.
-            tolerance = Decimal(0) if f in WHOLE_FIELDS else (rows + 1) * half_unit + abs(value) * Decimal("1e-9")
+            # An export writes its rows and its totals to the same places, each rounded: the errors of n
+            # rounded rows, each within half a unit and as often up as down, add up to about half a unit
+            # times the square root of n/3; six square roots of n leaves a clean export far inside, and
+            # a missing or edited row of any size outside (the worst case, n half units, would let
+            # hundreds of units through on a long export).
+            tolerance = Decimal(0) if f in WHOLE_FIELDS else \
+                half_unit * (2 + 6 * Decimal(n).sqrt()) + abs(value) * Decimal("1e-9")
             if abs(summed - value) > tolerance:
                 what = total.what()
                 scope = f"the rows of {total.day}" if total.day else "the rows"

@@ -460,3 +460,38 @@ def test_f16_a_report_without_days_is_told_so_before_its_metrics(tmp_path, capsy
                      .replace(",Clicks,", ",Interactions,", 1), encoding="utf-8")
     err = refused(capsys, tmp_path, "--format", "google", daily)
     assert "on video and Demand Gen ads they are views and engagements, so add the Clicks column" in err
+
+
+# --- F18: the export's totals, held to rounding and reported as they came out -----------------
+
+
+def test_f18_a_days_total_off_by_more_than_its_rows_rounding_is_refused(tmp_path, capsys):
+    rows = rows_of("meta_summary_month.csv")
+    day = [r for r in rows[2:] if r[5] == "2023-07-05"]
+    sums = [sum(Decimal(r[i] or 0) for r in day) for i in (9, 10, 11, 12)]
+    for extra, ok in ((Decimal("0.01"), True), (Decimal("4.00"), False)):  # 3 rows: a cent is rounding, 4.00 is not
+        total = ["2023-07-05", "2023-07-05", "Total: 3 campaigns", "", "", "2023-07-05", "", "", "", str(sums[0]),
+                 f"{sums[1] + extra:.2f}", str(sums[2]), str(sums[3]), ""]
+        path = write_rows(tmp_path / "day-total.csv", [*rows[:12], total, *rows[12:]])
+        if ok:
+            imported(capsys, tmp_path, "--format", "meta", path)
+        else:
+            err = refused(capsys, tmp_path, "--format", "meta", path)
+            assert f"{path}:13: the export's 'Total: 3 campaigns' row says Amount spent (GBP)" in err
+            assert "(less by 3.99" in err or "(less by 4.00" in err
+
+
+def test_f18_the_report_says_which_totals_agreed_which_did_not_and_which_were_not_checked(tmp_path, capsys):
+    text = (FIXTURES / "google_furniture_month.csv").read_text(encoding="utf-8")
+    wrong = 'Total: Campaigns,--,--,--,--,USD,"455,212","20,367","90,999.90",456.27,"80,172.58",--\n'
+    path = tmp_path / "t4.csv"
+    path.write_text(text + wrong, encoding="utf-8")
+    lines = text.splitlines()
+    account = next(n for n, ln in enumerate(lines, 1) if ln.startswith("Total: Account"))
+    search = next(n for n, ln in enumerate(lines, 1) if ln.startswith("Total: Search"))
+    _snapshot, out = imported(capsys, tmp_path, "--format", "google", path)
+    assert f"line {account}: dropped: 'Total: Account' row: the export's own total, checked: the rows' sums agree" in out
+    assert f"line {search}: dropped: 'Total: Search' row: the export's own total, not checked: a total over one " \
+           "campaign type" in out
+    assert f"line {len(lines) + 1}: dropped: 'Total: Campaigns' row: the export's own total, NOT matched by the " \
+           "rows' sums; another total over every row is (a filtered report)" in out
