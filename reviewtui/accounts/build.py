@@ -42,6 +42,9 @@ class Settings:
     as_of: date | None = None
     month: date | None = None  # the first day of the month to take out of a longer export
     keep_ads: bool = False
+    # What a campaign and day without a row means; a platform download says it (no delivery),
+    # a mapped CSV only when its mapping does: a data set may have dropped rows.
+    missing_row_means: str | None = None
 
 
 @dataclass
@@ -424,9 +427,15 @@ def build(files: list[FileRows], settings: Settings) -> Built:
         out_period["days_in_month"] = month_days
 
     missing = sorted({m for f in files for m in f.missing if m in SUMMED}, key=SUMMED.index)
-    source: dict[str, Any] = {"format": settings.format, "grain": grain, "period_from": period.source_kind,
-                              # Both platforms write no row for a campaign's day without delivery.
-                              "missing_row_means": "no_delivery"}
+    source: dict[str, Any] = {"format": settings.format, "grain": grain, "period_from": period.source_kind}
+    # Both platforms' downloads write no row for a campaign's day without delivery.
+    missing_row_means = "no_delivery" if settings.format in ("meta", "google") else settings.missing_row_means
+    if missing_row_means:
+        source["missing_row_means"] = missing_row_means
+    else:
+        notes.append("the mapped export does not say what a campaign and day without a row means (no delivery, or "
+                     "a row the data set dropped): source.missing_row_means is left out; if the file is a platform's "
+                     "own download, add 'missing_row_means: no_delivery' to the mapping")
     if missing:
         source["metrics_missing"] = missing
     snapshot: dict[str, Any] = {

@@ -104,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
                    "when the export has no column for it; repeat for several")
     p.add_argument("--skip-export-totals", action="store_true",
                    help="do not refuse when the export's own total rows disagree with its rows (a filtered report)")
+    p.add_argument("--last-row-whole", action="store_true",
+                   help="the file ends without a line break and its last row is whole (no total row confirms it)")
     p.add_argument("--keep-ads", action="store_true", help="also keep the rows below campaign level in ad_daily")
     p.add_argument("--force", action="store_true", help="replace an existing snapshot")
     return p
@@ -123,7 +125,7 @@ def read_files(args: argparse.Namespace, progress: Progress | None = None) -> tu
                         account_name=args.account_name, time_zone=args.time_zone, currency=args.currency,
                         start=args.start, end=args.end, as_of=args.as_of, month=args.month, keep_ads=args.keep_ads)
     options = ReadOptions(args.date_format, args.decimal_mark, frozenset(args.allow_missing or ()),
-                          args.skip_export_totals)
+                          args.skip_export_totals, args.last_row_whole)
     paths = [Path(f) for f in args.files]
     if args.format == "csv":
         from .mapped import load_mapping, read as read_mapped
@@ -136,6 +138,7 @@ def read_files(args: argparse.Namespace, progress: Progress | None = None) -> tu
         settings.account_id = settings.account_id or mapping.account.get("id")
         settings.account_name = settings.account_name or mapping.account.get("name")
         settings.time_zone = settings.time_zone or mapping.account.get("time_zone")
+        settings.missing_row_means = mapping.missing_row_means
         _distinct_files(paths)
         return [read_mapped(p, mapping, options, progress) for p in paths], settings
     if args.format == "meta":

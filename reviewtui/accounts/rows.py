@@ -198,6 +198,7 @@ class ReadOptions:
     decimal_mark: str | None = None
     allow_missing: frozenset[str] = frozenset()
     skip_export_totals: bool = False
+    last_row_whole: bool = False  # the user says a file that ends without a line break is whole
 
 
 @dataclass
@@ -538,11 +539,12 @@ class ExportReader:
         # reads as a smaller one, a cut day (2023-08-3) as another day. A cut name changes no figure,
         # and a cut Reporting starts/ends no longer agrees with the row's day.
         last_is_figure = len(header) - 1 in {i for f, i, _h, _m in number_index} | {cols.index.get("date")}
-        if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified:
+        if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified \
+                and not self.options.last_row_whole:
             raise InputError(path, self.last_data_line, "the file ends on this row without a line break, and no "
                              "total row in the export confirms the sums: the download may have stopped inside the "
-                             f"row's last value ({header[-1]!r}); download the report again (if the file is whole, "
-                             "end it with a line break)")
+                             f"row's last value ({header[-1]!r}); download the report again. If the file is whole "
+                             "(some tools save CSV without a last line break), pass --last-row-whole")
 
     def _check_values(self, line: int, cells: list[str], numbers: dict[str, Decimal | None],
                       whole: list[tuple[str, int]]) -> None:

@@ -495,3 +495,35 @@ def test_f18_the_report_says_which_totals_agreed_which_did_not_and_which_were_no
            "campaign type" in out
     assert f"line {len(lines) + 1}: dropped: 'Total: Campaigns' row: the export's own total, NOT matched by the " \
            "rows' sums; another total over every row is (a filtered report)" in out
+
+
+# --- F13: a whole file without a last line break ---------------------------------------------
+
+
+def test_f13_a_file_ending_without_a_line_break_can_be_said_whole(tmp_path, capsys):
+    path = tmp_path / "no-break.csv"
+    path.write_text((FIXTURES / "kwd_semicolon.csv").read_text(encoding="utf-8").rstrip("\r\n"), encoding="utf-8")
+    args = ("--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml", path)
+    err = refused(capsys, tmp_path, *args)
+    assert "the file ends on this row without a line break" in err and "pass --last-row-whole" in err
+    snapshot, _out = imported(capsys, tmp_path, *args, "--last-row-whole")
+    (tmp_path / "whole").mkdir()
+    whole, _out = imported(capsys, tmp_path / "whole", "--format", "csv", "--mapping",
+                           FIXTURES / "kwd_semicolon.mapping.yaml", FIXTURES / "kwd_semicolon.csv")
+    assert snapshot["daily"] == whole["daily"]
+
+
+# --- F14: what a missing row means in a mapped CSV -------------------------------------------
+
+
+def test_f14_a_mapped_csv_says_nothing_of_missing_rows_unless_its_mapping_does(tmp_path, capsys):
+    mapping = FIXTURES / "kwd_semicolon.mapping.yaml"
+    snapshot, out = imported(capsys, tmp_path, "--format", "csv", "--mapping", mapping, FIXTURES / "kwd_semicolon.csv")
+    assert "missing_row_means" not in snapshot["source"]
+    assert "add 'missing_row_means: no_delivery' to the mapping" in out
+    said = tmp_path / "m.yaml"
+    said.write_text(mapping.read_text(encoding="utf-8") + "missing_row_means: no_delivery\n", encoding="utf-8")
+    snapshot, _out = imported(capsys, tmp_path, "--format", "csv", "--mapping", said, FIXTURES / "kwd_semicolon.csv")
+    assert snapshot["source"]["missing_row_means"] == "no_delivery"
+    snapshot, _out = imported(capsys, tmp_path, "--format", "google", FIXTURES / "google_furniture_month.csv")
+    assert snapshot["source"]["missing_row_means"] == "no_delivery"
