@@ -98,6 +98,11 @@ def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
         if _inside(resolved, case) or _inside(resolved, case_set):
             raise RedactError(f"{path}: the key file is inside the case folder {case_dir} or the case set holding it; "
                               "keep it outside, where the case set does not ship it (e.g. --key ~/.reviewtui/redact.key)")
+        holder = case.parent if case.parent.name == "cases" or _holds_cases(case.parent) else None
+        repository = holder.parent if holder is not None else None  # its own files and writeups/ ship too
+        if repository is not None and (resolved.parent == repository or _inside(resolved, repository / "writeups")):
+            raise RedactError(f"{path}: the key file is in {repository}, beside the case set, or in its writeups/; "
+                              "both ship with the case set; keep it outside (e.g. --key ~/.reviewtui/redact.key)")
     if any(parent.name == "cases" for parent in resolved.parents):
         raise RedactError(f"{path}: the key file is inside a 'cases' folder, which would ship it with the case set; "
                           "keep it outside (e.g. --key ~/.reviewtui/redact.key)")
@@ -359,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
             raise RedactError(f"{target}: already exists; nothing written (pass --force to replace it)")
         if Path(args.snapshot).resolve() == target.resolve():
             raise RedactError(f"{target}: the output would replace the snapshot being redacted; write elsewhere")
+        source = Path(args.snapshot)
+        if not source.is_file():
+            raise RedactError(f"{source}: file not found; name the snapshot.json (or .json) to redact")
+        if source.suffix.lower() in (".csv", ".tsv", ".txt", ".xlsx", ".zip", ".gz"):
+            raise RedactError(f"{source}: an export, not a snapshot: import it first (reviewtui import --format "
+                              f"meta|google|csv {source} -o /tmp/account.json), then redact /tmp/account.json")
         snapshot = Snapshot.load(args.snapshot)
         # A snapshot.json is a case's: its folder is the case folder the key must stay out of.
         key, created = load_key(Path(args.key), target.parent if target.name == "snapshot.json" else None)

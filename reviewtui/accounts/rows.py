@@ -49,7 +49,8 @@ ENTITY_FIELDS = ("campaign_id", "campaign_name", "ad_set_id", "ad_set_name", "ad
 
 # The export's own total rows: "Total: Account" (Google), in the languages it writes them.
 # A cell that is the word alone ("Total", "Grand total") is a total over every row.
-TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:total|totals|totale|totaal|gesamt|summe|合計|总计|總計)\s*"
+TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:total|totals|totale|totaal|gesamtergebnis|gesamtsumme|gesamt|summe|"
+                         r"合計|总计|總計)\s*"
                          r"(?:[:：]\s*(.*?))?\s*$", re.IGNORECASE)
 # Totals over every row of the report (the others are over one campaign type, and not checked).
 ACCOUNT_TOTALS = {"", "account", "campaigns", "all campaigns", "filtered campaigns", "all", "compte", "campagnes",

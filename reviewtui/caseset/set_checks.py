@@ -19,7 +19,7 @@ Each check is ``(case_set) -> list[Problem]``:
   redact`` writes: an error otherwise, since the case set would ship a client's
   names and ids.
 - ``check_key_files``: a redaction key (``*.key``, or a small file of hex
-  digits) inside the case set is a warning: shipped with the set, it undoes the
+  digits) inside the case set, beside it or in writeups/ is a warning: shipped with the set, it undoes the
   redaction of every case made with it.
 """
 
@@ -151,7 +151,12 @@ _HEX_KEY = re.compile(rb"\s*[0-9a-fA-F]{32,128}\s*")
 
 def check_key_files(case_set: CaseSet) -> list[Problem]:
     problems = []
-    for path in sorted(Path(case_set.root).rglob("*")):
+    root = Path(case_set.root)
+    # The case set, and what ships beside it: the files of the folder holding it and its writeups/.
+    beside = [p for p in root.resolve().parent.iterdir() if p.is_file()] if root.resolve().parent.is_dir() else []
+    writeups = root.resolve().parent / "writeups"
+    shipped = [*root.rglob("*"), *beside, *(writeups.rglob("*") if writeups.is_dir() else [])]
+    for path in sorted(shipped):
         try:
             small = path.is_file() and path.stat().st_size <= 300
             looks = path.suffix == ".key" or (small and _HEX_KEY.fullmatch(path.read_bytes()) is not None)

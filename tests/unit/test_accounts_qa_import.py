@@ -527,3 +527,47 @@ def test_f14_a_mapped_csv_says_nothing_of_missing_rows_unless_its_mapping_does(t
     assert snapshot["source"]["missing_row_means"] == "no_delivery"
     snapshot, _out = imported(capsys, tmp_path, "--format", "google", FIXTURES / "google_furniture_month.csv")
     assert snapshot["source"]["missing_row_means"] == "no_delivery"
+
+
+# --- F23: a key beside the case set ----------------------------------------------------------
+
+
+def test_f23_a_key_beside_the_case_set_or_in_writeups_is_refused_by_redact_and_warned_by_check(tmp_path, capsys):
+    account = tmp_path / "account.json"
+    assert run(capsys, "import", "--format", "google", FIXTURES / "google_furniture_month.csv", "-o", account)[0] == 0
+    repo = tmp_path / "repo"
+    (repo / "writeups").mkdir(parents=True)
+    for key in (repo / "redact.key", repo / "writeups" / "team.key"):
+        code, _out, err = run(capsys, "redact", account, "-o", repo / "cases" / "c51-shop", "--key", key)
+        assert code == 2 and f"{key}: the key file is in {repo.resolve()}, beside the case set, or in its writeups/" \
+            in err, err
+        assert not key.exists()
+    outside = tmp_path / "keys" / "redact.key"
+    assert run(capsys, "redact", account, "-o", repo / "cases" / "c51-shop", "--key", outside)[0] == 0
+    (repo / "redact.key").write_bytes(outside.read_bytes())  # copied beside the case set by hand
+    code, out, _err = run(capsys, "check", "--cases", repo / "cases")
+    assert f"{(repo / 'redact.key').resolve()}:1: warning: looks like a redaction key" in out
+
+
+# --- F24: messages that point to the fix -----------------------------------------------------
+
+
+def test_f24_redact_and_import_name_what_the_file_is(tmp_path, capsys):
+    code, _out, err = run(capsys, "redact", tmp_path / "nothere.json", "-o", tmp_path / "o.json", "--key", tmp_path / "k")
+    assert code == 2 and "nothere.json: file not found" in err and "every case needs" not in err
+    code, _out, err = run(capsys, "redact", FIXTURES / "google_furniture_month.csv", "-o", tmp_path / "o.json",
+                          "--key", tmp_path / "k")
+    assert code == 2 and "an export, not a snapshot: import it first" in err
+    for name, data, said in (("x.zip", b"PK\x03\x04rest", "a ZIP archive (or an Excel .xlsx workbook"),
+                             ("x.xlsx", b"PK\x03\x04rest", "a ZIP archive (or an Excel .xlsx workbook"),
+                             ("x.csv.gz", b"\x1f\x8b\x08rest", "a gzip-compressed file: decompress it")):
+        (tmp_path / name).write_bytes(data)
+        assert f"{tmp_path / name}:1: not a CSV file: {said}" in refused(capsys, tmp_path, "--format", "google",
+                                                                          tmp_path / name)
+    rows = rows_of("kwd_semicolon.csv", ";")
+    sums = [sum(Decimal(r[i].replace(",", ".")) for r in rows[1:]) for i in (2, 3, 4, 5)]
+    total = ["Gesamtergebnis", "", str(sums[0]), str(sums[1]), f"{sums[2]:.3f}".replace(".", ","), str(sums[3])]
+    path = write_rows(tmp_path / "gesamt.csv", [*rows, total], ";")
+    _snapshot, out = imported(capsys, tmp_path, "--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml",
+                              path)
+    assert f"line {len(rows) + 1}: dropped: 'Gesamtergebnis' row: the export's own total, checked" in out
