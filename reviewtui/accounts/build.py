@@ -105,9 +105,9 @@ def _currency(files: list[FileRows], settings: Settings) -> str:
         currency = next(iter(seen))
     for f in files:
         for column, marks in f.money_marks.items():
-            problem = currency_problem(marks, currency)
-            if problem:
-                raise InputError(f.path, problem[0], problem[1], column)
+            mismatch = currency_problem(marks, currency)
+            if mismatch:
+                raise InputError(f.path, mismatch[0], mismatch[1], column)
     return currency
 
 

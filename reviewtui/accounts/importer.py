@@ -15,7 +15,6 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Iterable
 
 from ..caseset.account_codes import currency_code_problem, time_zone_problem
 from ..caseset.atomic import atomic_write_text

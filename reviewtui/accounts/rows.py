@@ -306,8 +306,12 @@ class ExportReader:
         date_index = [(cols.index[f], date_values[f]) for f in date_values]
         id_index = [(cols.index[f], header[cols.index[f]]) for f in ID_FIELDS if f in cols.index]
         # Per id column: (column, the columns that must agree on every row of one id, what each id was first seen with).
-        id_facts = [(cols.index[f], [j for g in (f.replace("_id", "_name"), *_ID_PARENTS[f]) if (j := cols.index.get(g))
-                                     is not None], {}) for f in ID_FIELDS if f in _ID_PARENTS and f in cols.index]
+        IdFacts = tuple[int, list[int], dict[str, tuple[int, tuple[str, ...]]]]
+        id_facts: list[IdFacts] = []
+        for f in ID_FIELDS:
+            if f in _ID_PARENTS and f in cols.index:
+                agree = [j for g in (f.replace("_id", "_name"), *_ID_PARENTS[f]) if (j := cols.index.get(g)) is not None]
+                id_facts.append((cols.index[f], agree, {}))
         long_ids: dict[int, dict[str, int]] = {i: {} for i, _h in id_index}
         currency_index = cols.index.get("currency")
         currencies: dict[str, int] = {}
@@ -530,8 +534,8 @@ class ExportReader:
         if export.progress is not None:
             export.progress.done()
         verified = self._check_totals(sums, used, day_sums, day_rows)
-        said = {t.line: f"{t.what()}: the export's own total, {t.outcome}" for t in self.totals}
-        out.dropped = [(line, said.get(line, why)) for line, why in out.dropped]
+        outcomes = {t.line: f"{t.what()}: the export's own total, {t.outcome}" for t in self.totals}
+        out.dropped = [(line, outcomes.get(line, why)) for line, why in out.dropped]
         out.totals_verified = verified
         said = [f"{header[cols.index[f]]!r} {n:,} (first at line {first})" for f, (n, first) in blank.items() if n]
         if said:
