@@ -216,6 +216,7 @@ SCOPE_RULES: dict[str, str] = {
     "tracking.double_counting": SCOPE_EITHER,
     "tracking.missing_conversion_value": SCOPE_CAMPAIGN,
     "tracking.primary_action_changed": SCOPE_EITHER,
+    "tracking.no_conversion_tracking": SCOPE_ACCOUNT,
     "waste.zero_conv_search_terms": SCOPE_CAMPAIGN,
     "waste.zero_conv_campaign": SCOPE_CAMPAIGN,
     "efficiency.off_target": SCOPE_CAMPAIGN,

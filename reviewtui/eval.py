@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
-from .cli_args import exit_from_module, parse_args
+from .cli_args import emit, exit_from_module, parse_args
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
@@ -44,8 +44,8 @@ from .runs.records import CaseRecord
 from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError, run_batch
 from .runs.ci_reports import colour_summary, summary_json, use_colour, write_junit
-from .runs.runner import Progress, cancel_on_sigint, run_cases
-from .runs.scoring_pool import scoring_for_run
+from .runs.runner import Progress, cancel_on_sigint, run_cases, skip_collection_at_exit
+from .runs.scoring_pool import ScoringPool, scoring_for_run, start_pool
 from .runs.signature import KEY_ENV, SignatureError, key_path, load_key, sign_run
 from .runs.stored import Run, load_run
 from .caseset.snapshot import Snapshot
@@ -128,11 +128,15 @@ def _stamp_key(settings: RunSettings) -> bytes | None:
 
 async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSettings, *,
                      on_progress: Callable[[Progress], None] | None = None,
-                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None) -> str:
+                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None,
+                     pool: ScoringPool | None = None) -> str:
     """Run the backend over the recorder's cases; returns the run status. Does not close the backend.
 
     With ``settings.batch``, through a Message Batch whose id is kept in the run folder's
-    batch.json; ``on_note`` hears what the wait for it says.
+    batch.json; ``on_note`` hears what the wait for it says. Otherwise the backend plans the
+    run first (``Backend.plan``: the requests built, the response cache read), and only a run
+    with requests to send loads what sending needs (``Backend.connect``: the SDK) and scores in
+    a worker process; ``pool``: that worker, started already (``scoring_pool.start_pool``).
     """
 
     def progress(p: Progress) -> None:
@@ -147,7 +151,10 @@ async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSetti
                                   on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     else:
         pending = recorder.pending_cases()
-        with scoring_for_run(recorder, backend, len(pending) * settings.repeats):
+        requests = backend.plan(pending, settings.repeats)
+        with scoring_for_run(recorder, requests, pool):
+            if requests:
+                backend.connect()
             outcome = await run_cases(pending, backend, concurrency=settings.concurrency,
                                       repeats=settings.repeats, on_progress=progress, cancel=cancel,
                                       on_case_done=recorder.case_done)
@@ -270,8 +277,13 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
     )
 
 
-def make_backend(name: str, settings: RunSettings) -> Backend:
-    """Build the named backend from the settings. Raises UsageError."""
+def make_backend(name: str, settings: RunSettings, *, connect: bool = True) -> Backend:
+    """Build the named backend from the settings. Raises UsageError.
+
+    ``connect``: load what sending requests needs now (the claude backend: the SDK and its client,
+    where a malformed ANTHROPIC_BASE_URL is found). ``reviewtui eval`` passes False and connects
+    only when its run has requests to send, so a rerun answered from the cache never loads the SDK.
+    """
     if name != "claude":
         for flag in settings.claude_options_set():
             print(f"note: {flag} applies to the claude backend only; ignored", file=sys.stderr)
@@ -287,7 +299,10 @@ def make_backend(name: str, settings: RunSettings) -> Backend:
                    "cache_dir": default_cache_dir(settings.results_dir), "use_cache": settings.use_cache,
                    "timeout": settings.timeout, "max_retries": settings.max_retries}
     try:
-        return create_backend(name, **options)
+        backend = create_backend(name, **options)
+        if connect:
+            backend.connect()
+        return backend
     except BackendUsageError as exc:
         raise UsageError(str(exc)) from None
 
@@ -341,17 +356,23 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     args, code = parse_args(parser, argv)
     if args is None:
         return code
+    skip_collection_at_exit()
 
     info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
+    pool: ScoringPool | None = None
     try:
         settings = settings_from_args(args)
         if args.estimate:
             pass  # no run: the backend is chosen for counting tokens only
         elif backend is None:
             name, why = settings.chosen_backend()
-            print(why, file=info, flush=True)
+            emit([why], info)
+            if name == "claude" and _requests_sure_to_be_sent(settings):
+                from .backends.claude import preload_sdk
+
+                preload_sdk()
         else:
-            print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
+            emit([f"backend {backend.name}: supplied by the caller"], info)
         case_set, problems = check.validate(settings.cases_dir)
         if check.has_errors(problems):
             for problem in problems:
@@ -368,7 +389,7 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
         if args.estimate:
             return _print_estimate(case_set, settings, backend, as_json=args.format == "json")
         if backend is None:
-            backend = make_backend(name, settings)
+            backend = make_backend(name, settings, connect=settings.batch)  # a direct run connects once it knows it sends
         if settings.batch:
             if not backend.supports_batch:
                 raise UsageError(f"--batch needs the claude backend (Message Batches), not {backend.name}")
@@ -377,11 +398,15 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
                                                    assistant.PROMPT_VERSION)).batch_state)
             except BatchStateError as exc:
                 raise UsageError(str(exc)) from None
+        else:
+            pool = _connect_for(backend, case_set, settings)
         recorder = prepare_run(case_set, backend, settings)
     except (UsageError, ResultsError, OSError) as exc:
         if isinstance(exc, OSError):
             exc = write_error(RunPaths(Path(args.results_dir), assistant.PROMPT_VERSION), exc)
         print(printable(f"reviewtui eval: {exc}"), file=sys.stderr)
+        if pool is not None:
+            pool.close()
         if backend is not None:
             asyncio.run(backend.aclose())
         # Another run writing the version, a full disk, a read-only folder: run again later (exit 3).
@@ -394,7 +419,7 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     status = "cancelled"
     failure: OSError | None = None
     try:
-        status = asyncio.run(_run_until_interrupted(recorder, backend, settings))
+        status = asyncio.run(_run_until_interrupted(recorder, backend, settings, pool))
     except KeyboardInterrupt:
         status = "cancelled"
     except OSError as exc:  # the results could not be written: the record stays as it was
@@ -420,12 +445,14 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
             write_junit(args.junit, result.manifest, result.records.values())
         except OSError as exc:
             print(f"reviewtui eval: cannot write --junit {args.junit}: {exc.strerror or exc}", file=sys.stderr)
+    # A reader that stopped early (`| head`) changes nothing: the results are written, the exit code stands.
     if args.format == "json":
-        print(json.dumps(summary_json(result.manifest), indent=2))
+        emit([json.dumps(summary_json(result.manifest), indent=2)])
     else:
         summary = printable(format_summary(result.manifest))
-        sys.stdout.write(colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary)
-    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", file=info, flush=True)
+        text = colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary
+        emit([text.removesuffix("\n")])
+    emit([f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/"], info)
     return result.exit_code
 
 
@@ -509,16 +536,57 @@ def _print_note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings) -> str:
+async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings,
+                                 pool: ScoringPool | None) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
     try:
         with cancel_on_sigint(cancel):
             return await record_run(recorder, backend, settings,
                                     on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
-                                    on_note=_print_note)
+                                    on_note=_print_note, pool=pool)
     finally:
         await backend.aclose()
+
+
+def _requests_sure_to_be_sent(settings: RunSettings) -> bool:
+    """Before the case set is read: fewer stored answers than the run's requests (or --no-cache), so at
+    least one request will go out and the SDK is worth loading already. A folder that may answer
+    everything says no: a rerun from the cache must not pay for the import."""
+    if settings.batch:
+        return False
+    if not settings.use_cache:
+        return True
+    from .caseset.cases import case_dirs
+    from .runs.cache import default_cache_dir
+
+    try:
+        jobs = sum(1 for _ in case_dirs(settings.cases_dir)) * settings.repeats
+    except OSError:
+        return False  # the check of the case set says what is wrong
+    try:
+        with os.scandir(default_cache_dir(settings.results_dir)) as stored:
+            answers = sum(1 for _ in stored)
+    except OSError:
+        answers = 0  # no cache folder yet
+    return answers < jobs
+
+
+def _connect_for(backend: Backend, case_set: CaseSet, settings: RunSettings) -> ScoringPool | None:
+    """Before the results folder is touched: plan the run and, when it has requests to send, start the
+    scoring worker and then load the SDK (its import overlaps the worker's start-up on the other core;
+    a malformed ANTHROPIC_BASE_URL is a usage error here). Returns the worker, if one was started."""
+    requests = backend.plan(case_set.cases, settings.repeats)
+    if not requests:
+        return None
+    pool = start_pool(requests)
+    try:
+        backend.connect()
+    except BackendUsageError as exc:
+        if pool is not None:
+            pool.close()
+        raise UsageError(str(exc)) from None
+    return pool
 
 
 if __name__ == "__main__":

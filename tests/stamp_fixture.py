@@ -27,6 +27,8 @@ from tests.fake_messages_api import FakeMessagesAPI, answer
 REPO = Path(__file__).resolve().parents[1]
 KEY = "fake-anthropic-key-stamp-kit-3b9c7e"
 PROJECT_PARTS = ("cases", "writeups", "disputed.md")
+# The project's case set, the one a stamp must be made on.
+CASE_COUNT = len(list((REPO / "cases").glob("*/expected.yaml")))
 EVAL_ARGS = ("--backend", "claude", "--timeout", "5", "--max-retries", "0")
 
 

@@ -157,7 +157,8 @@ def test_ctrl_c_stops_a_run_of_the_reference_auditor_and_exits_3(tmp_path):
     from reviewtui import assistant
 
     results = tmp_path / "r"
-    proc, out, err = _interrupt(["eval", "--backend", "rules", "--results-dir", str(results)], _until("[2/50]"))
+    cases = len(list((REPO / "cases").glob("*/expected.yaml")))
+    proc, out, err = _interrupt(["eval", "--backend", "rules", "--results-dir", str(results)], _until(f"[2/{cases}]"))
     assert proc.returncode == 3, out + err
     assert "Traceback" not in err and "cancelled: what finished is kept" in err
     assert "gate            PASSED" not in out

@@ -23,6 +23,7 @@ from reviewtui.eval import main as eval_main, run_eval
 from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
 from reviewtui.runs.settings import RunSettings
 from tests.fake_messages_api import answer, hang
+from tests.stamp_fixture import CASE_COUNT
 from tests.test_weekly import MADE_UP, accounts_folder, assert_refused, claude_eval, first_case_marker, weekly
 
 VERSION = assistant.PROMPT_VERSION
@@ -133,7 +134,7 @@ def test_a_cancelled_run_turned_into_a_complete_one(api, stamped, capsys):
 
     run = asyncio.run(cancelled_run())
     assert run.manifest["status"] == "cancelled"
-    summary = {**run.manifest["summary"], "not_run": 0, "not_run_cases": [], "scored": 50, "cases": 50}
+    summary = {**run.manifest["summary"], "not_run": 0, "not_run_cases": [], "scored": CASE_COUNT, "cases": CASE_COUNT}
     edit_manifest(stamped, status="complete", gate=passing_gate(), summary=summary,
                   case_ids=sorted(c.case_id for c in case_set.cases))
     reason = only_reason(api, stamped, capsys)
@@ -148,7 +149,7 @@ def test_an_incomplete_run_turned_into_a_complete_one(api, stamped, capsys):
     assert claude_eval("--no-cache") == 3
     manifest = json.loads(manifest_path(stamped).read_text(encoding="utf-8"))
     edit_manifest(stamped, status="complete", gate=passing_gate(),
-                  summary={**manifest["summary"], "errors": 0, "error_cases": [], "scored": 50})
+                  summary={**manifest["summary"], "errors": 0, "error_cases": [], "scored": CASE_COUNT})
     assert only_reason(api, stamped, capsys) == ("1 case(s) (c01-outdoor-retail) hold an answer that could not be "
                                                  "obtained (an error), so the run was not complete")
 
@@ -158,7 +159,7 @@ def test_a_new_prompts_hash_pasted_into_the_manifest(api, stamped, capsys, monke
     monkeypatch.setattr(assistant, "system_prompt", lambda: edited)  # the prompt edited, PROMPT_VERSION not bumped
     edit_manifest(stamped, prompt_sha256=assistant.prompt_sha256())
     assert only_reason(api, stamped, capsys).startswith(
-        "50 case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and 47 more) were answered to another "
+        f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) were answered to another "
         "request than the weekly run sends for them now (prompt text, model, --max-tokens or snapshot)")
 
 
@@ -181,7 +182,7 @@ def test_a_one_case_stamp_given_the_project_case_sets_hash(api, stamped, capsys)
     edit_manifest(stamped, case_set_hash=load_case_set(stamped / "cases").digest())
     assert only_reason(api, stamped, capsys) == (
         f"the manifest of {VERSION} lists other cases than the case set cases has (c02-dental-clinic, "
-        "c03-b2b-saas, c04-furniture-store and 46 more of the case set not in it)")
+        f"c03-b2b-saas, c04-furniture-store and {CASE_COUNT - 4} more of the case set not in it)")
 
 
 def test_a_case_file_removed_from_the_record(api, stamped, capsys):
@@ -226,7 +227,7 @@ def test_the_reference_auditors_results_moved_into_the_claude_place(api, stamped
     edit_manifest(stamped, backend="claude", results_role="assistant", model=assistant.DEFAULT_MODEL,
                   backend_details=details)
     assert only_reason(api, stamped, capsys).startswith(
-        "50 case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and 47 more) hold answers the Claude "
+        f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold answers the Claude "
         "backend did not record: no message id, request id and endpoint from the API")
 
 
@@ -242,7 +243,7 @@ def test_a_forged_response_cache(stamp_kit, api, stamped, capsys):
     api.clear_requests()
     assert claude_eval() == 0 and api.count() == 0
     assert only_reason(api, stamped, capsys).startswith(
-        "50 case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and 47 more) hold answers the Claude "
+        f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold answers the Claude "
         "backend did not record")
 
 
@@ -268,7 +269,7 @@ def test_a_backend_that_names_itself_claude(stamp_kit, api, stamped, capsys):
     details = _claude_details(stamped)
     assert eval_main(["--backend", "claude"], backend=Impostor(stamp_kit.answers, details)) == 0
     assert only_reason(api, stamped, capsys).startswith(
-        "50 case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and 47 more) hold answers the Claude "
+        f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold answers the Claude "
         "backend did not record")
 
 
@@ -284,7 +285,7 @@ def test_the_manifests_endpoint_changed_to_the_weekly_runs(api, stamped, capsys,
     edit_manifest(stamped, backend_details=details)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://api.anthropic.com")  # the weekly run's: nothing is sent there
     reason = only_reason(api, stamped, capsys)
-    assert reason.startswith("50 case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and 47 more) were "
+    assert reason.startswith(f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) were "
                              "answered at another endpoint than the run's (api.anthropic.com)")
 
 
@@ -292,7 +293,7 @@ def test_another_models_answers_relabelled(api, stamped, capsys):
     assert claude_eval("--model", "claude-haiku-4-5") == 0
     edit_manifest(stamped, model=assistant.DEFAULT_MODEL)
     assert only_reason(api, stamped, capsys).startswith(
-        "50 case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and 47 more) were answered by another model "
+        f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) were answered by another model "
         f"than the run's {assistant.DEFAULT_MODEL}, as the API reported it")
 
 

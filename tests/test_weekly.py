@@ -21,7 +21,7 @@ from reviewtui import assistant
 from reviewtui.cli import main as cli_main
 from reviewtui.eval import main as eval_main
 from tests.fake_messages_api import FakeMessagesAPI, answer, overloaded
-from tests.stamp_fixture import EVAL_ARGS, KEY, account_snapshot
+from tests.stamp_fixture import CASE_COUNT, EVAL_ARGS, KEY, account_snapshot
 from tests.stub_backends import FIXTURE_CASES
 
 VERSION = assistant.PROMPT_VERSION
@@ -130,8 +130,8 @@ def test_refused_after_a_passing_run_on_another_case_set(api, stamped, capsys):
     expected = stamped / "cases" / "c01-outdoor-retail" / "expected.yaml"
     expected.write_text(expected.read_text(encoding="utf-8") + "notes: edited after the run\n", encoding="utf-8")
     [reason] = assert_refused(api, accounts_folder(stamped), capsys)
-    assert reason.startswith(f"the run of {VERSION} was made on another case set (50 case(s) in ")
-    assert "now 50 in cases" in reason
+    assert reason.startswith(f"the run of {VERSION} was made on another case set ({CASE_COUNT} case(s) in ")
+    assert f"now {CASE_COUNT} in cases" in reason
 
 
 def test_refused_after_a_passing_run_with_another_model(api, stamped, capsys):
@@ -217,7 +217,7 @@ def test_allowed_after_a_passing_claude_run_writes_the_reports(stamp_kit, api, s
     assert weekly(accounts, "--date", DAY) == 3  # one account on hold
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith(f"stamp ok: results/{VERSION}/manifest.json: prompt {VERSION} (sha256 ")
-    assert "on 50 cases (case set " in out.splitlines()[0]
+    assert f"on {CASE_COUNT} cases (case set " in out.splitlines()[0]
     assert api.count() == 2 and {r.marker for r in api.requests} == {"900-000-0001", "900-000-0002"}
 
     run_dir = stamped / "results" / "weekly" / DAY
@@ -240,10 +240,10 @@ def test_allowed_after_a_passing_claude_run_writes_the_reports(stamp_kit, api, s
     assert [f["text"] for f in findings["ungrounded"]] == [MADE_UP]
     assert [f["id"] for f in findings["second_opinion"]["assistant_only"]] == ["pacing.overspend"]
     index_md = (run_dir / "index.md").read_text(encoding="utf-8")
-    assert "hold for review" in index_md and "on 50 cases (case set " in index_md
+    assert "hold for review" in index_md and f"on {CASE_COUNT} cases (case set " in index_md
     manifest = json.loads((run_dir / "weekly.json").read_text(encoding="utf-8"))
     assert manifest["stamp"]["backend"] == "claude" and manifest["stamp"]["gate"]["passed"] is True
-    assert manifest["stamp"]["cases"] == 50 and manifest["counts"]["hold for review"] == 1
+    assert manifest["stamp"]["cases"] == CASE_COUNT and manifest["counts"]["hold for review"] == 1
     assert manifest["status"] == "complete"
 
     # A rerun of the same folder the same day answers from the response cache and replaces its own run.
@@ -420,12 +420,12 @@ def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_
     fixtures = Path(__file__).resolve().parent / "fixtures" / "accounts"
     accounts = tmp_path / "accounts"
     accounts.mkdir()
-    for name in ("google_campaign_daily.csv", "meta_ads_ad_level.csv", "meta_ambiguous_dates.csv"):
+    for name in ("google_campaign_daily.csv", "meta_summary_month.csv", "meta_ambiguous_dates.csv"):
         shutil.copy(fixtures / name, accounts / name)
     (accounts / "notes.csv").write_text("owner,comment\nAna,call on Monday\n", encoding="utf-8")
 
     loaded = {a.name: a for a in load_accounts(accounts)}
-    for name in ("google_campaign_daily", "meta_ads_ad_level"):
+    for name in ("google_campaign_daily", "meta_summary_month"):
         fmt = name.split("_")[0]
         imported = tmp_path / f"{name}.json"
         assert import_main(["--format", fmt, str(fixtures / f"{name}.csv"), "-o", str(imported)]) == 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import asdict, dataclass
-from typing import Any, AsyncIterator, Protocol
+from typing import Any, AsyncIterator, Protocol, Sequence
 
 from ..caseset.cases import Case
 
@@ -95,6 +95,17 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
         """The output for ``case`` (``repeat`` numbers repeated runs of the same case)."""
+
+    def plan(self, cases: Sequence[Case], repeats: int) -> int:
+        """Get ready for a run of ``cases`` x ``repeats``; how many of them need a request to an API.
+
+        A backend that computes its answers here has none; the claude backend prepares each request
+        and counts those its response cache cannot answer.
+        """
+        return 0
+
+    def connect(self) -> None:  # noqa: B027 - a hook: only a backend that sends requests connects
+        """Load what sending requests needs (the claude backend: the SDK), before a run that has requests due."""
 
     def use_limit(self, limit: Any) -> None:  # noqa: B027 - a hook: only a backend that sends requests uses it
         """The run's ``throttle.AdaptiveLimit``, for a backend that makes requests it can rate-limit."""

