@@ -33,7 +33,7 @@ from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
-from .runs.settings import API_KEY_ENV, BOUNDS, DEFAULT_CONCURRENCY, RunSettings, UsageError
+from .runs.settings import API_KEY_ENV, DEFAULT_CONCURRENCY, RunSettings, UsageError, flag_type
 from .runs.identity import results_home, results_role
 from .runs.files import (ResultsError, ResultsWriteError, RunPaths, now_iso, refuse_results_in_cases,
                          write_error)
@@ -223,22 +223,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--results-dir", default="results", metavar="DIR", help="where results go (default: ./results)")
     parser.add_argument("--replay-dir", metavar="DIR", help="with --backend replay: a folder of <case_id>.json raw outputs")
     parser.add_argument("--model", help=f"claude model (default {assistant.DEFAULT_MODEL}; cheap: {assistant.CHEAP_MODEL})")
-    parser.add_argument("--max-tokens", type=_flag_type("max_tokens"), metavar="N",
+    parser.add_argument("--max-tokens", type=flag_type("max_tokens"), metavar="N",
                         help=f"claude output token limit, thinking included (default {assistant.DEFAULT_MAX_TOKENS})")
-    parser.add_argument("--concurrency", type=_flag_type("concurrency"), default=DEFAULT_CONCURRENCY, metavar="N",
+    parser.add_argument("--concurrency", type=flag_type("concurrency"), default=DEFAULT_CONCURRENCY, metavar="N",
                         help=f"cases in flight at once (default {DEFAULT_CONCURRENCY})")
-    parser.add_argument("--repeats", type=_flag_type("repeats"), default=1, metavar="N",
+    parser.add_argument("--repeats", type=flag_type("repeats"), default=1, metavar="N",
                         help="run each case N times (scores are averaged; fabrications add up; the summary gives "
                         "pass^N, pass@N and the cases whose verdict flips)")
-    parser.add_argument("--max-unparseable", type=_flag_type("max_unparseable"), default=0, metavar="N",
+    parser.add_argument("--max-unparseable", type=flag_type("max_unparseable"), default=0, metavar="N",
                         help="unparseable answers the gate allows (default 0: an answer that is not JSON of the "
                         "schema fails the gate)")
     parser.add_argument("--figures", choices=FIGURE_MODES, default="derived",
                         help="ground figures on snapshot values and the derived index (default) or on snapshot values only")
     parser.add_argument("--no-cache", action="store_true", help="claude: do not answer from the response cache")
-    parser.add_argument("--timeout", type=_flag_type("timeout"), metavar="SECONDS",
+    parser.add_argument("--timeout", type=flag_type("timeout"), metavar="SECONDS",
                         help="claude: seconds per request attempt before it counts as timed out (default 600)")
-    parser.add_argument("--max-retries", type=_flag_type("max_retries"), metavar="N",
+    parser.add_argument("--max-retries", type=flag_type("max_retries"), metavar="N",
                         help="claude: retries per case on 429, 5xx, 529, timeouts and dropped connections (default 2)")
     parser.add_argument("--estimate", action="store_true",
                         help="print the run's input tokens and cost (direct and batched, with and without prompt "
@@ -256,30 +256,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", action="store_true",
                         help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
                         "the batch id is kept in the run folder, so rerunning the same command resumes it")
-    parser.add_argument("--batch-poll", type=_flag_type("batch_poll"), default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
+    parser.add_argument("--batch-poll", type=flag_type("batch_poll"), default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
                         help=f"with --batch: seconds between status checks (default {DEFAULT_POLL_SECONDS:g})")
-    parser.add_argument("--batch-timeout", type=_flag_type("batch_timeout"), default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
+    parser.add_argument("--batch-timeout", type=flag_type("batch_timeout"), default=DEFAULT_TIMEOUT_SECONDS, metavar="SECONDS",
                         help="with --batch: stop waiting after this long and print the batch id for a later "
                         f"resume (default {DEFAULT_TIMEOUT_SECONDS:g}: the API ends a batch within 24 hours)")
     return parser
-
-
-def _flag_type(setting: str) -> Callable[[str], Any]:
-    """An argparse type for a number setting, from its range in ``settings.BOUNDS``."""
-    bound = BOUNDS[setting]
-
-    def parse(text: str) -> Any:
-        try:
-            value = (int if bound.whole else float)(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {bound.noun}") from None
-        if not bound.admits(value):
-            limit = (f"at most {bound.maximum:g}" if bound.exceeds(value)
-                     else f"{'above' if bound.above else 'at least'} {bound.minimum:g}")
-            raise argparse.ArgumentTypeError(f"{text} must be {limit}")
-        return value
-
-    return parse
 
 
 def settings_from_args(args: argparse.Namespace) -> RunSettings:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import time
 import urllib.parse
@@ -607,6 +608,12 @@ class _Server(ThreadingHTTPServer):
     # socketserver's default backlog of 5 makes the 6th simultaneous connection wait for a
     # SYN retry (a second): a client at concurrency 16 would look slow for the fake's sake.
     request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client killed mid-request (the kill -9 tests and benchmark) resets its connection: that is
+        # the client's doing, not the fake's, and not worth a traceback on stderr.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -23,6 +23,14 @@ Text files keep their own line endings (``decode_text`` / ``encode_text``).
 
 ``remove_tree`` deletes a file or a folder without ever following a link out
 of it (a run's folders under ``results/``).
+
+A folder nothing reads until it is swapped into place whole (a weekly run's
+work folder) needs neither: ``staged_write_text`` writes its files plainly,
+and ``sync_tree`` makes them all durable at once before the swap. Two
+fsyncs a file (the temporary file and its folder), one after the other,
+cost a few milliseconds each on an ordinary disk, most of a weekly run's time
+per account; many fsyncs in flight at once share the disk's journal
+commits.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import shutil
 import stat
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -122,6 +131,35 @@ def _unlink(name: str | Path) -> None:
         os.unlink(name)
     except FileNotFoundError:
         pass
+
+
+def staged_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """A file of a folder nothing reads before it is swapped in: written whole, not yet durable (``sync_tree``)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+SYNC_THREADS = 16
+
+
+def sync_tree(folder: Path) -> None:
+    """Make every file and folder under ``folder`` durable (fsync), many at once; OSError if a file cannot be."""
+    files, folders = [], [folder]
+    for root, dirs, names in os.walk(folder):
+        files += [Path(root) / name for name in names]
+        folders += [Path(root) / name for name in dirs]
+
+    def sync_file(path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    with ThreadPoolExecutor(max_workers=SYNC_THREADS, thread_name_prefix="reviewtui-sync") as pool:
+        list(pool.map(sync_file, files))  # raises the first OSError
+        list(pool.map(fsync_folder, folders))
 
 
 def fsync_folder(folder: Path) -> None:

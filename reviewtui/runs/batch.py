@@ -123,6 +123,19 @@ class BatchState:
         doc = {"format": STATE_FORMAT, "batches": [b.to_dict() for b in self.batches]}
         atomic_write_text(self.path, json.dumps(doc, indent=2) + "\n")
 
+    def forget_collected(self, before: float) -> int:
+        """Drop the batches collected and asked for before ``before`` (seconds since the epoch); how many.
+
+        Their answers are in the response cache and nothing resumes them; a state file every run
+        shares (the weekly run's) would otherwise grow by a batch each week.
+        """
+        kept = [b for b in self.batches if not (b.collected and _seconds(b.created_at) < before)]
+        dropped = len(self.batches) - len(kept)
+        if dropped:
+            self.batches = kept
+            self.save()
+        return dropped
+
 
 def custom_id_for(case_id: str, repeat: int, taken: set[str], token: str = "") -> str:
     """A custom_id the API accepts (``[a-zA-Z0-9_-]{1,64}``) naming the batch's token, the case and the repeat,
@@ -337,11 +350,15 @@ async def _collect(backend: BatchBackend, state: BatchState, batch: BatchRecord,
             continue
         seen.add(custom_id)
         key = str(entry.get("key"))
+        # Kept whoever asks now: the batch is marked collected below, so an answer this run no longer
+        # asks for (answered meanwhile, or the request of another run that shares the state file) would
+        # otherwise be paid for and never read. The cache write (fsynced) in a thread: meanwhile the loop
+        # records the answers read before this one.
+        await asyncio.to_thread(backend.remember, key, output)
         job = pending.pop(key, None)
         if job is None:
-            continue  # answered meanwhile (or no longer asked for)
+            continue
         case, repeat, _ = job
-        backend.remember(key, output)
         await deliver(case, repeat, output)
     for custom_id, entry in batch.requests.items():
         job = pending.pop(str(entry.get("key")), None) if custom_id not in seen else None

@@ -16,10 +16,11 @@ asked when the run starts, not when the settings are built.
 
 from __future__ import annotations
 
+import argparse
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from ..backends import BACKEND_NAMES
 from ..scoring.grounding import FIGURE_MODES
@@ -77,6 +78,24 @@ BOUNDS: dict[str, Bound] = {
     "batch_poll": Bound(whole=False, minimum=0, maximum=3600, above=True),
     "batch_timeout": Bound(whole=False, minimum=0, maximum=7 * DAY, above=True),
 }
+
+def flag_type(setting: str) -> Callable[[str], Any]:
+    """An argparse type for a number setting, from its range in ``BOUNDS`` (eval's and weekly's flags)."""
+    bound = BOUNDS[setting]
+
+    def parse(text: str) -> Any:
+        try:
+            value = (int if bound.whole else float)(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {bound.noun}") from None
+        if not bound.admits(value):
+            limit = (f"at most {bound.maximum:g}" if bound.exceeds(value)
+                     else f"{'above' if bound.above else 'at least'} {bound.minimum:g}")
+            raise argparse.ArgumentTypeError(f"{text} must be {limit}")
+        return value
+
+    return parse
+
 
 # The command line's name of each setting (the form has its own labels).
 FLAGS = {"cases_dir": "--cases", "use_cache": "--no-cache"}

@@ -81,7 +81,7 @@ def format_summary(manifest: dict[str, Any]) -> str:
         lines.append(f"  {entry['case_id']}: {entry['reason']}")
     if s.get("not_run"):
         lines.append(f"not run         {s['not_run']}: {', '.join(s.get('not_run_cases') or [])}")
-    lines.append(_usage_line(usage))
+    lines.append(f"tokens          {usage_text(usage)}")
     backoff = backoff_sentence((manifest.get("backend_details") or {}).get("concurrency"))
     if backoff:
         lines.append(f"rate limits     {backoff}")
@@ -95,11 +95,12 @@ def format_summary(manifest: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _usage_line(usage: dict[str, Any]) -> str:
+def usage_text(usage: dict[str, Any]) -> str:
+    """The tokens and estimated cost of a run's calls (the eval's summary, the weekly run's last lines)."""
     tokens_in, tokens_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
     cached = usage.get("cached", 0)
     if not tokens_in and not tokens_out:
-        return "tokens          none (no model calls)"
+        return "none (no model calls)"
     cost = usage.get("cost_usd")
     cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:,.2f}"
     write, read = usage.get("cache_write_tokens", 0), usage.get("cache_read_tokens", 0)
@@ -107,4 +108,4 @@ def _usage_line(usage: dict[str, Any]) -> str:
     cache_text = f", {cached} answer(s) from the cache cost nothing" if cached else ""
     kept = usage.get("kept", 0)
     kept_text = f", {kept} answer(s) kept from the interrupted run" if kept else ""
-    return f"tokens          {tokens_in:,} in{prompt_cache} / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"
+    return f"{tokens_in:,} in{prompt_cache} / {tokens_out:,} out, {cost_text}{cache_text}{kept_text}"

@@ -8,9 +8,9 @@
 - ``accounts.py``: the accounts folder, one snapshot per account, each
   checked before it is sent; the hook where platform exports come in.
 - ``run.py``: the run itself (the same runner, client, cache, concurrency and
-  retries as ``reviewtui eval``), figure grounding against each account's own
-  snapshot, the reference auditor's second opinion, and the files under
-  ``results/weekly/<date>/``.
+  retries as ``reviewtui eval``, or with ``--batch`` the eval's Message Batch
+  path), figure grounding against each account's own snapshot, the reference
+  auditor's second opinion, and the files under ``results/weekly/<date>/``.
 - ``reports.py``: the report a person sends, and the index.
 - ``cli.py``: ``reviewtui weekly ACCOUNTS``.
 

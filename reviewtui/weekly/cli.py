@@ -6,8 +6,13 @@ stamp check (one line per reason on stderr, no backend built, no API call);
 one name); 3 the run finished but some account failed, was skipped, did not
 run or is held for review (the index says which), or it could not finish
 (Ctrl-C, another weekly run writing the same folder, a full disk or a
-read-only results folder). Everything printed that quotes an account's name
-or an error has its control characters made visible.
+read-only results folder, a batch not ended in time). Everything printed
+that quotes an account's name or an error has its control characters made
+visible.
+
+``--batch`` sends the accounts as one Message Batch (``run.WeeklyBatch``);
+the stamp is checked first, as for a direct run, so a refused stamp makes no
+batch.
 """
 
 from __future__ import annotations
@@ -24,15 +29,17 @@ from .. import assistant
 from ..backends import BackendUsageError, create_backend
 from ..caseset.untrusted import printable
 from ..eval import make_backend
+from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError
 from ..runs.files import ResultsError, RunPaths, refuse_results_in_cases, write_error
 from ..runs.identity import WEEKLY_DIR
 from ..runs.run_folder import RunLockedError
-from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError
+from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError, flag_type
 from ..runs.runner import Progress, cancel_on_sigint
 from ..runs.signature import KEY_ENV, SignatureError, key_path, load_key
+from ..runs.summary import usage_text
 from .accounts import load_accounts, name_clashes
 from .reports import stamp_words
-from .run import READY, WeeklyPaths, run_day, run_weekly, today
+from .run import READY, WeeklyBatch, WeeklyPaths, batch_state_path, run_day, run_weekly, today
 from .stamp import check_stamp
 
 EXIT_REFUSED = 1
@@ -72,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="as for reviewtui eval")
     parser.add_argument("--max-retries", type=int, metavar="N", help="as for reviewtui eval")
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the response cache")
+    parser.add_argument("--batch", action="store_true",
+                        help="send the accounts as one Message Batch (half the price, answers within 24 hours); its "
+                        "id is kept in results/weekly/.work/batch.json, so rerunning the same command resumes it")
+    parser.add_argument("--batch-poll", type=flag_type("batch_poll"), default=DEFAULT_POLL_SECONDS, metavar="SECONDS",
+                        help=f"with --batch: seconds between status checks (default {DEFAULT_POLL_SECONDS:g})")
+    parser.add_argument("--batch-timeout", type=flag_type("batch_timeout"), default=DEFAULT_TIMEOUT_SECONDS,
+                        metavar="SECONDS", help="with --batch: stop waiting after this long (the batch keeps running "
+                        f"and a rerun collects it; default {DEFAULT_TIMEOUT_SECONDS:g}: the API ends a batch within "
+                        "24 hours)")
     return parser
 
 
@@ -174,12 +190,19 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, BackendUsageError) as exc:
         _say(f"reviewtui weekly: {exc}")
         return EXIT_USAGE
+    if args.batch:
+        try:  # a damaged state file stops the run before anything is sent or written
+            BatchState.load(batch_state_path(args.results_dir))
+        except BatchStateError as exc:
+            _say(f"reviewtui weekly: {exc}")
+            asyncio.run(_close(backend, reference))
+            return EXIT_USAGE
     for account in accounts:
         if account.problem:
             _say(f"skipped {account.name}: {account.problem}")
     paths = WeeklyPaths.choose(args.results_dir, args.date or today(), accounts_dir)
-    _say(f"running {sum(1 for a in accounts if not a.problem)} account(s) with concurrency {args.concurrency}; "
-         f"writing {paths.run_dir}")
+    how = "as one Message Batch" if args.batch else f"with concurrency {args.concurrency}"
+    _say(f"running {sum(1 for a in accounts if not a.problem)} account(s) {how}; writing {paths.run_dir}")
     try:
         run = asyncio.run(_run(accounts, backend, reference, paths, stamp, args))
     except KeyboardInterrupt:
@@ -188,24 +211,35 @@ def main(argv: list[str] | None = None) -> int:
     except RunLockedError as exc:
         _say(f"reviewtui weekly: {exc}")
         return EXIT_INCOMPLETE
+    except BatchStateError as exc:  # damaged since the check above
+        _say(f"reviewtui weekly: {exc}")
+        return EXIT_USAGE
     except OSError as exc:
         _say(f"reviewtui weekly: {write_error(RunPaths(Path(args.results_dir) / WEEKLY_DIR, paths.run_dir.name), exc)}")
         return EXIT_INCOMPLETE
     for name, result in run.results.items():
         flag = "" if result["status"] == READY else f": {result['reason']}"
         _say(f"{name:<24} {result['status']}{flag}", sys.stdout)
+    _say(f"tokens: {usage_text(run.manifest.get('usage') or {})}"
+         + (" (batched: each token at half the price)" if args.batch else ""), sys.stdout)
     _say(f"index: {paths.index_md} and {paths.index_csv}", sys.stdout)
     return run.exit_code
 
 
 async def _run(accounts, backend, reference, paths, stamp, args):
-    """Ctrl-C stops new accounts and keeps those that finished, as in ``reviewtui eval``."""
+    """Ctrl-C stops new accounts (with --batch: the wait) and keeps those that finished, as in ``reviewtui eval``."""
     cancel = asyncio.Event()
+    batch = WeeklyBatch(args.batch_poll, args.batch_timeout) if args.batch else None
     try:
         with cancel_on_sigint(cancel):
             return await run_weekly(accounts, backend, reference, paths=paths, stamp=stamp,
                                     figures=stamp.get("figures") or "derived", concurrency=args.concurrency,
-                                    on_progress=_progress, cancel=cancel, accounts_dir=args.accounts)
+                                    on_progress=_progress, cancel=cancel, accounts_dir=args.accounts,
+                                    batch=batch, on_note=_say)
     finally:
-        await backend.aclose()
-        await reference.aclose()
+        await _close(backend, reference)
+
+
+async def _close(backend, reference) -> None:
+    await backend.aclose()
+    await reference.aclose()

@@ -16,7 +16,7 @@ import io
 import json
 from typing import Any
 
-from ..caseset.atomic import atomic_write_text
+from ..caseset.atomic import staged_write_text
 from ..backends.base import CaseOutput
 from .markdown_text import md_link_target, md_text
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
@@ -100,12 +100,12 @@ def report_markdown(result: dict[str, Any]) -> str:
 
 
 def write_account_files(paths: WeeklyPaths, result: dict[str, Any], output: CaseOutput | None) -> None:
+    """The account's files in the run's work folder (made durable all at once before it is swapped in)."""
     name = result["account"]
-    paths.account_dir(name).mkdir(parents=True, exist_ok=True)
     if output is not None and output.raw_text is not None:
-        atomic_write_text(paths.raw(name), output.raw_text)
-    atomic_write_text(paths.findings(name), json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    atomic_write_text(paths.report(name), report_markdown(result))
+        staged_write_text(paths.raw(name), output.raw_text)
+    staged_write_text(paths.findings(name), json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    staged_write_text(paths.report(name), report_markdown(result))
 
 
 def index_row(result: dict[str, Any]) -> dict[str, str]:
@@ -167,5 +167,6 @@ def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manif
 
 
 def write_index(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> None:
-    atomic_write_text(paths.index_csv, index_csv(results))
-    atomic_write_text(paths.index_md, index_markdown(paths, results, manifest))
+    """The index in the run's work folder, as ``write_account_files``."""
+    staged_write_text(paths.index_csv, index_csv(results))
+    staged_write_text(paths.index_md, index_markdown(paths, results, manifest))

@@ -22,6 +22,17 @@ accounts folder: two runs of one day never replace each other, while a rerun
 of the same accounts folder replaces its own (answered from the response
 cache), keeping the reviewed marks of the reports that did not change.
 
+With ``batch`` (``reviewtui weekly --batch``) the accounts go as one Message
+Batch (``runs/batch.py``, the eval's own path) instead of one request each:
+half the price, answers within 24 hours. Its state file is
+``results/weekly/.work/batch.json``, shared by every weekly batch run and
+held under ``results/weekly/.work/batch.lock`` while one runs: a request is
+known by its content (the prompt, the account's snapshot, the model), so a
+rerun resumes the batch that holds its accounts whatever the day or the
+folder's name, and nothing is asked for twice. Each answer, direct or
+batched, goes through the same ``done``: scored, held or passed, its report
+written the moment it comes back.
+
 The assistant's answer is scored like a case with no expectations
 (``scoring.score_case``): the same parsing and the same figure grounding as
 the eval, against the account's own snapshot. An account is ready to send
@@ -37,19 +48,22 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Any, Callable
 
 from ..assistant import OutputError, parse_output
-from ..caseset.atomic import atomic_write_text
+from ..caseset.atomic import atomic_write_text, staged_write_text, sync_tree
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
+from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, run_batch
 from ..runs.files import now_iso
-from ..runs.run_folder import WORK_DIR, StagedFolder
-from ..runs.runner import Progress, run_cases
+from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, StagedFolder
+from ..runs.runner import Progress, RunOutcome, run_cases
+from ..runs.usage import usage_of
 from ..scoring.score import score_case
 from .accounts import Account
 from .currency import currency_problems
@@ -121,6 +135,27 @@ class WeeklyPaths:
             except (OSError, ValueError, AttributeError):
                 pass  # unreadable: not ours to replace
         raise ValueError(f"{root}: a thousand weekly runs on {day} already; move some away")
+
+
+@dataclass(frozen=True)
+class WeeklyBatch:
+    """``--batch``: how the run waits for its Message Batch."""
+
+    poll_seconds: float = DEFAULT_POLL_SECONDS
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+
+
+# A collected batch is forgotten from the shared state file after this long (its answers are in the cache).
+FORGET_COLLECTED_DAYS = 35
+
+
+def batch_state_path(results_dir: str | Path) -> Path:
+    """The weekly runs' batch state, in no run's folder: where a rerun on any day looks first."""
+    return Path(results_dir) / WEEKLY_DIR / WORK_DIR / BATCH_STATE
+
+
+def _batch_lock(state: Path) -> FolderLock:
+    return FolderLock(state.with_suffix(".lock"), "weekly batch run")
 
 
 def today() -> str:
@@ -263,26 +298,39 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
                      paths: WeeklyPaths, stamp: dict[str, Any], figures: str = "derived", concurrency: int = 4,
                      on_progress: Callable[[Progress], None] | None = None,
                      on_account: Callable[[dict[str, Any]], None] | None = None,
-                     cancel: asyncio.Event | None = None, accounts_dir: str | Path | None = None) -> WeeklyRun:
+                     cancel: asyncio.Event | None = None, accounts_dir: str | Path | None = None,
+                     batch: WeeklyBatch | None = None, on_note: Callable[[str], None] | None = None) -> WeeklyRun:
     """Run every readable account; write each as it lands, the index at the end, then take ``paths``' place.
 
+    With ``batch``, the accounts not answered from the response cache go as one Message Batch
+    (resumed, not sent again, when a batch already holds them); ``on_note`` hears what the wait says.
     The caller owns both backends and closes them. Raises RunLockedError when another run writes
-    ``paths`` now, and OSError when the run's files cannot be written (``paths`` is left as it was).
+    ``paths`` now (or, with ``batch``, another weekly batch run is under way), BatchStateError for a
+    damaged batch state file, and OSError when the run's files cannot be written (``paths`` is left as
+    it was).
     """
     from .reports import write_account_files, write_index  # reports reads the run's constants
 
     staged = StagedFolder(paths.run_dir, paths.run_dir.parent / WORK_DIR, f"weekly run {paths.run_dir.name}")
+    state = batch_state_path(paths.run_dir.parent.parent) if batch is not None else None
+    batch_lock = _batch_lock(state) if state is not None else None
     staged.acquire(f"cannot write the weekly run {paths.run_dir}")
     try:
+        if batch_lock is not None and state is not None:
+            batch_lock.acquire("cannot send or collect the weekly batch")
+            BatchState.load(state).forget_collected(time.time() - FORGET_COLLECTED_DAYS * 86400)
         staged.start()
         work = WeeklyPaths(staged.work)
         run = await _run_accounts(accounts, backend, reference, work=work, stamp=stamp, figures=figures,
                                   concurrency=concurrency, on_progress=on_progress, on_account=on_account,
                                   cancel=cancel, accounts_dir=accounts_dir, write_account_files=write_account_files,
-                                  write_index=write_index)
+                                  write_index=write_index, batch=batch, batch_state=state, on_note=on_note)
         _carry_reviewed(paths, work)
+        sync_tree(staged.work)  # written plainly as the accounts finished: durable now, before it is the run
         staged.swap_in()
     finally:
+        if batch_lock is not None:
+            batch_lock.release()
         staged.release()
     run.paths = paths
     return run
@@ -293,13 +341,14 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
                         on_progress: Callable[[Progress], None] | None,
                         on_account: Callable[[dict[str, Any]], None] | None, cancel: asyncio.Event | None,
                         accounts_dir: str | Path | None, write_account_files: Callable[..., None],
-                        write_index: Callable[..., None]) -> WeeklyRun:
+                        write_index: Callable[..., None], batch: WeeklyBatch | None = None,
+                        batch_state: Path | None = None, on_note: Callable[[str], None] | None = None) -> WeeklyRun:
     header = {"kind": "weekly", "started_at": now_iso(), "stamp": stamp, "figures": figures,
               "accounts_dir": str(Path(accounts_dir).resolve()) if accounts_dir is not None else None,
               "backend": backend.name, "backend_details": backend.describe(), "concurrency": concurrency,
-              "reference": reference.describe() if reference is not None else None}
+              "batch": batch is not None, "reference": reference.describe() if reference is not None else None}
     run = WeeklyRun(work, {**header, "status": "running"})
-    atomic_write_text(work.manifest, _json_text(run.manifest))
+    staged_write_text(work.manifest, _json_text(run.manifest))
 
     by_name = {a.name: a for a in accounts}
     for account in accounts:
@@ -309,8 +358,12 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
             if on_account is not None:
                 on_account(run.results[account.name])
     runnable = [a.as_case() for a in accounts if a.problem is None]
+    batches: set[str] = set()  # the batches whose answers this run reports
 
     async def done(case: Case, output: CaseOutput, repeat: int) -> None:
+        """One answer, direct or batched: scored, held or passed, its files written now."""
+        if output.batch and output.provenance and output.provenance.get("batch_id"):
+            batches.add(str(output.provenance["batch_id"]))
         ref = await reference.run(case) if reference is not None else None
         result = account_result(by_name[case.case_id], case, output, ref, figures=figures)
         run.results[case.case_id] = result
@@ -318,27 +371,40 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
         if on_account is not None:
             on_account(result)
 
-    def finish(status: str) -> None:
+    unfinished = ("its batch had not ended when the run stopped waiting; rerun the same command to collect it "
+                  "(nothing is sent again)" if batch is not None
+                  else "the run stopped before this account finished; rerun")
+
+    def finish(status: str, outcome: RunOutcome | None = None) -> None:
         for case in runnable:
             if case.case_id not in run.results:
-                run.results[case.case_id] = skipped_result(by_name[case.case_id], NOT_RUN,
-                                                           "the run stopped before this account finished; rerun")
+                run.results[case.case_id] = skipped_result(by_name[case.case_id], NOT_RUN, unfinished)
         run.results = dict(sorted(run.results.items()))
         run.manifest = {**header, "backend_details": backend.describe(), "finished_at": now_iso(), "status": status,
+                        **({"batches": sorted(batches), "batch_state": str(batch_state)} if batch is not None else {}),
+                        "usage": usage_of(outcome.progress if outcome is not None else None),
                         "counts": counts(run.results),
                         "accounts": [{k: r[k] for k in ("account", "status", "reason")} for r in run.results.values()]}
-        atomic_write_text(work.manifest, _json_text(run.manifest))
+        staged_write_text(work.manifest, _json_text(run.manifest))
         write_index(work, run.results, run.manifest)
 
     try:
-        outcome = await run_cases(runnable, backend, concurrency=concurrency, on_progress=on_progress,
-                                  cancel=cancel, on_case_done=done)
+        if batch is not None and batch_state is not None:
+            outcome = await run_batch(runnable, backend, state_path=batch_state, poll_seconds=batch.poll_seconds,
+                                      timeout_seconds=batch.timeout_seconds, on_progress=on_progress,
+                                      on_note=on_note, cancel=cancel, on_case_done=done)
+        else:
+            outcome = await run_cases(runnable, backend, concurrency=concurrency, on_progress=on_progress,
+                                      cancel=cancel, on_case_done=done)
     except OSError:
         raise  # the run's files cannot be written: nothing to finish, the previous folder stays
     except BaseException:
         finish("cancelled")  # torn down (Ctrl-C as KeyboardInterrupt): what finished is kept
         raise
-    finish("complete" if outcome.status != "cancelled" else "cancelled")
+    # A batch not ended in time leaves accounts not run: incomplete, as a direct run's errors leave it complete
+    # with those accounts failed (the index says which either way).
+    finish(outcome.status if outcome.status == "cancelled" else "incomplete" if outcome.not_run else "complete",
+           outcome)
     return run
 
 
@@ -353,7 +419,7 @@ def _carry_reviewed(previous: WeeklyPaths, work: WeeklyPaths) -> None:
         except OSError:
             continue
     if kept:
-        atomic_write_text(work.reviewed, _json_text(dict(sorted(kept.items()))))
+        staged_write_text(work.reviewed, _json_text(dict(sorted(kept.items()))))
 
 
 # --------------------------------------------------------------------------
