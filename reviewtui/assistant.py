@@ -10,18 +10,19 @@ The design and the reason for each part are in docs/claude.md.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import taxonomy
+from . import figure_vocabulary, taxonomy
 from .caseset.snapshot_compact import compact_text
 
-PROMPT_VERSION = "audit-v3"
+PROMPT_VERSION = "audit-v4"
 DEFAULT_MODEL = "claude-sonnet-5-5"
 CHEAP_MODEL = "claude-haiku-5-5"
 # Thinking and the answer share max_tokens. 20,000 leaves room for a long think
@@ -63,7 +64,8 @@ account shows it (then one finding, not one per campaign). "null": the whole \
 account;
 - claim: one or two sentences saying what is wrong and why it matters;
 - evidence: the dates and figures from the snapshot that prove it;
-- severity: high, medium or low (money at stake, and how sure you are).
+- severity: high, medium or low (money at stake, and how sure you are);
+- figures: every number of the claim and evidence, declared (see Figures).
 
 Report a problem once: never repeat an id with the same scope. Never write \
 about an issue you checked and ruled out, or a rule the account stays within \
@@ -79,24 +81,9 @@ healthy figures of the account, each with its date range: spend to date \
 against the expected spend on the budget schedule, CPA or ROAS against target \
 over the settled days, and the largest campaign's share of spend.
 
-# Figures
+"""
 
-Every number you write must be traceable to the snapshot: a value in the rows, \
-or a simple aggregate of them (a sum, an average, a share, CTR, CPC, \
-conversion rate, CPA, ROAS, month-to-date pacing against the budget), or the \
-difference, ratio or percent change of two figures you cite in the same \
-finding.
-- Every aggregate names its campaign (or "the account") and its date range: \
-"campaign 1841040842, 2025-05-01 to 2025-05-14: cost 4,210.55, 38 conversions". \
-A reviewer checks an aggregate over the range you name, and only that range.
-- A value from a row is copied exactly as the row has it, with its date.
-- A computed figure is given at the data's precision, rounded (1,234.38 may be \
-written 1,234 or 1.2k), or hedged with "about" ("CPA about 110").
-- Quote amounts in the account's currency. Dates are written as YYYY-MM-DD.
-- Never estimate beyond the month-end projection, invent benchmarks, or quote \
-a figure you did not compute from the rows. If you cannot compute a figure, \
-describe the finding without it.
-
+_PROMPT_TAXONOMY = """\
 # Taxonomy
 
 Each kind: what it means, how to tell, its scope rule, and the thresholds that \
@@ -340,7 +327,7 @@ def _tail() -> str:
 
 @lru_cache(maxsize=1)
 def system_prompt() -> str:
-    return _PROMPT_HEAD + _taxonomy_section() + _tail()
+    return _PROMPT_HEAD + figure_vocabulary.figures_prompt_section() + "\n" + _PROMPT_TAXONOMY + _taxonomy_section() + _tail()
 
 
 @lru_cache(maxsize=1)
@@ -349,7 +336,9 @@ def output_schema() -> dict[str, Any]:
 
     ``scope`` is ``anyOf`` string / null, the form the structured-outputs docs
     list as supported (a ``type`` list is not listed); ``minItems`` 0 or 1 is
-    the only array constraint they accept.
+    the only array constraint they accept. ``figures`` is the declared figures'
+    array (``figure_vocabulary.figures_schema``). The parser validates answers
+    with this same schema (``parse_output``).
     """
     return {
         "type": "object",
@@ -362,7 +351,7 @@ def output_schema() -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "additionalProperties": False,
-                    "required": ["id", "scope", "claim", "evidence", "severity"],
+                    "required": ["id", "scope", "claim", "evidence", "severity", "figures"],
                     "properties": {
                         "id": {"type": "string", "enum": taxonomy.kind_ids()},
                         "scope": {
@@ -378,6 +367,7 @@ def output_schema() -> dict[str, Any]:
                             "figures rounded or with 'about'.",
                         },
                         "severity": {"type": "string", "enum": list(SEVERITIES)},
+                        "figures": figure_vocabulary.figures_schema(),
                     },
                 },
             }
@@ -452,60 +442,140 @@ class Finding:
     claim: str
     evidence: str
     severity: str
+    # The declared figures (prompt audit-v4 on); None for a prose answer, written before
+    # declarations existed, whose figures the prose rules alone judge.
+    figures: list[Any] | None = None
+    # Declared items that are not of the figures vocabulary, by place: the validator's message.
+    invalid_figures: dict[int, str] = field(default_factory=dict)
 
     @property
     def full_id(self) -> str:
         return taxonomy.join_id(self.id, self.scope)
+
+    @property
+    def declares(self) -> bool:
+        return self.figures is not None
 
     def texts(self) -> dict[str, str]:
         """The fields scanned for figures (everything but id and scope)."""
         return {"claim": self.claim, "evidence": self.evidence, "severity": self.severity}
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        del out["invalid_figures"]
+        if self.figures is None:
+            del out["figures"]
+        return out
 
 
 class OutputError(ValueError):
     """Model output that is not JSON, or not of the output schema."""
 
 
+def prose_output_schema() -> dict[str, Any]:
+    """The output schema of prompt versions before audit-v4: findings without ``figures``.
+
+    Derived from ``output_schema``, so the two differ in that key alone.
+    """
+    schema = copy.deepcopy(output_schema())
+    item = schema["properties"]["findings"]["items"]
+    del item["properties"]["figures"]
+    item["required"].remove("figures")
+    return schema
+
+
+@lru_cache(maxsize=2)
+def _validator(declared: bool) -> Any:
+    """The validator of an answer: ``output_schema`` (declared) or ``prose_output_schema``, with
+    each declared figure left to ``_figure_validator`` so that one bad item costs that item only."""
+    import jsonschema
+
+    schema = copy.deepcopy(output_schema() if declared else prose_output_schema())
+    if declared:
+        schema["properties"]["findings"]["items"]["properties"]["figures"]["items"] = {}
+    return jsonschema.Draft202012Validator(schema)
+
+
+@lru_cache(maxsize=1)
+def _figure_validators() -> dict[str, Any]:
+    import jsonschema
+
+    item = output_schema()["properties"]["findings"]["items"]["properties"]["figures"]["items"]
+    validators = {"": jsonschema.Draft202012Validator(item)}
+    for form in item["anyOf"]:
+        validators[form["properties"]["how"]["enum"][0]] = jsonschema.Draft202012Validator(form)
+    return validators
+
+
+def _where(path: Any) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _schema_message(error: Any, prefix: str = "") -> str:
+    where = _where(error.absolute_path)
+    message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+    return f"{prefix}{where}: {message}" if where else f"{prefix}{message}"
+
+
+def figure_problem(item: Any) -> str | None:
+    """Why one declared figure is not of the vocabulary (the schema's own message), or None."""
+    import jsonschema
+
+    validators = _figure_validators()
+    how = item.get("how") if isinstance(item, dict) else None
+    validator = validators.get(how) if isinstance(how, str) else None
+    if validator is None:
+        if isinstance(item, dict):
+            return f"how {how!r} is not one of {', '.join(figure_vocabulary.FORMS)}"
+        return f"{item!r} is not an object"
+    error = jsonschema.exceptions.best_match(validator.iter_errors(item))
+    return None if error is None else _schema_message(error)
+
+
 def parse_output(text: str) -> list[Finding]:
-    """Parse the assistant's raw JSON text; raise OutputError saying what is wrong."""
+    """Parse the assistant's raw JSON text; raise OutputError saying what is wrong.
+
+    The answer is validated with ``output_schema``, the schema the API is sent. An answer in which
+    no finding has ``figures`` is read as a prose answer, the shape of every prompt version before
+    audit-v4 (and of their result files), and validated with ``prose_output_schema``. A declared
+    figure that is not of the vocabulary does not make the answer unparseable: it is kept on its
+    finding (``invalid_figures``) and scored as a bad declaration.
+    """
+    import jsonschema
+
     if text is None or not str(text).strip():
         raise OutputError("empty output")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise OutputError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
-        raise OutputError("not the output schema: expected an object with a 'findings' list")
-    extra = set(doc) - {"findings"}
-    if extra:
-        raise OutputError(f"not the output schema: unexpected keys {sorted(extra)}")
+    except RecursionError:
+        raise OutputError("not JSON: nested too deeply") from None
+    items = doc.get("findings") if isinstance(doc, dict) else None
+    declared = isinstance(items, list) and any(isinstance(item, dict) and "figures" in item for item in items)
+    error = jsonschema.exceptions.best_match(_validator(declared).iter_errors(doc))
+    if error is not None:
+        raise OutputError(_schema_message(error, "not the output schema: "))
     findings = []
-    known = set(taxonomy.kind_ids())
-    for i, item in enumerate(doc["findings"]):
-        if not isinstance(item, dict):
-            raise OutputError(f"not the output schema: findings[{i}] is not an object")
-        fid = item.get("id")
-        if not isinstance(fid, str) or fid not in known:
-            raise OutputError(f"not the output schema: findings[{i}].id {fid!r} is not a taxonomy id")
-        scope = item.get("scope")
-        if scope is not None and not isinstance(scope, (str, int)):
-            raise OutputError(f"not the output schema: findings[{i}].scope must be a string or null")
-        for key in ("claim", "evidence"):
-            if not isinstance(item.get(key, ""), str):
-                raise OutputError(f"not the output schema: findings[{i}].{key} must be a string")
-        severity = item.get("severity", "medium")
-        if severity not in SEVERITIES:
-            raise OutputError(f"not the output schema: findings[{i}].severity {severity!r} is not high, medium or low")
+    for item in doc["findings"]:
+        figures = item.get("figures") if declared else None
+        invalid = {}
+        for i, figure in enumerate(figures or []):
+            problem = figure_problem(figure)
+            if problem is not None:
+                invalid[i] = problem
         findings.append(
             Finding(
-                id=fid,
-                scope=str(scope) if scope not in (None, "") else None,
-                claim=item.get("claim", ""),
-                evidence=item.get("evidence", ""),
-                severity=severity,
+                id=item["id"],
+                scope=item["scope"] if item["scope"] != "" else None,
+                claim=item["claim"],
+                evidence=item["evidence"],
+                severity=item["severity"],
+                figures=figures,
+                invalid_figures=invalid,
             )
         )
     return findings

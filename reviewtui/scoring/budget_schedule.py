@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from ..caseset.snapshot import as_array as _list
+from ..caseset.snapshot_cache import cache_of
 from ..caseset.snapshot_reader import number, parse_day
 from .daily_totals import PeriodDates, span_days
 
@@ -151,3 +152,30 @@ def amount_on(steps: list[tuple[date | None, float | None]], day: date) -> float
 def budget_in_force(budget: dict[str, Any], day: date) -> float | None:
     """The budget's amount on ``day``: history changes apply from their date on."""
     return amount_on(budget_steps(budget), day)
+
+
+def schedule_of(data: dict[str, Any], period: PeriodDates) -> tuple[dict[date, float], dict[str, dict[date, float]]]:
+    """``budget_schedule(data, period)``, kept on the snapshot."""
+    return cache_of(data).get(("budget schedule", period.start, period.end, period.days),
+                              lambda: budget_schedule(data, period))
+
+
+def budgets_paying_for(data: dict[str, Any], campaigns: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    """The budgets (row number, budget) that pay for any of ``campaigns``."""
+    campaign_list = _list(data.get("campaigns"))
+    return [(i, b) for i, b in enumerate(_list(data.get("budgets")))
+            if isinstance(b, dict) and set(budget_campaigns(b, campaign_list)) & set(campaigns)]
+
+
+def daily_amount(budgets: list[dict[str, Any]], day: date, days_in_month: int | None) -> float:
+    """The budgets' daily amounts in force on ``day``, added up (a monthly budget as its share of one
+    day, as ``budget_schedule`` counts it)."""
+    total = 0.0
+    for budget in budgets:
+        amount = amount_on(budget_steps(budget), day)
+        if amount is None:
+            continue
+        if str(budget.get("period") or "DAILY").upper() == "MONTHLY":
+            amount /= days_in_month or 30
+        total += amount
+    return total

@@ -55,6 +55,71 @@ def value_unit(name: str) -> str:
     return _unit_of_metric(metric)
 
 
+# What a value is a figure of, by its name or field (the families of figures.METRIC_MEASURES): a
+# figure whose words name a metric is compared only with values of that metric. Checked in order.
+_METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(?:conversions|all_conversions) expected "), "expected"),
+    (re.compile(r" over |multiple"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
+    (re.compile(r"minus"), "gap"),  # a difference of a figure and its target
+    (re.compile(r"(?i)^target_|\btarget (?:cpa|roas)\b"), "target"),
+    (re.compile(r"(?i)budget_lost_impression_share"), "lost_budget"),
+    (re.compile(r"(?i)rank_lost_impression_share"), "lost_rank"),
+    (re.compile(r"(?i)impression_share|impression share"), "is"),
+    (re.compile(r"(?i)tolerance"), "tolerance"),
+    (re.compile(r"(?i)\bshare\b|_share\b"), "share"),
+    (re.compile(r"(?i)\bcpa\b|cost per (?:conversion|acquisition)"), "cpa"),
+    (re.compile(r"(?i)\bcpc\b|average_cpc|cost per click"), "cpc"),
+    (re.compile(r"(?i)\broas\b"), "roas"),
+    (re.compile(r"(?i)\bctr\b"), "ctr"),
+    (re.compile(r"(?i)\bcvr\b|conversion rate"), "cvr"),
+    (re.compile(r"(?i)all_conversions"), "all_conversions"),
+    (re.compile(r"(?i)conversions_value|\bvalue\b|revenue"), "value"),
+    (re.compile(r"(?i)\bclicks\b"), "clicks"),
+    (re.compile(r"(?i)\bimpressions\b"), "impressions"),
+    (re.compile(r"(?i)\bconversions\b"), "conversions"),
+    (re.compile(r"(?i)\bcost|spend|budget|amount|maximum|planned"), "cost"),
+    (re.compile(r"(?i)days with data"), "items"),  # a campaign's rows over a range: "all 19 daily rows"
+    (re.compile(r"(?i)\bdays\b|_days$|days_"), "days"),
+    (re.compile(r"(?i)\bcount\b|\brows\b"), "items"),
+]
+# Values of these metrics are what a figure's own words must name: a figure that names no
+# metric is not taken for a ratio against a target, a gap to one or a target ("2.2x" is grounded
+# by its own division, not by whatever "CPA over target" of the account is near 2.2).
+_OWN_WORDS_ONLY = ("relative", "gap", "target", "expected")
+
+
+@functools.lru_cache(maxsize=8192)
+def value_metric(name: str) -> str:
+    """What a value of the grounding set is a figure of (``clicks``, ``cost``, ``cpa``, ``share``...),
+    read from its derived name, range metric or snapshot field; "" when its name does not say."""
+    scope, sep, metric = name.partition(": ")
+    text = (metric if sep and scope != "count" else name).replace("zero-conversion ", "")
+    for pattern, family in _METRIC_OF_NAME:
+        if pattern.search(text):
+            return family
+    return ""
+
+
+def metric_accepts(figure_metric: str, value_metric_: str, sentence_metrics: frozenset[str] = frozenset(),
+                   expected: bool = False) -> bool:
+    """May a figure whose words name ``figure_metric`` be a value of ``value_metric_``?
+
+    A value of no known metric may be anything (its unit still has to agree). An expected count
+    is only for a figure its words call expected, of conversions or of no named metric. A figure
+    whose words name no metric may be a value of any metric its sentence names
+    (``sentence_metrics``), or of any metric when its sentence names none; never of a ratio, gap
+    or target its own words do not name (``_OWN_WORDS_ONLY``)."""
+    if not value_metric_:
+        return True
+    if value_metric_ == "expected":
+        return expected and figure_metric in ("", "conversions", "all_conversions")
+    if figure_metric:
+        return figure_metric == value_metric_
+    if value_metric_ in _OWN_WORDS_ONLY:
+        return not sentence_metrics and value_metric_ != "target"
+    return not sentence_metrics or value_metric_ in sentence_metrics
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     if a is None or b is None or b == 0:
         return None
