@@ -162,7 +162,7 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
                 days = (last - first).days + 1
                 added = sum(daily_amount(paying, first + timedelta(days=k), period.days) for k in range(days))
                 numbers.append((f"daily budget in force, added up over {first} to {last}", added))
-                if added:
+                if added and last > first:  # a day's use is the index's "cost over daily budget on <day>"
                     spent = sum(totals.window(cid, first, last)[0][COST] for cid in (campaigns or ("account",)))
                     numbers.append((f"cost over daily budget added up, {first} to {last}", spent / added))
             if lc is not None:

@@ -96,7 +96,7 @@ _DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
 METRIC_MEASURES = {
     "cpa": "money", "cpc": "money", "value": "money", "cost": "money",
     "cvr": "ratio", "ctr": "ratio", "roas": "ratio", "share": "ratio",
-    "is": "ratio", "lost_budget": "ratio", "lost_rank": "ratio", "relative": "ratio",
+    "is": "ratio", "lost_budget": "ratio", "lost_rank": "ratio", "budget_use": "ratio",
     "all_conversions": "count", "clicks": "count", "impressions": "count", "conversions": "count",
     "days": "count", "items": "count",
     "target": "unknown",  # a target CPA or ROAS: money or a ratio
@@ -143,6 +143,7 @@ _METRIC_AFTER = re.compile(
     r"ad|media|daily|monthly|complete|full|calendar|consecutive|settled|remaining|elapsed|search|primary|"
     r"attributed)\s+)*(?P<word>[A-Za-z_]+(?:[- ][A-Za-z_]+)?))")
 _PERCENT_IS = re.compile(r"(?i:\s*of\s+(?:its\s+|the\s+|their\s+)?(?:search\s+)?impressions?(?:\s+share)?\s+(?:lost\s+)?to\s+(?:its\s+)?(?:ad\s+)?(?P<lost>budget|rank))")
+_OF_DAYS = re.compile(r"(?i)\s+of\s+(?:the\s+)?\d+\s+(?:\w+\s+)?days\b")
 _PERCENT_USED = re.compile(r"(?i:\s*(?:of\s+(?:it|them|its\s+budget)\s+)?(?:used|spent|of\s+(?:the\s+)?(?:budget|schedule|plan)\b))")
 _PERCENT_OF = re.compile(
     r"(?i:\s*of\s+(?:the\s+|its\s+|their\s+)?(?:account['\u2019]?s?\s+|campaign['\u2019]?s?\s+)?(?:total\s+|monthly\s+|daily\s+)?"
@@ -176,6 +177,7 @@ class Figure:
     sentence_metrics: frozenset[str] = frozenset()
     expected: bool = False  # its words say it is expected ("about 229 expected", "due about 20")
     per_day: bool = False  # its words say it is a figure a day ("about 1,516 a day", "clicks per day 410")
+    per_days: int = 0  # "about 10 per 30 days": a figure over that many days
     at_most: bool = False  # "8 or fewer": a whole count at most
     below: bool = False  # "a chance well under 1%": a bound, not a value
 
@@ -497,12 +499,14 @@ def _metric_from_words(text: str, start: int, end: int, unit: str) -> str:
     the figure before ("2 conversions: 60.00"). A percentage or multiplier has a metric only when
     a rate or share word owns it ("CTR 12.5%", "4.3% of account cost"). "" when nothing says."""
     ratio_only = unit in ("percent", "multiplier")
+    if unit == "plain" and _OF_DAYS.match(text, end):
+        return "days"  # "20 of 31 days"
     if unit == "percent" and _PERCENT_IS.match(text, end):
         return "lost_rank" if _PERCENT_IS.match(text, end).group("lost") == "rank" else "lost_budget"  # "30% of its impressions to budget"
     if unit == "percent" and _PERCENT_OF.match(text, end):
         return "share"
     if unit == "percent" and _PERCENT_USED.match(text, end):
-        return "relative"  # "about 95% used": what was spent over what the budget allowed
+        return "budget_use"  # "about 95% used": what was spent over what the budget allowed
     after = _METRIC_AFTER.match(text, end)
     word = _METRIC_WORD.match(text, after.start("word")) if after is not None else None
     if word is not None:
@@ -607,6 +611,8 @@ _COMPONENTS = {"cpa": ("cost", "conversions"), "cpc": ("cost", "clicks"), "roas"
 _PER_DAY_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?(?:a|per|each|every|/)\s*day\b(?!s)")
 _PER_DAY_BEFORE = re.compile(r"(?i)\bper\s+day\s+(?:\w+\s+){0,3}$")
 _BELOW_BEFORE = re.compile(r"(?i)\b(?:under|below|less\s+than)\s+$")
+_RIGHT_AFTER = re.compile(r"(?i)\s*[a-z_]+(?:\s+[a-z_]+)?\s*\(\s*(?:about\s+|around\s+|roughly\s+|~\s*)?")
+_PER_DAYS_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?per\s+(\d{1,3})\s+days\b")
 _AT_MOST_AFTER = re.compile(r"(?i)\s+or\s+(?:fewer|less)\b")
 _EXPECTED_BEFORE = re.compile(r"(?i)\b(?:due|expected|expect|would\s+have\s+(?:been\s+)?\w+|should\s+have\s+\w+|predicted)[\s(]+(?:about\s+|around\s+|roughly\s+|some\s+)?[$\u20ac\u00a3]?$")
 _EXPECTED_AFTER = re.compile(r"(?i)\s*(?:\w+\s+){0,2}?(?:were\s+|was\s+|are\s+|is\s+)?(?:expected|due|predicted)\b")
@@ -624,14 +630,22 @@ def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
             for metric in list(named):
                 named.update(_COMPONENTS.get(metric, ()))
             if named <= {"days", "items", "target"}:
-                named = set()  # "its other days ... ranged from 1372.17": days are when, not what
+                named.add("*")  # "its other days ... ranged from 1372.17": days are when, not what (named_values.ANY_METRIC)
             figure = replace(figure, sentence_metrics=frozenset(named))
         if _EXPECTED_AFTER.match(text, figure.end) or _EXPECTED_BEFORE.search(text, max(0, figure.start - 40), figure.start):
             figure = replace(figure, expected=True)
         previous = out[-1] if out else None
+        if (not figure.metric and figure.unit == "plain" and _PER_DAY_AFTER.match(text, figure.end) and previous is not None
+                and previous.metric and _RIGHT_AFTER.fullmatch(text, previous.end, figure.start)):
+            # "15,155 clicks (about 1,516 a day)": a figure in brackets after another is of its metric
+            figure = replace(figure, metric=previous.metric, measure=previous.measure if figure.unit == "plain" else figure.measure,
+                             sentence_metrics=frozenset())
         if _PER_DAY_AFTER.match(text, figure.end) or _PER_DAY_BEFORE.search(text, max(0, figure.start - 50), figure.start) or (
                 previous is not None and previous.per_day and _SAME_MEASURE_BETWEEN.fullmatch(text, previous.end, figure.start)):
             figure = replace(figure, per_day=True)  # "went from about 732 to about 761" a day
+        per_days = _PER_DAYS_AFTER.match(text, figure.end)
+        if per_days is not None:
+            figure = replace(figure, per_days=int(per_days.group(1)))
         if _AT_MOST_AFTER.match(text, figure.end):
             figure = replace(figure, at_most=True)
         if _BELOW_BEFORE.search(text, max(0, figure.start - 25), figure.start):

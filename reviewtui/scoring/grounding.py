@@ -258,7 +258,9 @@ class GroundingIndex:
         if not found:
             return []
         joined = "\n".join(t for t in texts.values() if isinstance(t, str))
+        scopes = list(scopes)
         named = self._scope(fields, scopes)
+        named.scoped = any(scopes)
         pool = self._pool(named)
         verdicts: list[FigureVerdict | None] = [None] * len(found)
         operands: list[Operand] = []
@@ -278,24 +280,28 @@ class GroundingIndex:
         units = {n: "multiplier" if figure.measure == "ratio" else figure.unit for n, (_, figure) in enumerate(found)}
         chance = "chance" in named.words or bool(re.search(r"(?i)\b(?:chance|poisson|standard deviations?)\b", joined))
         sentences = _sentence_numbers(texts, found)
+        half_units = {n: figure.half_unit for n, (_, figure) in enumerate(found)}
         computed: list[Operand] = []  # figures grounded by arithmetic: operands of a chance only
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
             near = [op for op in operands if _nearby(sentences, found, texts, n, op[0])]
-            follows = _arithmetic(figure, operands, n, units, chance, near)
+            follows = _arithmetic(figure, operands, n, units, chance, near, half_units, field_name == _SUMMARY_FIELD)
             if follows is not None:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
                 verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
-                if chance and figure.measure in ("count", "unknown"):
-                    computed.append((n, abs(figure.value), figure.text, "count", figure.metric))
+                computed.append((n, abs(figure.value), figure.text, _MEASURE_UNIT.get(figure.measure, "other"), figure.metric))
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
             # "would have bought about 17 conversions (648.31 / 38.0); 7 or fewer has a chance of 0.5%"
             near = [op for op in operands + computed if _nearby(sentences, found, texts, n, op[0])]
-            follows = _chance(figure, near, n) if chance and computed else None
+            counts = [op for op in near if op[3] in ("count", "other")]
+            follows = _chance(figure, counts, n) if chance and computed else None
+            if follows is None and field_name == _SUMMARY_FIELD:
+                # a claim repeats the evidence's figures, computed ones too ("about 19% short")
+                follows = _arithmetic(figure, computed, n, units, half_units=half_units, summary=True, single_only=True)
             if follows is not None:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
@@ -349,7 +355,7 @@ class GroundingIndex:
         budgets = {b for cid in owners for b in self._budgets_of.get(cid, ())}
         for owner in [*(f"campaign {cid}" for cid in owners), *(f"budget {b}" for b in budgets)]:
             for entry, day in self._derived_by_owner.get(owner, ()):
-                if day is None or day in days:
+                if day is None or day in named.dates:  # a budget's day figure: on a date the finding names
                     entries.append(entry)
         for table in self._ranges(named):
             unit_of = value_unit
@@ -390,7 +396,7 @@ class GroundingIndex:
         constant = _platform_constant(figure, text)
         if constant is not None:
             return (*constant, "")
-        hit = self._match(figure, pool, figure.tolerance, text)
+        hit = self._match(figure, pool, figure.tolerance, text, named.scoped)
         if hit is None:
             return None
         entry, value = hit
@@ -415,7 +421,31 @@ class GroundingIndex:
             return True
         return "bound" if quoted[-1].strip().lower() == term.strip().lower() else False
 
-    def _candidates(self, figure: Figure, pool: _Table, low: float, high: float, text: str = "") -> list[tuple[Entry, float]]:
+    @staticmethod
+    def _scope_fits(figure: Figure, entry: Entry, text: str, scoped: bool) -> bool:
+        """A day count is a range's length or a count of the month (``_direct``), not another day
+        value of the index; a figure with decimals is no count of days or items; a hedged figure is
+        no single day's sum; in a finding about one campaign, the account's figures over a range
+        are only for a sentence that speaks of the account."""
+        kind, payload, metric = entry[3], entry[4], entry[2]
+        if metric in ("days", "items") and figure.decimals:
+            return False
+        if kind == "derived":
+            return not (figure.day_count and payload.startswith("pacing: days"))
+        if kind != "range":
+            return True
+        table = payload[0]
+        if table.rows:
+            return True
+        if figure.approximate and table.label.startswith("on "):
+            return False
+        if scoped and table.scope == "account":
+            begin, end = _sentence_span(text, figure.start)
+            return "account" in text[begin:end].lower()
+        return True
+
+    def _candidates(self, figure: Figure, pool: _Table, low: float, high: float, text: str = "",
+                    scoped: bool = False) -> list[tuple[Entry, float]]:
         """(entry, its value in the figure's unit) of every value from ``low`` to ``high`` (in the
         figure's unit) that the figure's unit and metric accept."""
         scale = 100.0 if figure.measure == "percent" else 1.0
@@ -423,7 +453,8 @@ class GroundingIndex:
         out = []
         for table in (self._account, pool):
             for entry in table.within(low / scale, high / scale):
-                if entry[3] != "percent" and entry[1] in accepts and _per_day_fits(figure, entry):
+                if entry[3] != "percent" and entry[1] in accepts and _per_day_fits(figure, entry) \
+                        and self._scope_fits(figure, entry, text, scoped):
                     fits = self._row_fits(figure, entry, text)
                     # a search term's value written after the term's name needs no metric word of its sentence
                     context = frozenset() if fits == "bound" else figure.sentence_metrics
@@ -435,7 +466,8 @@ class GroundingIndex:
                         out.append((entry, entry[0]))
         return out
 
-    def _match(self, figure: Figure, pool: _Table, tolerance: float, text: str = "") -> tuple[Entry, float] | None:
+    def _match(self, figure: Figure, pool: _Table, tolerance: float, text: str = "", scoped: bool = False,
+               ) -> tuple[Entry, float] | None:
         """The value that grounds the figure, in the figure's own unit (a percentage's ratio times
         100): a field of the snapshot that rounds to the figure as printed first (so a figure that
         is a row's field, ``1.27`` for a stored ``1.269999981``, names that field), else the
@@ -443,7 +475,7 @@ class GroundingIndex:
         target = figure.center
         exact = abs(figure.value) if figure.approximate != "-odd" else target
         exact_tolerance = figure.half_unit + 1e-9 * max(1.0, exact)
-        found = self._candidates(figure, pool, target - tolerance, target + tolerance, text)
+        found = self._candidates(figure, pool, target - tolerance, target + tolerance, text, scoped)
         if not found:
             return None
         return min(found, key=lambda h: (not (h[0][3] in ("snapshot", "percent") and abs(h[1] - exact) <= exact_tolerance),
@@ -526,6 +558,7 @@ class GroundingIndex:
 
 
 _ROW_SECTIONS = ("daily", "search_terms", "ads")
+_CHANGE_VALUES = ("old", "new", "old_value", "new_value")  # a change event's values are of its changed_field
 _OWN_WORDS = ("expected", "relative", "gap")  # what a value is, not what an operand measures
 _QUOTED = re.compile(r"(?<!\w)['\"\u2018\u201c]([^'\"\u2019\u201d]{2,80}?)['\"\u2019\u201d](?!\w)")
 
@@ -680,10 +713,27 @@ def _quotient_metric(a: str, b: str) -> str | None:
     return a if b == "days" else None
 
 
-def _product_metric(a: str, b: str) -> str:
-    return _PRODUCTS.get((a, b)) or _PRODUCTS.get((b, a)) or (b if a in ("share", "") else a if b in ("share", "") else "")
+def _product_metric(a: str, b: str) -> str | None:
+    """What a rate times an amount is a figure of (a conversion rate times clicks: conversions;
+    a share of an amount: that amount); None for two metrics whose product means nothing."""
+    if (a, b) in _PRODUCTS or (b, a) in _PRODUCTS:
+        return _PRODUCTS.get((a, b)) or _PRODUCTS.get((b, a))
+    if a in ("share", ""):
+        return b
+    return a if b in ("share", "") else None
 
 
+
+
+def _sentence_span(text: str, position: int) -> tuple[int, int]:
+    begin, end = 0, len(text)
+    for m in SENTENCE_END.finditer(text):
+        if m.end() <= position:
+            begin = m.end()
+        else:
+            end = m.end()
+            break
+    return begin, end
 
 
 def _sentence_numbers(texts: dict[str, str], found: list[tuple[str, Figure]]) -> list[tuple[str, int]]:
@@ -717,7 +767,8 @@ _OF_WHAT = re.compile(r"(?i)^\s*(?:of\s+(?:the\s+|its\s+|their\s+|a\s+)?(?:[\w-]
 
 def _arithmetic(
     figure: Figure, operands: list[Operand], own: int, units: dict[int, str], chance: bool = False,
-    near_operands: list[Operand] | None = None,
+    near_operands: list[Operand] | None = None, half_units: dict[int, float] | None = None, summary: bool = False,
+    single_only: bool = False,
 ) -> tuple[str, tuple[int, ...]] | None:
     """(the reason a figure follows from one or two figures grounded in the same finding, the
     numbers of those figures).
@@ -755,26 +806,38 @@ def _arithmetic(
     for na, a, la, ua, ma in operands:
         if na == own or ua not in accepts or not metric_accepts(figure.metric, ma):
             continue
-        if abs(a - abs(figure.value)) <= figure.half_unit + 1e-9 * max(1.0, a):  # "ROAS 14.45" in the evidence, "14.5" in the claim
+        if abs(a - abs(figure.value)) <= figure.half_unit + 1e-9 * max(1.0, a) and (
+                summary or half_units is None or half_units.get(na, 0.0) < figure.half_unit):
+            # "ROAS 14.45" in the evidence, "14.5" in the claim; a claim may repeat the evidence's figure
             return f"the same figure as {la} in this finding, rounded", (na,)
+        if summary and figure.below and a < abs(figure.value) and ua in accepts:
+            return f"{la} in this finding is below it", (na,)  # "spending under 80% of them"
         if figure.at_most and figure.decimals == 0 and math.floor(a + 1e-9) == abs(figure.value):
             return f"the whole count at most {la} in this finding", (na,)  # "8.98 conversions ... 8 or fewer"
         if figure.measure != "percent" and ua in ("money", "other"):
             for value, how in ((a / 1e6, f"{la} read as micros"), (a * 1e6, f"{la} in micros")):
                 if near(value):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na,)
+    if single_only:
+        return None
     for i, (na, a, la, ua, ma) in enumerate(near_operands):
         for nb, b, lb, ub, mb in near_operands[i + 1:]:
             if na in (nb, own) or nb == own:
                 continue
+            if (ma == "days") != (mb == "days") and not ((figure.per_day or figure.per_days) and mb == "days"):
+                continue  # "60-day lookback" is no operand of a count; a figure a day may be one over days
             same, same_metric = _sum_units(ua, ub), _sum_metric(ma, mb)
             results: list[tuple[float, str, tuple[str, ...], str | None]] = [
                 (abs(a - b), f"{la} - {lb}", same, same_metric), (a + b, f"{la} + {lb}", same, same_metric)]
+            if summary and figure.unit in ("percent", "multiplier"):
+                continue  # a claim's share or change of two figures is the evidence's own, rounded
             # a plain ratio ("ROAS 5.3") divides like an amount: target 9.0 is 1.7x it
             amounts = not ({units.get(na), units.get(nb)} & {"percent", "multiplier"}) or (
                 {ma, mb} & {"roas", "target"} and not ({units.get(na), units.get(nb)} & {"percent"}))
             if b and amounts:
                 results.append((a / b, f"{la} / {lb}", _quotient_units(ua, ub), _quotient_metric(ma, mb)))
+                if figure.per_days and mb == "days":  # "6.86 conversions over 21 days, about 10 per 30 days"
+                    results.append((a / b * figure.per_days, f"{la} / {lb} x {figure.per_days}", (ua,), ma))
             if a and amounts:
                 results.append((b / a, f"{lb} / {la}", _quotient_units(ub, ua), _quotient_metric(mb, ma)))
             if figure.measure == "percent":
@@ -807,9 +870,9 @@ def _arithmetic(
 def _chance(figure: Figure, operands: list[Operand], own: int) -> tuple[str, tuple[int, ...]] | None:
     """A Poisson chance or z of two counts of the finding, one of which may itself be computed."""
     target, tolerance = figure.center, figure.tolerance
-    for i, (na, a, la, ua, _) in enumerate(operands):
-        for nb, b, lb, ub, _ in operands[i + 1:]:
-            if own in (na, nb) or na == nb or ua not in ("count", "other") or ub not in ("count", "other"):
+    for i, (na, a, la, ua, ma) in enumerate(operands):
+        for nb, b, lb, ub, mb in operands[i + 1:]:
+            if own in (na, nb) or na == nb or ua not in ("count", "other") or ub not in ("count", "other") or "days" in (ma, mb):
                 continue
             for value, how, _, _ in _chances(a, b, la, lb, figure):
                 if abs(value - target) <= tolerance or (figure.below and value < abs(figure.value)):
@@ -932,7 +995,9 @@ class _Collector:
                 if is_dict and kind is int and _is_id_key(key):
                     self.ids.add(str(value))
                     continue
-                self._add(magnitude, key if is_dict else None, (path, key), campaign, day, named=named)
+                field = node.get("changed_field") if is_dict and key in _CHANGE_VALUES else None
+                self._add(magnitude, key if is_dict else None, (path, key), campaign, day, named=named,
+                          metric=value_metric(str(field)) if isinstance(field, str) else None)
             elif kind is str:
                 if is_dict and _is_id_key(key):
                     self.ids.add(value)
@@ -955,10 +1020,11 @@ class _Collector:
                 self.walk(value, path + (key,), child_campaign, child_day, child_named)
 
     def _add(self, magnitude: float, key: Any, source: Source, campaign: str | None, day: date | None,
-             percent: bool = False, named: str | None = None) -> None:
+             percent: bool = False, named: str | None = None, metric: str | None = None) -> None:
         unit = _key_unit(key) if key is not None else "other"
         if campaign is not None:
-            metric = value_metric(str(key)) if key is not None else ""
+            if metric is None:
+                metric = value_metric(str(key)) if key is not None else ""
             entries = self.scoped.setdefault(campaign, [])
             entries.append(((magnitude, unit, metric, "snapshot", source), day, named))
             if percent or (key is not None and unit == "ratio" and _PERCENT_KEY.search(key)):

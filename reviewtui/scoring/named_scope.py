@@ -63,6 +63,7 @@ class NamedScope:
     day_counts: list[int] = field(default_factory=list)
     words: set[str] = field(default_factory=set)
     text: str = ""  # the finding's text fields, joined
+    scoped: bool = False  # the finding is about one campaign (its scope)
     # where each range is written out: (field text, start, end, first, last)
     written: list[tuple[str, int, int, date, date]] = field(default_factory=list)
 

@@ -59,7 +59,8 @@ def value_unit(name: str) -> str:
 # figure whose words name a metric is compared only with values of that metric. Checked in order.
 _METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:conversions|all_conversions) expected "), "expected"),
-    (re.compile(r" over |multiple"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
+    (re.compile(r"over daily budget"), "budget_use"),  # what a campaign spent of its daily budget
+    (re.compile(r" over |multiple|\bgap\b"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
     (re.compile(r"minus"), "gap"),  # a difference of a figure and its target
     (re.compile(r"(?i)^target_|\btarget (?:cpa|roas)\b"), "target"),
     (re.compile(r"(?i)budget_lost_impression_share"), "lost_budget"),
@@ -85,7 +86,7 @@ _METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
 # Values of these metrics are what a figure's own words must name: a figure that names no
 # metric is not taken for a ratio against a target, a gap to one or a target ("2.2x" is grounded
 # by its own division, not by whatever "CPA over target" of the account is near 2.2).
-_OWN_WORDS_ONLY = ("relative", "gap", "target", "expected")
+_OWN_WORDS_ONLY = ("relative", "gap", "target", "expected", "days", "budget_use")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -93,11 +94,16 @@ def value_metric(name: str) -> str:
     """What a value of the grounding set is a figure of (``clicks``, ``cost``, ``cpa``, ``share``...),
     read from its derived name, range metric or snapshot field; "" when its name does not say."""
     scope, sep, metric = name.partition(": ")
-    text = (metric if sep and scope != "count" else name).replace("zero-conversion ", "")
+    if scope == "count" and sep:
+        return "items"  # "count: campaigns with cost in the data"
+    text = (metric if sep else name).replace("zero-conversion ", "")
     for pattern, family in _METRIC_OF_NAME:
         if pattern.search(text):
             return family
     return ""
+
+
+ANY_METRIC = "*"  # in a sentence's metrics: the sentence names what, but not which metric
 
 
 def metric_accepts(figure_metric: str, value_metric_: str, sentence_metrics: frozenset[str] = frozenset(),
@@ -107,17 +113,20 @@ def metric_accepts(figure_metric: str, value_metric_: str, sentence_metrics: fro
     A value of no known metric may be anything (its unit still has to agree). An expected count
     is only for a figure its words call expected, of conversions or of no named metric. A figure
     whose words name no metric may be a value of any metric its sentence names
-    (``sentence_metrics``), or of any metric when its sentence names none; never of a ratio, gap
-    or target its own words do not name (``_OWN_WORDS_ONLY``)."""
+    (``sentence_metrics``), or of any metric when its sentence names none; a target only when
+    its sentence speaks of one; a ratio or gap to a target only when its sentence names no metric;
+    days and budget use only when its own words say so (``_OWN_WORDS_ONLY``)."""
     if not value_metric_:
         return True
     if value_metric_ == "expected":
         return expected and figure_metric in ("", "conversions", "all_conversions")
     if figure_metric:
         return figure_metric == value_metric_
+    if value_metric_ == "target":
+        return value_metric_ in sentence_metrics
     if value_metric_ in _OWN_WORDS_ONLY:
-        return not sentence_metrics and value_metric_ != "target"
-    return not sentence_metrics or value_metric_ in sentence_metrics
+        return value_metric_ in ("relative", "gap") and not (sentence_metrics - {ANY_METRIC})
+    return not sentence_metrics or ANY_METRIC in sentence_metrics or value_metric_ in sentence_metrics
 
 
 def ratio(a: float | None, b: float | None) -> float | None:
