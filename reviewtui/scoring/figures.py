@@ -26,6 +26,7 @@ from datetime import date
 from typing import Iterable
 
 UNITS = ("money", "percent", "multiplier", "plain")
+PER_MONTH = -1  # Figure.per_days of "about 10 a month": the days of the period's month
 # What a figure measures, read from its text: its written unit, or for a plain number the words
 # around it ("CPA 24.00" is money, "1,187 clicks" a count, "ROAS 2.35" a ratio); "unknown" when
 # nothing says.
@@ -96,14 +97,16 @@ _DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
 METRIC_MEASURES = {
     "cpa": "money", "cpc": "money", "value": "money", "cost": "money",
     "cvr": "ratio", "ctr": "ratio", "roas": "ratio", "share": "ratio",
-    "is": "ratio", "lost_budget": "ratio", "lost_rank": "ratio", "budget_use": "ratio",
+    "is": "ratio", "lost_budget": "ratio", "lost_rank": "ratio", "budget_use": "ratio", "relative": "ratio",
     "all_conversions": "count", "clicks": "count", "impressions": "count", "conversions": "count",
     "days": "count", "items": "count",
     "target": "unknown",  # a target CPA or ROAS: money or a ratio
+    "tolerance": "ratio",
 }
 METRICS_READ = tuple(METRIC_MEASURES)
 _METRIC_PATTERNS = {
     "target": r"target(?:_cpa|_roas)?s?",
+    "tolerance": r"tolerance|pacing_tolerance",
     "cpa": r"CPA|cost[- ]per[- ](?:acquisition|conversion|lead|purchase|booking|sale|order)s?",
     "cpc": r"CPC|cost[- ]per[- ]click",
     "cvr": r"CVR|conv(?:ersion)?\.?[- ]rate",
@@ -143,6 +146,9 @@ _METRIC_AFTER = re.compile(
     r"ad|media|daily|monthly|complete|full|calendar|consecutive|settled|remaining|elapsed|search|primary|"
     r"attributed)\s+)*(?P<word>[A-Za-z_]+(?:[- ][A-Za-z_]+)?))")
 _PERCENT_IS = re.compile(r"(?i:\s*of\s+(?:its\s+|the\s+|their\s+)?(?:search\s+)?impressions?(?:\s+share)?\s+(?:lost\s+)?to\s+(?:its\s+)?(?:ad\s+)?(?P<lost>budget|rank))")
+_RELATIVE_AFTER = re.compile(r"(?i)\s+(?:on|of|against|over|above|below|under|ahead\s+of|behind)\s+(?:the\s+|its\s+|their\s+)?"
+                             r"(?:[\d.,]+\s+)?(?:budget\s+schedule|schedule|straight\s+line|expected|plan|target|pace)\b")
+_CONVERTS_BEFORE = re.compile(r"(?i)\bconver(?:ts?|ted|ting)\s+(?:about\s+|around\s+)?$")
 _OF_DAYS = re.compile(r"(?i)\s+of\s+(?:the\s+)?\d+\s+(?:\w+\s+)?days\b")
 _PERCENT_USED = re.compile(r"(?i:\s*(?:of\s+(?:it|them|its\s+budget)\s+)?(?:used|spent|of\s+(?:the\s+)?(?:budget|schedule|plan)\b))")
 _PERCENT_OF = re.compile(
@@ -152,7 +158,8 @@ _PERCENT_OF = re.compile(
 # second figure is of what the first is.
 _SAME_MEASURE_BETWEEN = re.compile(
     r"(?i:\s*(?:to|and|->|\u2192|vs\.?|versus|against|compared\s+(?:with|to))\s+"
-    r"(?:a\s+|an\s+|the\s+|its\s+)?(?:(?:account|campaign)['\u2019]?s?\s+)?(?:target\s+(?:CPA\s+|ROAS\s+)?(?:of\s+)?)?)")
+    r"(?:a\s+|an\s+|the\s+|its\s+)?(?:(?:account|campaign)['\u2019]?s?\s+)?(?:target\s+(?:CPA\s+|ROAS\s+)?(?:of\s+)?)?"
+    r"(?:about\s+|around\s+|roughly\s+|approximately\s+|some\s+|~\s*)?)")
 
 
 @dataclass(frozen=True)
@@ -177,7 +184,7 @@ class Figure:
     sentence_metrics: frozenset[str] = frozenset()
     expected: bool = False  # its words say it is expected ("about 229 expected", "due about 20")
     per_day: bool = False  # its words say it is a figure a day ("about 1,516 a day", "clicks per day 410")
-    per_days: int = 0  # "about 10 per 30 days": a figure over that many days
+    per_days: int = 0  # "about 10 per 30 days": a figure over that many days (PER_MONTH: "a month")
     at_most: bool = False  # "8 or fewer": a whole count at most
     below: bool = False  # "a chance well under 1%": a bound, not a value
 
@@ -503,8 +510,12 @@ def _metric_from_words(text: str, start: int, end: int, unit: str) -> str:
         return "days"  # "20 of 31 days"
     if unit == "percent" and _PERCENT_IS.match(text, end):
         return "lost_rank" if _PERCENT_IS.match(text, end).group("lost") == "rank" else "lost_budget"  # "30% of its impressions to budget"
+    if unit == "percent" and _CONVERTS_BEFORE.search(text, max(0, start - 30), start):
+        return "cvr"  # "the campaign converts 3.47% of clicks"
     if unit == "percent" and _PERCENT_OF.match(text, end):
         return "share"
+    if ratio_only and _RELATIVE_AFTER.match(text, end):
+        return "relative"  # "+0.6% on the budget schedule", "0.98x the target", "89.8% of the straight line"
     if unit == "percent" and _PERCENT_USED.match(text, end):
         return "budget_use"  # "about 95% used": what was spent over what the budget allowed
     after = _METRIC_AFTER.match(text, end)
@@ -609,13 +620,14 @@ _COMPONENTS = {"cpa": ("cost", "conversions"), "cpc": ("cost", "clicks"), "roas"
 
 
 _PER_DAY_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?(?:a|per|each|every|/)\s*day\b(?!s)")
-_PER_DAY_BEFORE = re.compile(r"(?i)\bper\s+day\s+(?:\w+\s+){0,3}$")
+_PER_DAY_BEFORE = re.compile(r"(?i)\bper\s+day\s+(?:\w+\s+){0,3}$|\b(?:daily|day's)\s+average\s+(?:of\s+|at\s+|was\s+|is\s+)?$")
 _BELOW_BEFORE = re.compile(r"(?i)\b(?:under|below|less\s+than)\s+$")
 _RIGHT_AFTER = re.compile(r"(?i)\s*[a-z_]+(?:\s+[a-z_]+)?\s*\(\s*(?:about\s+|around\s+|roughly\s+|~\s*)?")
-_PER_DAYS_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?per\s+(\d{1,3})\s+days\b")
+_PER_DAYS_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?(?:per\s+(\d{1,3})\s+days\b|(?:a|per)\s+month\b)")
 _AT_MOST_AFTER = re.compile(r"(?i)\s+or\s+(?:fewer|less)\b")
 _EXPECTED_BEFORE = re.compile(r"(?i)\b(?:due|expected|expect|would\s+have\s+(?:been\s+)?\w+|should\s+have\s+\w+|predicted)[\s(]+(?:about\s+|around\s+|roughly\s+|some\s+)?[$\u20ac\u00a3]?$")
-_EXPECTED_AFTER = re.compile(r"(?i)\s*(?:\w+\s+){0,2}?(?:were\s+|was\s+|are\s+|is\s+)?(?:expected|due|predicted)\b")
+_EXPECTED_AFTER = re.compile(r"(?i)\s*(?!against\b)(?:\w+\s+){0,2}?(?:were\s+|was\s+|are\s+|is\s+)?(?:expected|due|predicted)\b"
+                             r"(?!\s+(?:spend|spending|cost|on\s+the|budget))")
 
 
 def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
@@ -626,14 +638,19 @@ def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
     for figure in figures:
         if not figure.metric:
             start, end = next(((a, b) for a, b in bounds if a <= figure.start < b), (0, len(text)))
-            named = {m.lastgroup for m in _METRIC_WORD.finditer(text, start, end) if m.lastgroup}
-            for metric in list(named):
-                named.update(_COMPONENTS.get(metric, ()))
-            if named <= {"days", "items", "target"}:
+            named = set()
+            for m in _METRIC_WORD.finditer(text, start, end):
+                if m.lastgroup in _COMPONENTS and _TARGET_LAST.search(text, max(0, m.start() - 12), m.start()):
+                    named.add("target")  # "the target CPA": a target, not a CPA of cost and conversions
+                elif m.lastgroup:
+                    named.add(m.lastgroup)
+                    named.update(_COMPONENTS.get(m.lastgroup, ()))
+            if named <= {"days", "target"}:
                 named.add("*")  # "its other days ... ranged from 1372.17": days are when, not what (named_values.ANY_METRIC)
             figure = replace(figure, sentence_metrics=frozenset(named))
-        if _EXPECTED_AFTER.match(text, figure.end) or _EXPECTED_BEFORE.search(text, max(0, figure.start - 40), figure.start):
-            figure = replace(figure, expected=True)
+        if figure.unit == "plain" and figure.measure != "money" and (
+                _EXPECTED_AFTER.match(text, figure.end) or _EXPECTED_BEFORE.search(text, max(0, figure.start - 40), figure.start)):
+            figure = replace(figure, expected=True)  # a count expected, not spend expected on a schedule
         previous = out[-1] if out else None
         if (not figure.metric and figure.unit == "plain" and _PER_DAY_AFTER.match(text, figure.end) and previous is not None
                 and previous.metric and _RIGHT_AFTER.fullmatch(text, previous.end, figure.start)):
@@ -645,7 +662,7 @@ def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
             figure = replace(figure, per_day=True)  # "went from about 732 to about 761" a day
         per_days = _PER_DAYS_AFTER.match(text, figure.end)
         if per_days is not None:
-            figure = replace(figure, per_days=int(per_days.group(1)))
+            figure = replace(figure, per_days=int(per_days.group(1)) if per_days.group(1) else PER_MONTH)
         if _AT_MOST_AFTER.match(text, figure.end):
             figure = replace(figure, at_most=True)
         if _BELOW_BEFORE.search(text, max(0, figure.start - 25), figure.start):

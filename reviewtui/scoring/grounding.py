@@ -208,8 +208,8 @@ class GroundingIndex:
                 owner = _owner(name)
                 if owner is None:
                     account.append(entry)
-                    if _PACING_DAYS.match(name) and value == int(value):
-                        self._pacing_days.add(int(value))
+                    if _PACING_DAYS.match(name) and "as_of" not in name and value == int(value):
+                        self._pacing_days.add(int(value))  # counted to the last complete day, as pacing is
                 else:
                     day = _DAY_IN_NAME.search(name)
                     self._derived_by_owner.setdefault(owner, []).append((entry, parse_day(day.group(1)) if day else None))
@@ -241,7 +241,8 @@ class GroundingIndex:
 
     # -- one finding -----------------------------------------------------------------
 
-    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = ()) -> list[FigureVerdict]:
+    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = (), kind: str | None = None,
+                    ) -> list[FigureVerdict]:
         """Verdicts for every figure in the text fields of one finding, in field order.
 
         ``scopes``: the finding's scope (campaign id), which it names as if written. Figures are
@@ -265,7 +266,7 @@ class GroundingIndex:
         verdicts: list[FigureVerdict | None] = [None] * len(found)
         operands: list[Operand] = []
         for n, (field_name, figure) in enumerate(found):
-            hit = self._direct(figure, texts[field_name], named, pool)
+            hit = self._direct(figure, texts[field_name], named, pool, kind)
             if hit is not None:
                 value, reason, sources, unit, metric = hit
                 verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
@@ -286,7 +287,8 @@ class GroundingIndex:
             if verdicts[n] is not None:
                 continue
             near = [op for op in operands if _nearby(sentences, found, texts, n, op[0])]
-            follows = _arithmetic(figure, operands, n, units, chance, near, half_units, field_name == _SUMMARY_FIELD)
+            follows = _arithmetic(figure, operands, n, units, chance, near, half_units, field_name == _SUMMARY_FIELD,
+                                  month_days=self.period_days)
             if follows is not None:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
@@ -381,7 +383,7 @@ class GroundingIndex:
 
     # -- lookups ---------------------------------------------------------------------
 
-    def _direct(self, figure: Figure, text: str, named: NamedScope, pool: _Table,
+    def _direct(self, figure: Figure, text: str, named: NamedScope, pool: _Table, kind: str | None = None,
                 ) -> tuple[float | None, str, tuple, str | None, str] | None:
         """(value usable for arithmetic or None, reason, sources, unit of the value, its metric)
         when grounded by the finding's set, or by a platform constant the text names."""
@@ -389,14 +391,21 @@ class GroundingIndex:
             return None, "zero is always grounded", (), None, ""
         if figure.day_count and abs(figure.value) == int(abs(figure.value)):
             n = int(abs(figure.value))
+            near = named.lengths_near(text, figure.start)
+            if _WINDOW_BEFORE.search(text, max(0, figure.start - 25), figure.start) and self.period_days and n <= self.period_days \
+                    and (not near or n in near):  # "the last 7 complete days" (2025-01-15 to 2025-01-21, if written, is 7 days)
+                return (float(n), f"{n:,} days: the window the finding names in words", (("rows", (Rows("period"),)),), "count", "days")
             month = n == self.period_days or (n in self._pacing_days and _MONTH_DAYS.search(text, max(0, figure.start - 30), figure.end + 30))
-            if n in named.lengths_near(text, figure.start) or month:
+            if n in near or month:
                 why = "a count of days of the month" if month else "the length of the range written in its sentence"
                 return (float(n), f"{n:,} days: {why}", (("rows", (Rows("period"),)),), "count", "days")
         constant = _platform_constant(figure, text)
         if constant is not None:
             return (*constant, "")
         hit = self._match(figure, pool, figure.tolerance, text, named.scoped)
+        if hit is None and kind and _THRESHOLD_WORDS.search(text, max(0, figure.start - 25), figure.start):
+            # "well under ~30": a threshold of the finding's kind, which the prompt states
+            hit = self._match(figure, _Table(_thresholds(kind)), figure.tolerance, text)
         if hit is None:
             return None
         entry, value = hit
@@ -559,10 +568,12 @@ class GroundingIndex:
 
 _ROW_SECTIONS = ("daily", "search_terms", "ads")
 _CHANGE_VALUES = ("old", "new", "old_value", "new_value")  # a change event's values are of its changed_field
-_OWN_WORDS = ("expected", "relative", "gap")  # what a value is, not what an operand measures
+_OWN_WORDS = ("expected", "expected_all", "relative", "gap", "budget_use")  # what a value is, not what an operand measures
 _QUOTED = re.compile(r"(?<!\w)['\"\u2018\u201c]([^'\"\u2019\u201d]{2,80}?)['\"\u2019\u201d](?!\w)")
 
 
+_THRESHOLD_WORDS = re.compile(r"(?i)(?:~|\bthreshold\s+(?:of\s+)?|\bat\s+least\s+|\bminimum\s+(?:of\s+)?)\s*$")
+_WINDOW_BEFORE = re.compile(r"(?i)\b(?:last|previous|prior|past|first|latest|final|preceding)\s+$")
 _MONTH_DAYS = re.compile(r"(?i)\b(?:remaining|elapsed|left|month|of\s+\d+\s+days)\b")
 _PER_DAY_NAME = re.compile(r"per day|per remaining day|budget per day")
 _DAILY_AMOUNT = re.compile(r"daily budget|budget schedule on|daily budgets|schedule's planned spend, (\d{4}-\d{2}-\d{2}) to \1")
@@ -578,6 +589,30 @@ def _per_day_fits(figure: Figure, entry: Entry) -> bool:
     if _PER_DAY_NAME.search(name):
         return figure.per_day
     return not figure.per_day or bool(_DAILY_AMOUNT.search(name))
+
+
+@functools.lru_cache(maxsize=64)
+def _thresholds(kind: str) -> tuple[Entry, ...]:
+    """The numbers of one kind's thresholds in taxonomy.yaml ("well under ~30 conversions a
+    month"): the prompt gives them to the model, so a finding may quote its own kind's."""
+    found = taxonomy.kinds().get(kind)
+    out: list[Entry] = []
+
+    def walk(node: Any, key: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, str(k))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, (int, float)) and not isinstance(node, bool) and math.isfinite(node):
+            name = f"taxonomy threshold of {kind}: {key}"
+            out.append((abs(float(node)), "other", "", "derived", name))
+            if abs(node) <= 1:
+                out.append((abs(float(node)), "ratio", "", "derived", name))
+
+    walk(found.thresholds if found else {}, "")
+    return tuple(out)
 
 
 def _source_of(hit: Entry) -> tuple[str, Any]:
@@ -762,13 +797,14 @@ def _nearby(sentences: list[tuple[str, int]], found: list[tuple[str, Figure]], t
     return bool(_OF_WHAT.match(between))
 
 
-_OF_WHAT = re.compile(r"(?i)^\s*(?:of\s+(?:the\s+|its\s+|their\s+|a\s+)?(?:[\w-]+['\u2019]s?\s+|[a-z_]+\s+){0,3}|\((?:[^()]{0,60}?:\s*)?(?:[\d.,]+\s+of\s+)?)$")
+_OF_WHAT = re.compile(r"(?i)^\s*(?:(?:the\s+|its\s+|their\s+|a\s+)?(?:[a-z_]+\s+){0,3}of\s+(?:the\s+|its\s+|their\s+|a\s+)?"
+                      r"(?:[\w-]+['\u2019]s?\s+|[a-z_]+\s+){0,3}|\((?:[^()]{0,60}?:\s*)?(?:[\d.,]+\s+of\s+)?)$")
 
 
 def _arithmetic(
     figure: Figure, operands: list[Operand], own: int, units: dict[int, str], chance: bool = False,
     near_operands: list[Operand] | None = None, half_units: dict[int, float] | None = None, summary: bool = False,
-    single_only: bool = False,
+    single_only: bool = False, month_days: int | None = None,
 ) -> tuple[str, tuple[int, ...]] | None:
     """(the reason a figure follows from one or two figures grounded in the same finding, the
     numbers of those figures).
@@ -810,7 +846,7 @@ def _arithmetic(
                 summary or half_units is None or half_units.get(na, 0.0) < figure.half_unit):
             # "ROAS 14.45" in the evidence, "14.5" in the claim; a claim may repeat the evidence's figure
             return f"the same figure as {la} in this finding, rounded", (na,)
-        if summary and figure.below and a < abs(figure.value) and ua in accepts:
+        if summary and figure.below and 0.8 * abs(figure.value) <= a < abs(figure.value) and ua in accepts:
             return f"{la} in this finding is below it", (na,)  # "spending under 80% of them"
         if figure.at_most and figure.decimals == 0 and math.floor(a + 1e-9) == abs(figure.value):
             return f"the whole count at most {la} in this finding", (na,)  # "8.98 conversions ... 8 or fewer"
@@ -836,8 +872,10 @@ def _arithmetic(
                 {ma, mb} & {"roas", "target"} and not ({units.get(na), units.get(nb)} & {"percent"}))
             if b and amounts:
                 results.append((a / b, f"{la} / {lb}", _quotient_units(ua, ub), _quotient_metric(ma, mb)))
-                if figure.per_days and mb == "days":  # "6.86 conversions over 21 days, about 10 per 30 days"
-                    results.append((a / b * figure.per_days, f"{la} / {lb} x {figure.per_days}", (ua,), ma))
+                if figure.per_days and mb == "days" and (figure.per_days > 0 or month_days):
+                    # "6.86 conversions over 21 days, about 10 per 30 days" (or "a month")
+                    over = figure.per_days if figure.per_days > 0 else month_days or 0
+                    results.append((a / b * over, f"{la} / {lb} x {over}", (ua,), ma))
             if a and amounts:
                 results.append((b / a, f"{lb} / {la}", _quotient_units(ub, ua), _quotient_metric(mb, ma)))
             if figure.measure == "percent":

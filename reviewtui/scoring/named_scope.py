@@ -58,6 +58,8 @@ class NamedScope:
     campaigns: list[str] = field(default_factory=list)
     subsets: list[tuple[str, ...]] = field(default_factory=list)  # campaigns listed together
     dates: list[date] = field(default_factory=list)
+    alone: set[date] = field(default_factory=set)  # dates written alone, not as the end of a range
+    since: list[date] = field(default_factory=list)  # dates a range starts from ("since 2025-03-11")
     explicit: list[tuple[date, date]] = field(default_factory=list)  # ranges written out
     windows: dict[tuple[date, date], str] = field(default_factory=dict)  # every range a figure may be over
     day_counts: list[int] = field(default_factory=list)
@@ -87,6 +89,7 @@ class NamedScope:
                 if len(days) == 2 and days[0] < days[1]:  # "March 9-18"
                     scope.explicit.append((days[0], days[1]))
                     scope.written.append((field_text, span.start, span.end, days[0], days[1]))
+            ends: set[int] = set()
             for (a, a_days), (b, b_days) in zip(date_spans, date_spans[1:]):
                 joined = field_text[a.end:b.start]
                 written = _RANGE_BETWEEN.match(joined) or (
@@ -94,6 +97,14 @@ class NamedScope:
                 if written and a_days[-1] <= b_days[0]:  # "A to B", "between A and B" (not "on A and B")
                     scope.explicit.append((a_days[-1], b_days[0]))
                     scope.written.append((field_text, a.start, b.end, a_days[-1], b_days[0]))
+                    ends.update((a.start, b.start))
+            scope.alone.update(d for span, days in date_spans if span.start not in ends and len(days) == 1 for d in days)
+            for span, days in date_spans:  # "from 2025-03-11", "the 5 days since the change on 2025-02-15"
+                since = _FROM.search(field_text, max(0, span.start - 60), span.start)
+                if since is not None and span.start not in ends and len(days) == 1 and period.last_complete:
+                    scope.since.append(days[0])
+                    if days[0] <= period.last_complete:
+                        scope.written.append((field_text, since.start(), span.end, days[0], period.last_complete))
             scope.day_counts += [int(abs(f.value)) for f in figures if f.day_count]
             scope.subsets += _lists(field_text, spans)
         scope.dates = sorted(dates)
@@ -103,9 +114,9 @@ class NamedScope:
         return scope
 
     def days(self) -> set[date]:
-        """Every date named, and every day of a named range of at most a week: the days on which a
-        named campaign's own rows may be quoted."""
-        out = set(self.dates)
+        """Every date written alone, and every day of a named range of at most a week: the days on
+        which a named campaign's own rows may be quoted."""
+        out = set(self.alone)
         for (first, last) in self.windows:
             if (last - first).days < SHORT_RANGE_DAYS:
                 out.update(first + timedelta(days=k) for k in range((last - first).days + 1))
@@ -176,11 +187,9 @@ def _windows(totals: DailyTotals, scope: NamedScope, text: str) -> dict[tuple[da
         add(period.start, lc, "the period to the last complete day")
     for first, last in scope.explicit:
         add(first, last, f"{first} to {last}")
-    endpoints = {d for pair in scope.explicit for d in pair}
-    for day in scope.dates:
-        if day not in endpoints:  # a date written alone, not the end of a range
-            add(day, day, f"on {day}")
-    for day in _dates_after(text, _FROM, totals):
+    for day in sorted(scope.alone):  # a date written alone, not only as the end of a range
+        add(day, day, f"on {day}")
+    for day in scope.since:
         add(day, lc, f"{day} to the last complete day")
         add(day, totals.last_row, f"{day} to the last date with rows")
     if lc is not None:
@@ -209,29 +218,5 @@ def _windows(totals: DailyTotals, scope: NamedScope, text: str) -> dict[tuple[da
 
 
 _PERIOD_WORDS = re.compile(r"(?i)\b(?:the\s+period|this\s+period|month[- ]to[- ]date|to\s+date|so\s+far|this\s+month|the\s+month)\b")
-_FROM = re.compile(r"(?i)\b(?:from|since|starting|after)\s+(?:on\s+)?$")
+_FROM = re.compile(r"(?i)\b(?:from|since|starting|after)\s+(?:(?:the\s+)?[a-z_]+(?:\s+[a-z_]+){0,3}\s+on\s+|on\s+)?$")
 _LAST_N_DAYS = re.compile(r"(?i)\b(?:last|past|latest|final)\s+(\d{1,3})\s+(?:complete\s+|full\s+|settled\s+|calendar\s+)?days\b")
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def _dates_after(text: str, before: re.Pattern[str], totals: DailyTotals) -> list[date]:
-    """The ISO dates the text writes right after "from", "since"... but not as the start of a
-    range written out ("from A to B")."""
-    out = []
-    for m in _ISO_DATE.finditer(text):
-        if before.search(text, max(0, m.start() - 20), m.start()) and not _RANGE_AFTER.match(text, m.end()):
-            day = date.fromisoformat(m.group()) if _valid(m.group()) else None
-            if day is not None:
-                out.append(day)
-    return out
-
-
-_RANGE_AFTER = re.compile(r"(?i)\s*(?:to|-|\u2013|\u2014|through|thru|until|till|and)\s*\d{4}-\d{2}-\d{2}")
-
-
-def _valid(text: str) -> bool:
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True

@@ -58,7 +58,8 @@ def value_unit(name: str) -> str:
 # What a value is a figure of, by its name or field (the families of figures.METRIC_MEASURES): a
 # figure whose words name a metric is compared only with values of that metric. Checked in order.
 _METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"^(?:conversions|all_conversions) expected "), "expected"),
+    (re.compile(r"^all_conversions expected "), "expected_all"),
+    (re.compile(r"^conversions expected "), "expected"),
     (re.compile(r"over daily budget"), "budget_use"),  # what a campaign spent of its daily budget
     (re.compile(r" over |multiple|\bgap\b"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
     (re.compile(r"minus"), "gap"),  # a difference of a figure and its target
@@ -111,15 +112,19 @@ def metric_accepts(figure_metric: str, value_metric_: str, sentence_metrics: fro
     """May a figure whose words name ``figure_metric`` be a value of ``value_metric_``?
 
     A value of no known metric may be anything (its unit still has to agree). An expected count
-    is only for a figure its words call expected, of conversions or of no named metric. A figure
+    is only for a figure its words call expected (of conversions, all conversions or no named
+    metric), and such a figure is nothing else (a sum over a range is not "expected"). A figure
     whose words name no metric may be a value of any metric its sentence names
     (``sentence_metrics``), or of any metric when its sentence names none; a target only when
     its sentence speaks of one; a ratio or gap to a target only when its sentence names no metric;
     days and budget use only when its own words say so (``_OWN_WORDS_ONLY``)."""
+    if expected:  # "about 229 expected": an expected count, or what the finding computes itself
+        return value_metric_ in ("expected", "expected_all") and figure_metric in (
+            "", "conversions" if value_metric_ == "expected" else "all_conversions")
     if not value_metric_:
         return True
-    if value_metric_ == "expected":
-        return expected and figure_metric in ("", "conversions", "all_conversions")
+    if value_metric_ in ("expected", "expected_all"):
+        return False
     if figure_metric:
         return figure_metric == value_metric_
     if value_metric_ == "target":

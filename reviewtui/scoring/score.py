@@ -131,7 +131,7 @@ def figure_verdicts(index: GroundingIndex, data: dict[str, Any], i: int, finding
     declared figure is that declaration, recomputed; a number no declaration prints is judged by the
     prose rules and, grounded so, is *untraceable*; zero needs no declaration.
     """
-    verdicts = index.check_texts(finding.texts(), scopes=[finding.scope])
+    verdicts = index.check_texts(finding.texts(), scopes=[finding.scope], kind=finding.id)
     if not finding.declares:
         return [_prose_row(index, i, verdict, GROUNDED if verdict.grounded else FABRICATED) for verdict in verdicts]
     entries = declared.recompute(data, finding.figures or [], finding.invalid_figures)
