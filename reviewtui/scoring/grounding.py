@@ -281,13 +281,13 @@ class GroundingIndex:
         units = {n: "multiplier" if figure.measure == "ratio" else figure.unit for n, (_, figure) in enumerate(found)}
         chance = "chance" in named.words or bool(re.search(r"(?i)\b(?:chance|poisson|standard deviations?)\b", joined))
         sentences = _sentence_numbers(texts, found)
-        half_units = {n: figure.half_unit for n, (_, figure) in enumerate(found)}
+        by_number = {n: figure for n, (_, figure) in enumerate(found)}
         computed: list[Operand] = []  # figures grounded by arithmetic: operands of a chance only
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
             near = [op for op in operands if _nearby(sentences, found, texts, n, op[0])]
-            follows = _arithmetic(figure, operands, n, units, chance, near, half_units, field_name == _SUMMARY_FIELD,
+            follows = _arithmetic(figure, operands, n, units, chance, near, by_number, field_name == _SUMMARY_FIELD,
                                   month_days=self.period_days)
             if follows is not None:
                 reason, used = follows
@@ -303,7 +303,7 @@ class GroundingIndex:
             follows = _chance(figure, counts, n) if chance and computed else None
             if follows is None and field_name == _SUMMARY_FIELD:
                 # a claim repeats the evidence's figures, computed ones too ("about 19% short")
-                follows = _arithmetic(figure, computed, n, units, half_units=half_units, summary=True, single_only=True)
+                follows = _arithmetic(figure, computed, n, units, figures=by_number, summary=True, single_only=True)
             if follows is not None:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
@@ -389,7 +389,7 @@ class GroundingIndex:
         when grounded by the finding's set, or by a platform constant the text names."""
         if figure.value == 0:
             return None, "zero is always grounded", (), None, ""
-        if figure.day_count and abs(figure.value) == int(abs(figure.value)):
+        if (figure.day_count or figure.metric == "days") and abs(figure.value) == int(abs(figure.value)):
             n = int(abs(figure.value))
             near = named.lengths_near(text, figure.start)
             if _WINDOW_BEFORE.search(text, max(0, figure.start - 25), figure.start) and self.period_days and n <= self.period_days \
@@ -440,7 +440,12 @@ class GroundingIndex:
         if metric in ("days", "items") and figure.decimals:
             return False
         if kind == "derived":
-            return not (figure.day_count and payload.startswith("pacing: days"))
+            if (figure.day_count or figure.metric == "days") and payload.startswith("pacing: days"):
+                return False  # a day count of the month is _direct's, counted to the last complete day
+            section = _SECTION_NAME.search(payload)
+            if section is not None:  # the ads' or search terms' totals, for a finding about them
+                return _SECTION_WORDS[section.group(1)].search(text) is not None
+            return True
         if kind != "range":
             return True
         table = payload[0]
@@ -573,6 +578,8 @@ _QUOTED = re.compile(r"(?<!\w)['\"\u2018\u201c]([^'\"\u2019\u201d]{2,80}?)['\"\u
 
 
 _THRESHOLD_WORDS = re.compile(r"(?i)(?:~|\bthreshold\s+(?:of\s+)?|\bat\s+least\s+|\bminimum\s+(?:of\s+)?)\s*$")
+_SECTION_NAME = re.compile(r": (ads|search terms), ")
+_SECTION_WORDS = {"ads": re.compile(r"(?i)\bads?\b"), "search terms": re.compile(r"(?i)\b(?:search\s+)?(?:terms?|quer(?:y|ies))\b")}
 _WINDOW_BEFORE = re.compile(r"(?i)\b(?:last|previous|prior|past|first|latest|final|preceding)\s+$")
 _MONTH_DAYS = re.compile(r"(?i)\b(?:remaining|elapsed|left|month|of\s+\d+\s+days)\b")
 _PER_DAY_NAME = re.compile(r"per day|per remaining day|budget per day")
@@ -803,7 +810,7 @@ _OF_WHAT = re.compile(r"(?i)^\s*(?:(?:the\s+|its\s+|their\s+|a\s+)?(?:[a-z_]+\s+
 
 def _arithmetic(
     figure: Figure, operands: list[Operand], own: int, units: dict[int, str], chance: bool = False,
-    near_operands: list[Operand] | None = None, half_units: dict[int, float] | None = None, summary: bool = False,
+    near_operands: list[Operand] | None = None, figures: dict[int, Figure] | None = None, summary: bool = False,
     single_only: bool = False, month_days: int | None = None,
 ) -> tuple[str, tuple[int, ...]] | None:
     """(the reason a figure follows from one or two figures grounded in the same finding, the
@@ -842,8 +849,10 @@ def _arithmetic(
     for na, a, la, ua, ma in operands:
         if na == own or ua not in accepts or not metric_accepts(figure.metric, ma):
             continue
-        if abs(a - abs(figure.value)) <= figure.half_unit + 1e-9 * max(1.0, a) and (
-                summary or half_units is None or half_units.get(na, 0.0) < figure.half_unit):
+        other = figures.get(na) if figures else None
+        same_kind = other is None or (other.per_day == figure.per_day and other.expected == figure.expected)
+        if abs(a - abs(figure.value)) <= figure.half_unit + 1e-9 * max(1.0, a) and same_kind and (
+                summary or other is None or other.half_unit < figure.half_unit):
             # "ROAS 14.45" in the evidence, "14.5" in the claim; a claim may repeat the evidence's figure
             return f"the same figure as {la} in this finding, rounded", (na,)
         if summary and figure.below and 0.8 * abs(figure.value) <= a < abs(figure.value) and ua in accepts:

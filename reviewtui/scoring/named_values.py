@@ -61,7 +61,7 @@ _METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^all_conversions expected "), "expected_all"),
     (re.compile(r"^conversions expected "), "expected"),
     (re.compile(r"over daily budget"), "budget_use"),  # what a campaign spent of its daily budget
-    (re.compile(r" over |multiple|\bgap\b"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
+    (re.compile(r" over |multiple|\bgap\b|month elapsed"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
     (re.compile(r"minus"), "gap"),  # a difference of a figure and its target
     (re.compile(r"(?i)^target_|\btarget (?:cpa|roas)\b"), "target"),
     (re.compile(r"(?i)budget_lost_impression_share"), "lost_budget"),
