@@ -11,8 +11,10 @@ First the answers as they are: figures fabricated, untraceable and grounded (the
 of an honest set). Then each figure of the claim and evidence (not zero, dates, ids or names:
 the scorer's own figure reader decides) is changed by a factor drawn from 0.86-0.95 or
 1.05-1.14 (sign random), printed at the same precision with the same marks (currency, %, x,
-scale, thousands separators), and kept only when the printed value really changed; a figure no
-factor in that range changes at its precision (``2``, ``3``) is counted as unchangeable. When
+scale, thousands separators), and kept only when the printed value really changed: read at their precision and hedge, the new
+figure and the old admit no value in common ("about 19%" -> "about 20%" is no change: both admit
+19.4%); a figure no factor in that range changes so (``2``, ``3``, ``about 6%``) is counted as
+unchangeable. When
 the finding declares its figures, the declaration with the same ``printed`` is changed with it
 (a made-up figure comes with a made-up declaration). A change is *caught* when the changed
 figure's verdict is ``fabricated``; ``untraceable`` and ``grounded`` are misses.
@@ -32,6 +34,7 @@ import json
 import random
 import re
 import sys
+from dataclasses import replace
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -73,9 +76,18 @@ def changed_text(figure: Figure, rng: random.Random) -> str | None:
         text = f"{new:,.{figure.decimals}f}" if grouped else f"{new:.{figure.decimals}f}"
         if printed.startswith(".") and text.startswith("0."):
             text = text[1:]
-        if float(text.replace(",", "")) != magnitude:
+        changed = float(text.replace(",", ""))
+        # really changed: read at their precision (with their hedge), the new figure and the old
+        # admit no value in common ("about 19%" -> "about 20%" both admit 19.4: no change)
+        if abs(changed - magnitude) * figure.scale > _half_width(figure, changed) + _half_width(figure, magnitude):
             return figure.text[:digits.start()] + text + figure.text[digits.end():]
     return None
+
+
+def _half_width(figure: Figure, printed: float) -> float:
+    new = replace(figure, value=printed * figure.scale)
+    low, high = new.bounds
+    return (high - low) / 2
 
 
 class Answer:

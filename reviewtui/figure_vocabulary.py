@@ -77,12 +77,13 @@ OPS: dict[str, str] = {
     "multiply": "a x b (x c ...)",
     "divide": "a / b",
     "percent_change": "(b - a) / a",
+    "floor": "a rounded down to a whole number (7.9 conversions: \"7 or fewer\")",
     "chance_at_most": "the Poisson chance of at most floor(a) events when b are expected",
     "z_score": "(a - b) / sqrt(b): how many Poisson standard deviations a is from the b expected",
 }
 OP_ARITY: dict[str, tuple[int, int]] = {  # (fewest, most) arguments
     "add": (2, 10), "multiply": (2, 10), "subtract": (2, 2), "divide": (2, 2),
-    "percent_change": (2, 2), "chance_at_most": (2, 2), "z_score": (2, 2),
+    "percent_change": (2, 2), "chance_at_most": (2, 2), "z_score": (2, 2), "floor": (1, 1),
 }
 # Named constants a calc may use; their values live where the rules live (declared.py reads the
 # platforms' multiples from taxonomy.yaml's pacing.daily_cap_exceeded thresholds).

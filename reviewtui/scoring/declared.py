@@ -23,7 +23,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any, Callable, Iterable
 
 from .. import figure_vocabulary as vocab
@@ -694,6 +694,8 @@ def _calc(entry: Declared, item: dict[str, Any], rows: SnapshotRows, by_label: d
         entry.value = _divide(a, b, f"{args[1]} is 0")
     elif op == "percent_change":
         entry.value = _divide(b - a, a, f"{args[0]} is 0")
+    elif op == "floor":
+        entry.value = a.to_integral_value(rounding=ROUND_FLOOR)
     elif op == "chance_at_most":
         if b < 0 or a < 0:
             raise DeclarationError("chance_at_most needs counts that are not negative")
@@ -707,6 +709,8 @@ def _calc(entry: Declared, item: dict[str, Any], rows: SnapshotRows, by_label: d
         entry.note = _CLIENT_OP_WORDS[op].join(shown)
     elif op == "percent_change":
         entry.what = entry.note = f"the change from {shown[0]} to {shown[1]}"
+    elif op == "floor":
+        entry.what = entry.note = f"{shown[0]} rounded down"
     elif op == "chance_at_most":
         entry.what = f"the Poisson chance of at most {shown[0]} when {shown[1]} are expected"
         entry.note = f"the chance of seeing {shown[0]} or fewer when {shown[1]} are expected"
