@@ -300,7 +300,7 @@ class GroundingIndex:
             # "would have bought about 17 conversions (648.31 / 38.0); 7 or fewer has a chance of 0.5%"
             near = [op for op in operands + computed if _nearby(sentences, found, texts, n, op[0])]
             counts = [op for op in near if op[3] in ("count", "other")]
-            follows = _chance(figure, counts, n) if chance and computed else None
+            follows = _chance(figure, counts, n, by_number) if chance and computed else None
             if follows is None and field_name == _SUMMARY_FIELD:
                 # a claim repeats the evidence's figures, computed ones too ("about 19% short")
                 follows = _arithmetic(figure, computed, n, units, figures=by_number, summary=True, single_only=True)
@@ -402,7 +402,7 @@ class GroundingIndex:
         constant = _platform_constant(figure, text)
         if constant is not None:
             return (*constant, "")
-        hit = self._match(figure, pool, figure.tolerance, text, named.scoped)
+        hit = self._match(figure, pool, figure.tolerance, text, named.scoped, bool(named.lengths_near(text, figure.start)))
         if hit is None and kind and _THRESHOLD_WORDS.search(text, max(0, figure.start - 25), figure.start):
             # "well under ~30": a threshold of the finding's kind, which the prompt states
             hit = self._match(figure, _Table(_thresholds(kind)), figure.tolerance, text)
@@ -431,7 +431,7 @@ class GroundingIndex:
         return "bound" if quoted[-1].strip().lower() == term.strip().lower() else False
 
     @staticmethod
-    def _scope_fits(figure: Figure, entry: Entry, text: str, scoped: bool) -> bool:
+    def _scope_fits(figure: Figure, entry: Entry, text: str, scoped: bool, near_range: bool = False) -> bool:
         """A day count is a range's length or a count of the month (``_direct``), not another day
         value of the index; a figure with decimals is no count of days or items; a hedged figure is
         no single day's sum; in a finding about one campaign, the account's figures over a range
@@ -440,6 +440,8 @@ class GroundingIndex:
         if metric in ("days", "items") and figure.decimals:
             return False
         if kind == "derived":
+            if payload.startswith("budget ") and " on " in payload and near_range:
+                return False  # a budget's use on one day is not its use over the range the sentence writes
             if (figure.day_count or figure.metric == "days") and payload.startswith("pacing: days"):
                 return False  # a day count of the month is _direct's, counted to the last complete day
             section = _SECTION_NAME.search(payload)
@@ -459,7 +461,7 @@ class GroundingIndex:
         return True
 
     def _candidates(self, figure: Figure, pool: _Table, low: float, high: float, text: str = "",
-                    scoped: bool = False) -> list[tuple[Entry, float]]:
+                    scoped: bool = False, near_range: bool = False) -> list[tuple[Entry, float]]:
         """(entry, its value in the figure's unit) of every value from ``low`` to ``high`` (in the
         figure's unit) that the figure's unit and metric accept."""
         scale = 100.0 if figure.measure == "percent" else 1.0
@@ -468,7 +470,7 @@ class GroundingIndex:
         for table in (self._account, pool):
             for entry in table.within(low / scale, high / scale):
                 if entry[3] != "percent" and entry[1] in accepts and _per_day_fits(figure, entry) \
-                        and self._scope_fits(figure, entry, text, scoped):
+                        and self._scope_fits(figure, entry, text, scoped, near_range):
                     fits = self._row_fits(figure, entry, text)
                     # a search term's value written after the term's name needs no metric word of its sentence
                     context = frozenset() if fits == "bound" else figure.sentence_metrics
@@ -481,7 +483,7 @@ class GroundingIndex:
         return out
 
     def _match(self, figure: Figure, pool: _Table, tolerance: float, text: str = "", scoped: bool = False,
-               ) -> tuple[Entry, float] | None:
+               near_range: bool = False) -> tuple[Entry, float] | None:
         """The value that grounds the figure, in the figure's own unit (a percentage's ratio times
         100): a field of the snapshot that rounds to the figure as printed first (so a figure that
         is a row's field, ``1.27`` for a stored ``1.269999981``, names that field), else the
@@ -489,7 +491,7 @@ class GroundingIndex:
         target = figure.center
         exact = abs(figure.value) if figure.approximate != "-odd" else target
         exact_tolerance = figure.half_unit + 1e-9 * max(1.0, exact)
-        found = self._candidates(figure, pool, target - tolerance, target + tolerance, text, scoped)
+        found = self._candidates(figure, pool, target - tolerance, target + tolerance, text, scoped, near_range)
         if not found:
             return None
         return min(found, key=lambda h: (not (h[0][3] in ("snapshot", "percent") and abs(h[1] - exact) <= exact_tolerance),
@@ -850,7 +852,8 @@ def _arithmetic(
         if na == own or ua not in accepts or not metric_accepts(figure.metric, ma):
             continue
         other = figures.get(na) if figures else None
-        same_kind = other is None or (other.per_day == figure.per_day and other.expected == figure.expected)
+        same_kind = other is None or (other.per_day == figure.per_day and other.expected == figure.expected
+                                      and _written_unit(other) == _written_unit(figure))
         if abs(a - abs(figure.value)) <= figure.half_unit + 1e-9 * max(1.0, a) and same_kind and (
                 summary or other is None or other.half_unit < figure.half_unit):
             # "ROAS 14.45" in the evidence, "14.5" in the claim; a claim may repeat the evidence's figure
@@ -890,7 +893,8 @@ def _arithmetic(
             if figure.measure == "percent":
                 results = [(r * 100.0, f"{how} as a percentage", unit, m) for r, how, unit, m in results if "/" in how]
                 results.append((abs(a - b), f"{la} - {lb} (points)", same, "points"))
-                change = ("ratio",) if same and same_metric is not None else ()
+                # a change is between two figures of one metric of like size ("from 24.49 to 48.45")
+                change = ("ratio",) if same and same_metric is not None and min(a, b) * 3 >= max(a, b) else ()
                 if b:
                     results.append((abs(a - b) / b * 100.0, f"change from {lb} to {la}", change, "change"))
                 if a:
@@ -907,39 +911,53 @@ def _arithmetic(
                     elif units.get(rate_n) == "multiplier":
                         results.append((rate * count, f"{la} x {lb}", (count_unit,), _product_metric(rate_metric, count_metric)))
             if chance and ua in ("count", "other") and ub in ("count", "other"):
-                results += _chances(a, b, la, lb, figure)
+                results += _chances(a, b, la, lb, figure, _expected_of(figures, na, nb))
             for value, how, result_units, metric in results:
                 if near(value) and fits(result_units, metric):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)
     return None
 
 
-def _chance(figure: Figure, operands: list[Operand], own: int) -> tuple[str, tuple[int, ...]] | None:
+def _chance(figure: Figure, operands: list[Operand], own: int, figures: dict[int, Figure] | None = None,
+            ) -> tuple[str, tuple[int, ...]] | None:
     """A Poisson chance or z of two counts of the finding, one of which may itself be computed."""
     target, tolerance = figure.center, figure.tolerance
     for i, (na, a, la, ua, ma) in enumerate(operands):
         for nb, b, lb, ub, mb in operands[i + 1:]:
             if own in (na, nb) or na == nb or ua not in ("count", "other") or ub not in ("count", "other") or "days" in (ma, mb):
                 continue
-            for value, how, _, _ in _chances(a, b, la, lb, figure):
+            for value, how, _, _ in _chances(a, b, la, lb, figure, _expected_of(figures, na, nb)):
                 if abs(value - target) <= tolerance or (figure.below and value < abs(figure.value)):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)
     return None
 
 
-def _chances(a: float, b: float, la: str, lb: str, figure: Figure) -> list[tuple[float, str, tuple[str, ...], str | None]]:
-    """The Poisson chance of at most one count when the other is expected (the reference auditor's
-    ``poisson_at_most``), and (a - b) / sqrt(b), each way round."""
+def _written_unit(figure: Figure) -> str:
+    return "plain" if figure.unit == "money" else figure.unit
+
+
+def _expected_of(figures: dict[int, Figure] | None, na: int, nb: int) -> tuple[bool, bool]:
+    """Which of two operands its words call expected (both may be, when nothing says)."""
+    if not figures or na not in figures or nb not in figures:
+        return True, True
+    return figures[na].expected, figures[nb].expected
+
+
+def _chances(a: float, b: float, la: str, lb: str, figure: Figure, expected: tuple[bool, bool] = (True, True),
+             ) -> list[tuple[float, str, tuple[str, ...], str | None]]:
+    """The Poisson chance of at most one count when the other, a count its words call expected, is
+    expected (the reference auditor's ``poisson_at_most``), and (a - b) / sqrt(b), each way round."""
     from .declared import poisson_at_most
 
     out: list[tuple[float, str, tuple[str, ...], str | None]] = []
-    for observed, expected, lo, le in ((a, b, la, lb), (b, a, lb, la)):
-        if expected <= 0 or observed > expected:
+    for observed, due, lo, le, is_expected in ((a, b, la, lb, expected[1]), (b, a, lb, la, expected[0])):
+        expected_count = due
+        if not is_expected or expected_count <= 0 or observed > expected_count:
             continue
-        p = poisson_at_most(observed, expected)
+        p = poisson_at_most(observed, expected_count)
         out.append((p * 100.0 if figure.measure == "percent" else p, f"Poisson chance of at most {lo} when {le} are expected",
                     ("ratio", "other"), ""))
-        out.append((abs(observed - expected) / math.sqrt(expected), f"({lo} - {le}) / sqrt({le})", ("ratio", "other", "count"), ""))
+        out.append((abs(observed - expected_count) / math.sqrt(expected_count), f"({lo} - {le}) / sqrt({le})", ("ratio", "other", "count"), ""))
     return out
 
 
