@@ -24,6 +24,7 @@ SHARES = ("search_impression_share", "search_budget_lost_impression_share", "sea
 SHARE_SUM = len(METRICS)
 SHARE_COUNT = SHARE_SUM + len(SHARES)
 WIDTH = SHARE_COUNT + len(SHARES)
+DIRECT_SUM_DAYS = 62  # windows up to this many days with rows are summed directly, longer ones by prefix sums
 # One day's sums, as the finished totals keep them: tuples of floats, which the cyclic garbage collector
 # stops walking, since every loaded snapshot keeps its totals (snapshot_cache) for as long as it lives
 DaySums = tuple[float, ...]
@@ -175,6 +176,11 @@ class DailyTotals:
         lo, hi = bisect.bisect_left(dates, first), bisect.bisect_right(dates, last)
         if hi <= lo:
             return [0.0] * WIDTH, 0
+        if hi - lo <= DIRECT_SUM_DAYS:
+            # a month's window is summed day by day: a prefix difference loses a day's clicks next
+            # to a corrupt row of 1e308 elsewhere in the period
+            days = self.days(scope)
+            return [sum(column) for column in zip(*(days[d] for d in dates[lo:hi]))], hi - lo
         return [b - a for a, b in zip(cumulative[lo], cumulative[hi])], hi - lo
 
 

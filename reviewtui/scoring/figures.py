@@ -242,7 +242,7 @@ class Identifiers:
     _PURE_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
     _ID_CONTEXT = re.compile(
         r"(?i:\b(?:campaigns?|ad\s?groups?|ads?|budgets?|ids?|actions?|accounts?|terms?)\b\s*(?:id\s*)?[:#(]?\s*|#|@)"
-        r"((?:\d[\d-]*)(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*/\s*|\s*&\s*)\d[\d-]*)*)\b"
+        r"((?:-?\d[\d-]*)(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*/\s*|\s*&\s*)-?\d[\d-]*)*)\b"
     )
 
     # An id of this many digits is never a figure of the account: it names wherever it stands.
@@ -272,9 +272,9 @@ class Identifiers:
             self._by_digits.setdefault(m.group(), set()).add((folded, m.start()))
 
     def add_id(self, ident: str) -> None:
-        """An id made of digits (``"333"``); ids with other characters are names (``add``)."""
+        """An id made of digits (``"333"``, even ``"-3"``); ids with other characters are names (``add``)."""
         ident = str(ident).strip()
-        if ident.isdigit():
+        if ident.lstrip("-").isdigit():
             self._ids.add(ident)
         else:
             self.add(ident)
@@ -286,7 +286,7 @@ class Identifiers:
         found: list[Skipped] = []
         if self._ids:
             for m in self._ID_CONTEXT.finditer(text):
-                for d in re.finditer(r"\d[\d-]*", m.group(1)):
+                for d in re.finditer(r"-?\d[\d-]*", m.group(1)):
                     if d.group() in self._ids:
                         start = m.start(1) + d.start()
                         found.append(Skipped(d.group(), start, start + len(d.group()), f"identifier: id {d.group()}"))

@@ -314,7 +314,7 @@ class GroundingIndex:
 
     def _scope(self, fields: list[tuple[str, list[Figure], list[Skipped]]], scopes: Iterable[str | None]) -> NamedScope:
         spans = [self._campaigns_named(skipped) for _, _, skipped in fields]
-        campaigns = [str(s) for s in scopes if s] + [cid for found in spans for _, _, cid in found]
+        campaigns = [str(s) for s in scopes if s is not None] + [cid for found in spans for _, _, cid in found]
         campaigns += self._campaigns_by_name_part("\n".join(text for text, _, _ in fields))
         return NamedScope.read(fields, daily_totals(self._data), campaigns, spans)
 
@@ -396,6 +396,9 @@ class GroundingIndex:
                     and (not near or n in near):  # "the last 7 complete days" (2025-01-15 to 2025-01-21, if written, is 7 days)
                 return (float(n), f"{n:,} days: the window the finding names in words", (("rows", (Rows("period"),)),), "count", "days")
             month = n == self.period_days or (n in self._pacing_days and _MONTH_DAYS.search(text, max(0, figure.start - 30), figure.end + 30))
+            if not (n in near or month) and near and n < max(near) and _EACH_OF.search(text, max(0, figure.start - 20), figure.start):
+                # "0 on each of 5 days" of a 6-day range: the days whose rows say so (a day of unreadable rows is none)
+                return (float(n), f"{n:,} days: within the range written in its sentence", (("rows", (Rows("period"),)),), "count", "days")
             if n in near or month:
                 why = "a count of days of the month" if month else "the length of the range written in its sentence"
                 return (float(n), f"{n:,} days: {why}", (("rows", (Rows("period"),)),), "count", "days")
@@ -582,6 +585,7 @@ _QUOTED = re.compile(r"(?<!\w)['\"\u2018\u201c]([^'\"\u2019\u201d]{2,80}?)['\"\u
 _THRESHOLD_WORDS = re.compile(r"(?i)(?:~|\bthreshold\s+(?:of\s+)?|\bat\s+least\s+|\bminimum\s+(?:of\s+)?)\s*$")
 _SECTION_NAME = re.compile(r": (ads|search terms), ")
 _SECTION_WORDS = {"ads": re.compile(r"(?i)\bads?\b"), "search terms": re.compile(r"(?i)\b(?:search\s+)?(?:terms?|quer(?:y|ies))\b")}
+_EACH_OF = re.compile(r"(?i)\beach\s+of\s+$")
 _WINDOW_BEFORE = re.compile(r"(?i)\b(?:last|previous|prior|past|first|latest|final|preceding)\s+$")
 _MONTH_DAYS = re.compile(r"(?i)\b(?:remaining|elapsed|left|month|of\s+\d+\s+days)\b")
 _PER_DAY_NAME = re.compile(r"per day|per remaining day|budget per day")
@@ -646,7 +650,7 @@ def _row_entries(row: Any, i: int) -> list[Entry]:
     for key, raw in row.items():
         if _is_id_key(key):
             continue
-        value = number(raw) if not isinstance(raw, str) else None
+        value = number(raw)  # a numeric string counts as its number, as every reader reads it
         if value is not None:
             out.append((abs(value), _key_unit(key), value_metric(str(key)), "snapshot", ((_DAILY, i), key)))
     return out
@@ -1067,6 +1071,10 @@ class _Collector:
                 if is_dict and _is_id_key(key):
                     self.ids.add(value)
                     continue
+                as_number = number(value) if is_dict and _HAS_DIGIT.search(value) else None
+                if as_number is not None:  # "12,5": a numeric string counts as its number, as every reader reads it
+                    self._add(abs(as_number), key, (path, key), campaign, day, named=named)
+                    continue
                 numbers = self._texts.get(value)
                 if numbers is None:
                     numbers = self._texts[value] = self._numbers_in(value)
@@ -1102,8 +1110,18 @@ class _Collector:
             self.in_percent.setdefault(magnitude, source)
 
     def _daily_ids(self, rows: Any) -> None:
-        if isinstance(rows, list):
-            self.ids.update(str(r.get("campaign_id")) for r in rows if isinstance(r, dict) and r.get("campaign_id") is not None)
+        """The daily rows' campaign ids, and the texts with digits in their metric fields (a
+        finding quoting "clicks is the text '[1]'" quotes a name, not a figure)."""
+        if not isinstance(rows, list):
+            return
+        for row in rows:
+            if isinstance(row, dict):
+                if row.get("campaign_id") is not None:
+                    self.ids.add(str(row.get("campaign_id")))
+                for key, value in row.items():
+                    if type(value) is str and key not in ("date", "campaign_id") and _HAS_DIGIT.search(value) \
+                            and number(value) is None and not is_date_or_time(value):
+                        self.names.add(value)
 
     def _numbers_in(self, text: str) -> list[tuple[float, bool]]:
         # A date's parts are not figures (the day of month would ground every small number), and

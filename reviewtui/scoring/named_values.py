@@ -61,7 +61,8 @@ _METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^all_conversions expected "), "expected_all"),
     (re.compile(r"^conversions expected "), "expected"),
     (re.compile(r"over daily budget"), "budget_use"),  # what a campaign spent of its daily budget
-    (re.compile(r" over |multiple|\bgap\b|month elapsed"), "relative"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
+    (re.compile(r" over |multiple|\bgap\b.*\bas share\b|month elapsed"), "relative"),
+    (re.compile(r"^pacing: (?:projected|expected|spend to date|remaining budget|budget|daily budgets|monthly budget)"), "cost"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
     (re.compile(r"minus"), "gap"),  # a difference of a figure and its target
     (re.compile(r"(?i)^target_|\btarget (?:cpa|roas)\b"), "target"),
     (re.compile(r"(?i)budget_lost_impression_share"), "lost_budget"),
@@ -104,6 +105,8 @@ def value_metric(name: str) -> str:
     return ""
 
 
+# A campaign's rows over a range are its days with data: "all 19 daily rows", "0 on each of 5 days".
+_ALSO = {"items": ("days",), "days": ("items",)}
 ANY_METRIC = "*"  # in a sentence's metrics: the sentence names what, but not which metric
 
 
@@ -126,7 +129,7 @@ def metric_accepts(figure_metric: str, value_metric_: str, sentence_metrics: fro
     if value_metric_ in ("expected", "expected_all"):
         return False
     if figure_metric:
-        return figure_metric == value_metric_
+        return figure_metric == value_metric_ or value_metric_ in _ALSO.get(figure_metric, ())
     if value_metric_ == "target":
         return value_metric_ in sentence_metrics
     if value_metric_ in _OWN_WORDS_ONLY:

@@ -172,9 +172,9 @@ def _corrupt(node, rng, depth=0):
 
 # Gaps the wider seed range found, open: each seed fails until its gap is closed (strict).
 KNOWN_GAPS = {
-    23: "the junk text '12,5' is quoted in an evidence and read as the figure 125",
-    28: "a projected month-end spend grounds only on a derived figure of ratio unit",
     30: "a 1e308 conversion count is written out in full digits in an evidence",
+    59: "the auditor's 'last 4 complete days' are its last 4 days with a readable date (one is '2025-13-45'); "
+        "the scorer reads the window of the last 4 calendar days, without the row it quotes",
 }
 SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[s])) if s in KNOWN_GAPS else s
          for s in range(60)]
