@@ -20,7 +20,9 @@ RATIO_WORDS = ("CTR", "CVR", "ROAS", "share", " over ")
 
 def is_ratio_name(name: str) -> bool:
     """Is the derived value of this name a ratio (CTR, a share, CPA over target...)?"""
-    # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it.
+    # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it; and
+    # "projected month-end spend, last 7 days' share of the budget schedule" is spend on that basis.
+    name = name.replace("last 7 days' share of the", "last 7 days' rate of the")
     return " minus " not in name and any(word in name for word in RATIO_WORDS)
 
 
