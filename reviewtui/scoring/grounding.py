@@ -287,8 +287,11 @@ class GroundingIndex:
             if verdicts[n] is not None:
                 continue
             near = [op for op in operands if _nearby(sentences, found, texts, n, op[0])]
-            follows = _arithmetic(figure, operands, n, units, chance, near, by_number, field_name == _SUMMARY_FIELD,
-                                  month_days=self.period_days)
+            follows = _arithmetic(figure, operands, n, units, chance, near, by_number, month_days=self.period_days)
+            if follows is None and field_name == _SUMMARY_FIELD:
+                # a claim sums up the evidence: any two figures of the finding, but no share or change of them
+                follows = _arithmetic(figure, operands, n, units, chance, operands, by_number, summary=True,
+                                      month_days=self.period_days)
             if follows is not None:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
@@ -498,7 +501,7 @@ class GroundingIndex:
         if not found:
             return None
         return min(found, key=lambda h: (not (h[0][3] in ("snapshot", "percent") and abs(h[1] - exact) <= exact_tolerance),
-                                         abs(h[1] - target)))
+                                         abs(h[1] - target), _rank(h[0])))
 
     def _not_grounded(self, figure: Figure, pool: _Table) -> str:
         searched = "the snapshot values of what this finding names" if self.mode == "strict" else (
@@ -577,6 +580,13 @@ class GroundingIndex:
 
 
 _ROW_SECTIONS = ("daily", "search_terms", "ads")
+# Of two values equally near, the one a reviewer checks most directly: a field, a range's rows, a derived name
+_KIND_ORDER = {"snapshot": 0, "percent": 0, "range": 1, "derived": 2}
+
+
+def _rank(entry: Entry) -> int:
+    """A derivation (a daily budget times days...) after the index's own names."""
+    return 3 if entry[3] == "range" and entry[4][0].rows else _KIND_ORDER.get(entry[3], 9)
 _CHANGE_VALUES = ("old", "new", "old_value", "new_value")  # a change event's values are of its changed_field
 _OWN_WORDS = ("expected", "expected_all", "relative", "gap", "budget_use")  # what a value is, not what an operand measures
 _QUOTED = re.compile(r"(?<!\w)['\"\u2018\u201c]([^'\"\u2019\u201d]{2,80}?)['\"\u2019\u201d](?!\w)")
@@ -704,7 +714,7 @@ _QUOTIENTS = {("cost", "conversions"): "cpa", ("cost", "clicks"): "cpc", ("value
 _RATES = ("cvr", "ctr", "share", "roas", "is", "lost_budget", "lost_rank", "cpa", "cpc")
 _RATIO_RESULTS = ("", "share", "relative", "change", "points", "cvr", "ctr", "roas", "is", "lost_budget", "lost_rank")
 _PRODUCTS = {("cvr", "clicks"): "conversions", ("roas", "cost"): "value", ("cpa", "conversions"): "cost",
-             ("cpc", "clicks"): "cost", ("ctr", "impressions"): "clicks"}
+             ("cpc", "clicks"): "cost", ("ctr", "impressions"): "clicks", ("is", "impressions"): "impressions"}
 
 
 def _sentence_rate(figure: Figure) -> str:
@@ -797,11 +807,8 @@ def _nearby(sentences: list[tuple[str, int]], found: list[tuple[str, Figure]], t
     """Is figure ``k`` an operand figure ``n`` may be computed from: written before it, in its
     sentence or the one before, in the same field (a figure computed from others follows them),
     or right after it as what it is a share of ("about 71% of the campaign's 4,746.58", "76%
-    (612.31 of 805.00)")? A figure of the claim sums the finding up: any figure of the finding may
-    be its operand."""
+    (612.31 of 805.00)", "2.65x the 45.00 target")?"""
     (field_n, at_n), (field_k, at_k) = sentences[n], sentences[k]
-    if field_n == _SUMMARY_FIELD:
-        return True
     if field_n != field_k or not at_n - 1 <= at_k <= at_n:
         return False
     if k < n:
@@ -811,7 +818,7 @@ def _nearby(sentences: list[tuple[str, int]], found: list[tuple[str, Figure]], t
 
 
 _OF_WHAT = re.compile(r"(?i)^\s*(?:(?:the\s+|its\s+|their\s+|a\s+)?(?:[a-z_]+\s+){0,3}of\s+(?:the\s+|its\s+|their\s+|a\s+)?"
-                      r"(?:[\w-]+['\u2019]s?\s+|[a-z_]+\s+){0,3}|\((?:[^()]{0,60}?:\s*)?(?:[\d.,]+\s+of\s+)?)$")
+                      r"(?:[\w-]+['\u2019]s?\s+|[a-z_]+\s+){0,3}|\((?:[^()]{0,60}?:\s*)?(?:[\d.,]+\s+of\s+)?|the\s+|its\s+)$")
 
 
 def _arithmetic(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from .daily_totals import DailyTotals
+from ..caseset.snapshot_reader import parse_day
 from .figures import SENTENCE_END, Figure, Skipped, dates_in
 
 # A range written out: "2025-03-01 to 2025-03-10", "2025-03-01–2025-03-10", "between A and B".
@@ -105,6 +106,15 @@ class NamedScope:
                     scope.since.append(days[0])
                     if days[0] <= period.last_complete:
                         scope.written.append((field_text, since.start(), span.end, days[0], period.last_complete))
+            for m in _DAYS_AROUND.finditer(field_text):  # "the 3 days to 2025-03-17", "7 days from 2025-03-10"
+                n, anchor = int(m.group("n")), parse_day(m.group("date"))
+                if anchor is None or not 1 <= n <= 366:
+                    continue
+                way = m.group("way").split()[0].lower()
+                first = {"before": anchor - timedelta(days=n), "after": anchor + timedelta(days=1)}.get(
+                    way, anchor - timedelta(days=n - 1) if way in _DAYS_TO else anchor)
+                scope.explicit.append((first, first + timedelta(days=n - 1)))
+                scope.written.append((field_text, m.start(), m.end(), first, first + timedelta(days=n - 1)))
             scope.day_counts += [int(abs(f.value)) for f in figures if f.day_count]
             scope.subsets += _lists(field_text, spans)
         scope.dates = sorted(dates)
@@ -218,5 +228,9 @@ def _windows(totals: DailyTotals, scope: NamedScope, text: str) -> dict[tuple[da
 
 
 _PERIOD_WORDS = re.compile(r"(?i)\b(?:the\s+period|this\s+period|month[- ]to[- ]date|to\s+date|so\s+far|this\s+month|the\s+month)\b")
+_DAYS_AROUND = re.compile(r"(?i)\b(?P<n>\d{1,3})\s+(?:complete\s+|full\s+|calendar\s+)?days?\s+"
+                          r"(?P<way>to|ending(?:\s+on)?|up\s+to|until|through|before|from|starting(?:\s+on)?|after|since)\s+"
+                          r"(?:and\s+including\s+)?(?P<date>\d{4}-\d{2}-\d{2})")
+_DAYS_TO = ("to", "ending", "up", "until", "through")
 _FROM = re.compile(r"(?i)\b(?:from|since|starting|after)\s+(?:(?:the\s+)?[a-z_]+(?:\s+[a-z_]+){0,3}\s+on\s+|on\s+)?$")
 _LAST_N_DAYS = re.compile(r"(?i)\b(?:last|past|latest|final)\s+(\d{1,3})\s+(?:complete\s+|full\s+|settled\s+|calendar\s+)?days\b")
