@@ -75,7 +75,7 @@ _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
      rf"|\b{_MONTH}\s+\d{{4}}\b"
      rf"|\b{_MONTH}\s+\d{{1,2}}{_ORD}(?!\d)(?:{_DASH}(?:{_MONTH}\s+)?\d{{1,2}}{_ORD}(?!\d))?(?:,?\s+\d{{4}}(?![\d-]))?"),
     ("time", r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?i:[ap]\.?m\.?))?(?!\d)|\b\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)(?![a-z])"),
-    ("ordinal", r"\b\d+(?:st|nd|rd|th)\b"),
+    ("ordinal", r"\b\d+(?:st|nd|rd|th)\b|(?i:\bweek\s+\d{1,2}\b)"),  # "the 3rd", "week 2": which, not how many
     ("row pointer", r"(?<![\w/])/[A-Za-z_][\w~]*(?:/[\w~.-]+)+"),
     ("taxonomy id", r"\b[a-z_]+\.[a-z0-9_]+@[\w-]+"),
     # A year after a word that makes it one ("in 2024", "FY 2025"); only the year is skipped.
@@ -146,7 +146,7 @@ _METRIC_AFTER = re.compile(
     r"ad|media|daily|monthly|complete|full|calendar|consecutive|settled|remaining|elapsed|search|primary|"
     r"attributed)\s+)*(?P<word>[A-Za-z_]+(?:[- ][A-Za-z_]+)?))")
 _PERCENT_IS = re.compile(r"(?i:\s*of\s+(?:its\s+|the\s+|their\s+)?(?:search\s+)?impressions?(?:\s+share)?\s+(?:lost\s+)?to\s+(?:its\s+)?(?:ad\s+)?(?P<lost>budget|rank))")
-_RELATIVE_AFTER = re.compile(r"(?i)\s+(?:on|of|against|over|above|below|under|ahead\s+of|behind)\s+(?:the\s+|its\s+|their\s+)?"
+_RELATIVE_AFTER = re.compile(r"(?i)\s+(?:(?:on|of|against|over|above|below|under|ahead\s+of|behind)\s+(?:the\s+|its\s+|their\s+)?|the\s+|its\s+)"
                              r"(?:[\d.,]+\s+)?(?:budget\s+schedule|schedule|straight\s+line|expected|plan|target|pace)\b")
 _CONVERTS_BEFORE = re.compile(r"(?i)\bconver(?:ts?|ted|ting)\s+(?:about\s+|around\s+)?$")
 _OF_DAYS = re.compile(r"(?i)\s+of\s+(?:the\s+)?\d+\s+(?:\w+\s+)?days\b")
@@ -538,7 +538,10 @@ def _metric_before(text: str, start: int, ratio_only: bool) -> str:
     if boundary is not None:
         window = window[boundary.end():]
     window = _DATE_OR_TIME_RE.sub(lambda m: " " * len(m.group()), window)
-    previous = _last(_NUMBER_IN_WINDOW, window)
+    previous = None
+    for found_number in _NUMBER_IN_WINDOW.finditer(window):
+        if not _ID_BEFORE.search(window, 0, found_number.start()):  # "campaign 333 spent": 333 names, it is no figure
+            previous = found_number
     after_number = previous is not None
     if previous is not None:
         window = window[previous.end():]
@@ -595,6 +598,7 @@ _LINK_WORDS = frozenset((
     "week", "month", "mean", "median", "overall", "in", "all", "together", "combined", "recorded", "amounted",
     "amounts", "amount", "exactly", "almost", "just",
 ))
+_ID_BEFORE = re.compile(r"(?i)(?:\b(?:campaigns?|ads?|budgets?|ids?|actions?|accounts?)\s*[:#(]?|[#@])\s*$")
 _VALUE_AFTER = re.compile(r"[\s_-]+value\b", re.IGNORECASE)
 _NUMBER_IN_WINDOW = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s*(?:%|x\b|\u00d7))?")
 

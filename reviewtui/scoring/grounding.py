@@ -296,7 +296,10 @@ class GroundingIndex:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
                 verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
-                computed.append((n, abs(figure.value), figure.text, _MEASURE_UNIT.get(figure.measure, "other"), figure.metric))
+                # what a computed figure is of: its words, else what its operands are all of ("111.46 less")
+                of = {op[4] for op in operands if op[0] in used}
+                computed.append((n, abs(figure.value), figure.text, _MEASURE_UNIT.get(figure.measure, "other"),
+                                 figure.metric or (of.pop() if len(of) == 1 and figure.unit == "plain" else "")))
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
@@ -888,13 +891,13 @@ def _arithmetic(
             same, same_metric = _sum_units(ua, ub), _sum_metric(ma, mb)
             results: list[tuple[float, str, tuple[str, ...], str | None]] = [
                 (abs(a - b), f"{la} - {lb}", same, same_metric), (a + b, f"{la} + {lb}", same, same_metric)]
-            if summary and figure.unit in ("percent", "multiplier"):
-                continue  # a claim's share or change of two figures is the evidence's own, rounded
             # a plain ratio ("ROAS 5.3") divides like an amount: target 9.0 is 1.7x it
             amounts = not ({units.get(na), units.get(nb)} & {"percent", "multiplier"}) or (
                 {ma, mb} & {"roas", "target"} and not ({units.get(na), units.get(nb)} & {"percent"}))
             if b and amounts:
                 results.append((a / b, f"{la} / {lb}", _quotient_units(ua, ub), _quotient_metric(ma, mb)))
+                if mb == "target" and ma != "target":  # 411.46 / 45.00: conversions at target, or 9.1x the target
+                    results.append((a / b, f"{la} / {lb}", ("ratio",), "relative"))
                 if figure.per_days and mb == "days" and (figure.per_days > 0 or month_days):
                     # "6.86 conversions over 21 days, about 10 per 30 days" (or "a month")
                     over = figure.per_days if figure.per_days > 0 else month_days or 0
@@ -923,6 +926,10 @@ def _arithmetic(
                         results.append((rate * count, f"{la} x {lb}", (count_unit,), _product_metric(rate_metric, count_metric)))
             if chance and ua in ("count", "other") and ub in ("count", "other"):
                 results += _chances(a, b, la, lb, figure, _expected_of(figures, na, nb))
+            if summary and figure.unit in ("percent", "multiplier"):
+                # a claim's share or change of two figures is the evidence's own, rounded; only a
+                # ratio to a target ("9.1x the target") it may work out itself
+                results = [r for r in results if r[3] == "relative" or (figure.metric == "relative" and r[3] == "share")]
             for value, how, result_units, metric in results:
                 if near(value) and fits(result_units, metric):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)

@@ -107,8 +107,9 @@ def value_metric(name: str) -> str:
     return ""
 
 
-# A campaign's rows over a range are its days with data: "all 19 daily rows", "0 on each of 5 days".
-_ALSO = {"items": ("days",), "days": ("items",)}
+# A campaign's rows over a range are its days with data ("all 19 daily rows", "0 on each of 5 days");
+# a figure against a reference ("9.1x the target") may be one figure over another of its metric.
+_ALSO = {"items": ("days",), "days": ("items",), "relative": ("share",)}
 ANY_METRIC = "*"  # in a sentence's metrics: the sentence names what, but not which metric
 
 

@@ -60,7 +60,7 @@ def test_the_account_cpa_over_the_last_7_complete_days_names_every_row_of_those_
     assert reason == "derived over a range this finding names: account: CPA, the last 7 complete days = 119.268"
     assert rows == LAST_7 and count == 17
     reason, rows, _ = figures["2.65x"]  # 119.27 / 45.00: the target is a row behind it too
-    assert reason.startswith("arithmetic in this finding: 119.27 / 45.00")
+    assert reason.startswith("derived over a range this finding names: account: CPA over target, the last 7 complete days")
     assert rows == LAST_7 + ["/targets/target_cpa"]
 
 
