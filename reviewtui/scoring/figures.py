@@ -114,7 +114,8 @@ _METRIC_PATTERNS = {
     "roas": r"ROAS",
     "all_conversions": r"all[_ ]conversions?",
     "value": r"conversions?[_ ]value|conversion value|revenue|sales|value",
-    "lost_budget": r"search_budget_lost_impression_share|budget[- ]lost(?:\s+impression)?(?:\s+share)?|lost\s+to\s+(?:the\s+)?budget",
+    "lost_budget": r"search_budget_lost_impression_share|budget[- ]lost(?:\s+impression)?(?:\s+share)?|lost\s+to\s+(?:the\s+)?budget"
+                   r"|(?:search\s+)?impression[- ]share\s+(?:lost\s+)?to\s+budget",
     "lost_rank": r"search_rank_lost_impression_share|rank[- ]lost(?:\s+impression)?(?:\s+share)?|lost\s+to\s+(?:ad\s+)?rank",
     "is": r"search_impression_share|\w+_share|impression[- ]share",
     "share": r"share",
@@ -186,6 +187,7 @@ class Figure:
     per_day: bool = False  # its words say it is a figure a day ("about 1,516 a day", "clicks per day 410")
     per_days: int = 0  # "about 10 per 30 days": a figure over that many days (PER_MONTH: "a month")
     at_most: bool = False  # "8 or fewer": a whole count at most
+    extreme: bool = False  # "between 118 and 129 a day", "ranged from 1372.17": a lowest or highest day
     below: bool = False  # "a chance well under 1%": a bound, not a value
 
     @property
@@ -248,6 +250,7 @@ class Identifiers:
     # An id of this many digits is never a figure of the account: it names wherever it stands.
     LONG_ID_DIGITS = 8
     _LONG_ID = re.compile(rf"(?<![\d.,])\d{{{LONG_ID_DIGITS},}}(?![\d.,]\d)")
+    _BRACKETED_ID = re.compile(r"(?<=[A-Za-z)] )\((-?\d[\d-]*)\)")
 
     def __init__(self, names: Iterable[str] = (), ids: Iterable[str] = ()) -> None:
         self._by_digits: dict[str, set[tuple[str, int]]] = {}
@@ -294,6 +297,10 @@ class Identifiers:
             for d in self._LONG_ID.finditer(text):  # "(2298569531, 1445207317)": a long id names, wherever it stands
                 if d.group() in self._ids and d.start() not in taken:
                     found.append(Skipped(d.group(), d.start(), d.end(), f"identifier: id {d.group()}"))
+                    taken.add(d.start())
+            for d in self._BRACKETED_ID.finditer(text):  # "Newsletter signup (9002)": an id after its name
+                if d.group(1) in self._ids and d.start(1) not in taken:
+                    found.append(Skipped(d.group(1), d.start(1), d.end(1), f"identifier: id {d.group(1)}"))
         if not self._by_digits:
             return found
         folded = text.lower()
@@ -596,7 +603,7 @@ _LINK_WORDS = frozenset((
     "averages", "average", "only", "just", "still", "now", "then", "near", "nearly", "about", "around", "roughly",
     "approximately", "some", "over", "under", "above", "below", "date", "so", "far", "daily", "total", "per", "day",
     "week", "month", "mean", "median", "overall", "in", "all", "together", "combined", "recorded", "amounted",
-    "amounts", "amount", "exactly", "almost", "just",
+    "amounts", "amount", "exactly", "almost", "just", "between", "from", "ranged", "ranges", "range",
 ))
 _ID_BEFORE = re.compile(r"(?i)(?:\b(?:campaigns?|ads?|budgets?|ids?|actions?|accounts?)\s*[:#(]?|[#@])\s*$")
 _VALUE_AFTER = re.compile(r"[\s_-]+value\b", re.IGNORECASE)
@@ -623,7 +630,8 @@ _COMPONENTS = {"cpa": ("cost", "conversions"), "cpc": ("cost", "clicks"), "roas"
                "ctr": ("clicks", "impressions"), "cvr": ("conversions", "clicks")}
 
 
-_PER_DAY_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?(?:a|per|each|every|/)\s*day\b(?!s)")
+_PER_DAY_AFTER = re.compile(r"(?i)\s*(?:and\s+[\d.,]+\s*)?(?:\w+\s+)?(?:a|per|/)\s*day\b(?!s)|[^.;:(]{0,80}?\b(?:each|every)\s+day\b(?!s)")
+_EXTREME_BEFORE = re.compile(r"(?i)\b(?:between|ranged?|ranging|lowest|highest|low\s+of|high\s+of|peak(?:ed)?|minimum|maximum|min|max)\b[^.;:]{0,25}$")
 _PER_DAY_BEFORE = re.compile(r"(?i)\bper\s+day\s+(?:\w+\s+){0,3}$|\b(?:daily|day's)\s+average\s+(?:of\s+|at\s+|was\s+|is\s+)?$")
 _BELOW_BEFORE = re.compile(r"(?i)\b(?:under|below|less\s+than)\s+$")
 _RIGHT_AFTER = re.compile(r"(?i)\s*[a-z_]+(?:\s+[a-z_]+)?\s*\(\s*(?:about\s+|around\s+|roughly\s+|~\s*)?")
@@ -667,6 +675,9 @@ def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
         per_days = _PER_DAYS_AFTER.match(text, figure.end)
         if per_days is not None:
             figure = replace(figure, per_days=int(per_days.group(1)) if per_days.group(1) else PER_MONTH)
+        if _EXTREME_BEFORE.search(text, max(0, figure.start - 40), figure.start) or (
+                previous is not None and previous.extreme and re.fullmatch(r"(?i)\s*(?:and|to|-|\u2013)\s*", text[previous.end:figure.start])):
+            figure = replace(figure, extreme=True)
         if _AT_MOST_AFTER.match(text, figure.end):
             figure = replace(figure, at_most=True)
         if _BELOW_BEFORE.search(text, max(0, figure.start - 25), figure.start):

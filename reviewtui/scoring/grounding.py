@@ -612,6 +612,8 @@ def _per_day_fits(figure: Figure, entry: Entry) -> bool:
     if kind in ("snapshot", "percent"):
         return not figure.per_day or (bool(payload[0]) and payload[0][0] == "budgets")
     name = payload if kind == "derived" else payload[1]
+    if name.endswith((", lowest", ", highest")):
+        return figure.extreme  # the lowest or highest day, for "between 118 and 129 a day"
     if _PER_DAY_NAME.search(name):
         return figure.per_day
     return not figure.per_day or bool(_DAILY_AMOUNT.search(name))

@@ -192,7 +192,7 @@ def _windows(totals: DailyTotals, scope: NamedScope, text: str) -> dict[tuple[da
 
     one = timedelta(days=1)
     if not (scope.explicit or scope.dates) or _PERIOD_WORDS.search(text):
-        # a finding that names no range speaks of the period ("CPA 88.56 over the period")
+        # a finding that names no date speaks of the period ("CPA 88.56 over the period")
         add(period.start, period.end, "the period")
         add(period.start, lc, "the period to the last complete day")
     for first, last in scope.explicit:

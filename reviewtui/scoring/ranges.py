@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Iterable
 
-from .daily_totals import DailyTotals, DaySums, calendar_days
+from .daily_totals import METRICS, SHARE_COUNT, SHARE_SUM, SHARES, DailyTotals, DaySums, calendar_days
 from .derived_index import window_numbers
 from .named_values import is_ratio_name
 
@@ -82,7 +82,26 @@ def _window_values(
     sums, active = totals.window(scope, first, last)
     account = None if scope == "account" else totals.window("account", first, last)[0]
     numbers = window_numbers(sums, active, calendar_days(first, last, totals.last_row), target_cpa, target_roas, account)
+    if first < last:
+        numbers += _day_extremes(totals, scope, first, last)
     return RangeValues.of("account" if scope == "account" else f"campaign {scope}", label, numbers)
+
+
+def _day_extremes(totals: DailyTotals, scope: str, first: date, last: date) -> list[tuple[str, float | None]]:
+    """The lowest and the highest day of each metric in the window ("clicks held between 118 and
+    129 a day"), shares as each day's average."""
+    days = [sums for day, sums in totals.days(scope).items() if first <= day <= last]
+    if len(days) < 2:
+        return []
+    out: list[tuple[str, float | None]] = []
+    for i, metric in enumerate(METRICS):
+        values = [sums[i] for sums in days]
+        out += [(f"{metric} per day, lowest", min(values)), (f"{metric} per day, highest", max(values))]
+    for i, share in enumerate(SHARES):
+        values = [sums[SHARE_SUM + i] / sums[SHARE_COUNT + i] for sums in days if sums[SHARE_COUNT + i]]
+        if values:
+            out += [(f"{share} per day, lowest", min(values)), (f"{share} per day, highest", max(values))]
+    return out
 
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
