@@ -166,36 +166,45 @@ def figures_schema() -> dict[str, Any]:
     }
 
 
+# The examples' ids, dates and figures are made up (no case of the set is quoted), and agree
+# with each other where one is computed from others.
 _EXAMPLE_LOST_IS = """\
-{"id": "budget.lost_is_budget", "scope": "2188279671",
- "claim": "Campaign 2188279671 spends about 90% of its daily budget and loses impression share to it.",
- "evidence": "Campaign 2188279671, 2025-05-14 to 2025-05-20: cost 1,066.44 against a 170.0 daily budget \
-(1,190 over the 7 days, about 90% used).",
+{"id": "budget.lost_is_budget", "scope": "3300112233",
+ "claim": "Campaign 3300112233 spends about 91% of its daily budget and loses impression share to it.",
+ "evidence": "Campaign 3300112233, 2025-06-03 to 2025-06-09: cost 1,052.80 against a 165.0 daily budget \
+(1,155 over the 7 days, about 91% used).",
  "severity": "high",
  "figures": [
-  {"label": "a", "printed": "1,066.44", "how": "aggregate", "stat": "sum", "metric": "cost", \
-"campaigns": ["2188279671"], "except": [], "from": "2025-05-14", "to": "2025-05-20", "reading": "as_is"},
-  {"label": "b", "printed": "170.0", "how": "budget", "what": "daily_in_force", "campaigns": ["2188279671"], \
-"budgets": [], "from": "2025-05-20", "to": "2025-05-20"},
-  {"label": "c", "printed": "1,190", "how": "budget", "what": "daily_sum", "campaigns": ["2188279671"], \
-"budgets": [], "from": "2025-05-14", "to": "2025-05-20"},
+  {"label": "a", "printed": "1,052.80", "how": "aggregate", "stat": "sum", "metric": "cost", \
+"campaigns": ["3300112233"], "except": [], "from": "2025-06-03", "to": "2025-06-09", "reading": "as_is"},
+  {"label": "b", "printed": "165.0", "how": "budget", "what": "daily_in_force", "campaigns": ["3300112233"], \
+"budgets": [], "from": "2025-06-09", "to": "2025-06-09"},
+  {"label": "c", "printed": "1,155", "how": "budget", "what": "daily_sum", "campaigns": ["3300112233"], \
+"budgets": [], "from": "2025-06-03", "to": "2025-06-09"},
   {"label": "d", "printed": "7", "how": "aggregate", "stat": "days", "metric": "", "campaigns": [], \
-"except": [], "from": "2025-05-14", "to": "2025-05-20", "reading": "as_is"},
-  {"label": "e", "printed": "90%", "how": "calc", "op": "divide", "args": ["a", "c"]}]}"""
+"except": [], "from": "2025-06-03", "to": "2025-06-09", "reading": "as_is"},
+  {"label": "e", "printed": "91%", "how": "calc", "op": "divide", "args": ["a", "c"]}]}"""
 
 _EXAMPLE_EXPECTED = """\
-{"label": "r", "printed": "4.4%", "how": "aggregate", "stat": "cvr", "metric": "", "campaigns": [], \
-"except": [], "from": "2025-03-01", "to": "2025-03-10", "reading": "as_is"},
-{"label": "k", "printed": "11,607", "how": "aggregate", "stat": "lag_adjusted", "metric": "clicks", \
-"campaigns": [], "except": [], "from": "2025-03-11", "to": "2025-03-18", "reading": "as_is"},
-{"label": "e", "printed": "516", "how": "calc", "op": "multiply", "args": ["r", "k"]},
-{"label": "p", "printed": "0.1%", "how": "calc", "op": "chance_at_most", "args": ["0", "e"]}"""
+{"label": "r", "printed": "3.82%", "how": "aggregate", "stat": "cvr", "metric": "", "campaigns": [], \
+"except": [], "from": "2025-06-01", "to": "2025-06-10", "reading": "as_is"},
+{"label": "k", "printed": "9,874", "how": "aggregate", "stat": "lag_adjusted", "metric": "clicks", \
+"campaigns": [], "except": [], "from": "2025-06-11", "to": "2025-06-18", "reading": "as_is"},
+{"label": "e", "printed": "377", "how": "calc", "op": "multiply", "args": ["r", "k"]},
+{"label": "c", "printed": "455.10", "how": "aggregate", "stat": "sum", "metric": "cost", "campaigns": ["4400556677"], \
+"except": [], "from": "2025-06-01", "to": "2025-06-18", "reading": "as_is"},
+{"label": "t", "printed": "37.00", "how": "value", "pointer": "/targets/target_cpa"},
+{"label": "x", "printed": "12.3", "how": "calc", "op": "divide", "args": ["c", "t"]},
+{"label": "o", "printed": "4.6", "how": "aggregate", "stat": "sum", "metric": "conversions", "campaigns": ["4400556677"], \
+"except": [], "from": "2025-06-01", "to": "2025-06-18", "reading": "as_is"},
+{"label": "f", "printed": "4", "how": "calc", "op": "floor", "args": ["o"]},
+{"label": "p", "printed": "0.6%", "how": "calc", "op": "chance_at_most", "args": ["o", "x"]}"""
 
 _EXAMPLE_REST = """\
-{"label": "v", "printed": "59,473.20", "how": "aggregate", "stat": "sum", "metric": "conversions_value", \
-"campaigns": [], "except": ["120201220469747045"], "from": "2025-02-01", "to": "2025-02-18", \
+{"label": "v", "printed": "41,206.35", "how": "aggregate", "stat": "sum", "metric": "conversions_value", \
+"campaigns": [], "except": ["5500667788"], "from": "2025-06-01", "to": "2025-06-18", \
 "reading": "duplicates_removed"},
-{"label": "t", "printed": "12", "how": "rows", "pointers": ["/search_terms/3", "/search_terms/8"], \
+{"label": "t", "printed": "412", "how": "rows", "pointers": ["/search_terms/3", "/search_terms/8"], \
 "field": "clicks", "stat": "sum"},
 {"label": "s", "printed": "20%", "how": "calc", "op": "divide", "args": ["1", "5"]}"""
 
@@ -245,7 +254,8 @@ written 1,234 or 1.2k) or hedged with "about".
 A finding with its figures:
 {_EXAMPLE_LOST_IS}
 
-Expected conversions, lag-adjusted, and the chance of seeing none:
+Expected conversions lag-adjusted, the conversions a cost buys at the target CPA, and the chance of 4 \
+or fewer (the floor of 4.6) when 12.3 are due:
 {_EXAMPLE_EXPECTED}
 
 The rest of the account on corrected rows, a sum over listed search terms, an even share of five campaigns:
