@@ -14,13 +14,14 @@ import copy
 import datetime as dt
 import hashlib
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from . import figure_vocabulary, taxonomy
+from .domain.lag import settled_after_days
 from .caseset.snapshot_compact import compact_text
+from .caseset.untrusted import json_error
 
 PROMPT_VERSION = "audit-v4"
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -37,7 +38,7 @@ THINKING: dict[str, Any] = {"type": "adaptive"}
 # Marks the end of a prefix the API may cache: the system prompt (shared by all
 # cases) and the user message (shared by the repeats of one case).
 CACHE_CONTROL: dict[str, Any] = {"type": "ephemeral"}
-SEVERITIES = ("high", "medium", "low")
+SEVERITIES = taxonomy.SEVERITIES
 
 _PROMPT_HEAD = """\
 You are a senior paid-media auditor. You receive one advertising account's \
@@ -49,117 +50,107 @@ names], "rows": [...]}, one row per line, each row an array of its values in \
 column order (a row with other fields stays an object). Audit it the way a careful senior \
 would before writing to the account's owner, and return your findings as JSON \
 in the required schema. Work the figures out in your thinking first (sums per \
-campaign and date range, pacing against the schedule, expected conversions); \
-the answer carries only the findings.
+campaign and date range, pacing against the budget schedule, expected conversions, \
+chances); the answer carries only the findings.
+
+Every term the kinds and thresholds use (settled day, lag-adjusted, chance, \
+budget schedule, smart bidding, ...) is defined in the Glossary at the end, \
+exactly as the reference auditor computes it: apply the definitions as written, \
+and read every threshold as stated there.
 
 # What to report
 
-Only problems are findings. Each finding has:
+Only problems are findings, and bidding.learning_period, a heads-up reported \
+although nothing needs fixing. Each finding has:
 - id: one id from the taxonomy below;
 - scope: following the scope rule of its kind in the taxonomy. "campaign": the \
 campaign id (a string, exactly as in the snapshot), one finding per campaign, \
 so two campaigns with the same problem are two findings. "campaign or null": \
 the campaign id when one campaign shows the problem, null when the whole \
-account shows it (then one finding, not one per campaign). "null": the whole \
-account;
+account shows it (then one finding, not one per campaign), as the kind's \
+detection says. "null": the whole account;
 - claim: one or two sentences saying what is wrong and why it matters;
 - evidence: the dates and figures from the snapshot that prove it;
-- severity: high, medium or low (money at stake, and how sure you are);
+- severity: the kind's severity in the taxonomy: its level, or high when its \
+condition for high holds. The scale: {severity_scale}.
 - figures: every number of the claim and evidence, declared (see Figures).
 
-Report a problem once: never repeat an id with the same scope. Never write \
-about an issue you checked and ruled out, or a rule the account stays within \
-("this is not an underspend", "no day is missing", "within the platform's \
-daily allowance"): such sentences are not findings, and they read as claims \
-of the very problem they deny. Name a platform rule in words ("above the \
-multiple Google allows"), not as a figure of the account.
+Report a problem once: never repeat an id with the same scope. Report causes, \
+not symptoms (the Glossary's rule): when a cause is found, its symptoms are not \
+findings. When several kinds could describe one event, report the one the \
+taxonomy and the Glossary name for it.
+
+Write about what you found, never about what you ruled out: a kind you checked \
+and rejected gets no finding and no sentence, even to deny it ("this is not an \
+underspend", "no day is missing", "within the platform's daily allowance"). To \
+explain a cause, state the cause itself ("conversions fell because the \
+'Contact form' action was demoted from primary on 2025-11-10, while \
+all_conversions held"), not the problem it is not ("not because tracking \
+broke"). Name a platform rule in words ("above the multiple Google allows"), \
+not as a figure of the account.
 
 When nothing material is wrong, return exactly one finding, \
-summary.no_material_issues with scope null, and nothing else, so that "looked \
-and found nothing" differs from "returned nothing". Its evidence is made of \
-healthy figures of the account, each with its date range: spend to date \
-against the expected spend on the budget schedule, CPA or ROAS against target \
-over the settled days, and the largest campaign's share of spend.
+summary.no_material_issues with scope null and severity low, and nothing else, \
+so that "looked and found nothing" differs from "returned nothing". Its claim \
+names what could not be assessed and why (a missing section, no monthly budget, \
+no target); its evidence is made of healthy figures of the account, each with \
+its date range: spend to date against the expected spend to date, the \
+account's CPA (or ROAS) against target over the settled days, and the largest \
+campaign's share of account spend.
 
 """
 
-_PROMPT_TAXONOMY = """\
+_TAXONOMY_INTRO = """\
 # Taxonomy
 
-Each kind: what it means, how to tell, its scope rule, and the thresholds that \
-make it material (a share is a fraction: 0.05 is 5%).
+Each kind: what it means, how to tell (in the Glossary's terms), its scope rule, \
+its severity, the thresholds that make it material (a share is a fraction: 0.05 \
+is 5%; "min x" is a threshold's value), and for a data breakage the kinds it \
+leaves not assessed. A threshold is met at its value: "at least 5" includes 5.
+
+"""
+
+GLOSSARY_HEADING = "# Glossary"
+_GLOSSARY_INTRO = """\
+# Glossary
+
+Each term as the kinds and thresholds use it, with a worked example. {lag_days}
 
 """
 
 _PROMPT_TAIL = """
-# How the thresholds are measured
-
-- Pacing baseline: the expected spend to date is the monthly budget \
-(targets.monthly_budget; without it, the budget schedule's own total) spread \
-over the month in proportion to the daily-budget schedule in force. Each day \
-of the schedule counts the daily budget in force that day (budget history \
-applied from the change date on) on the days its campaigns serve (start and \
-end dates, flight plans); a flighted campaign without a budget counts its \
-planned spend spread evenly over its flight. Compare spend through the last \
-complete day with the expected spend through that day. It is overspend when \
-spend to date exceeds the expected spend by more than the tolerance \
-(targets.pacing_tolerance, else {tolerance}) and the month-end projection \
-(spend to date plus the rest of the month's schedule, at the share of its \
-schedule the account spent over the last 7 complete days) exceeds the monthly \
-budget by at least {projection_share} of the tolerance times the budget \
-({projection_example} of the budget with a {tolerance} tolerance); underspend \
-is the mirror image.
-- Settled days: conversions are credited to the click date, so the last days \
-before as_of fill in later, more slowly with a longer click-through lookback \
-window (the longest among the primary conversion actions; 30 days when none \
-is given). {lag_days} Read conversions, conversion rate, CPA and ROAS only on \
-settled days; the days after them are the lag window.
-
 # Platform facts behind tempting wrong findings
 
-- Conversion lag: a gradual taper over the unsettled days is lag, not a \
-tracking failure. A stop is conversions falling to exactly zero from a date \
-while clicks hold, for longer or at higher volume than lag can explain.
-- Mid-month budget changes: pace spend against the budget schedule in force, \
-not a flat monthly line. A budget raised on the 10th makes the first nine days \
-look slow on a flat line; on the schedule they are on pace.
-- Flighting: a campaign with a flight plan spends only between its flight \
-dates; no spend before the flight starts or after it ends is not a delivery \
-problem.
+- Conversion lag: a gradual taper over the lag window is conversion lag, not a \
+tracking failure. A stop is exact zeros from a date while clicks hold, beyond \
+what conversion lag and chance allow.
+- Mid-month budget changes and flights are in the budget schedule: a budget \
+raised on the 10th makes the first nine days look slow on a flat line; on the \
+schedule they are on pace. A flighted campaign spends only between its flight \
+dates.
 - Daily caps: Google may spend up to twice a campaign's daily budget on one \
 day and keeps the month within the daily budget times the days in the month. \
 Meta may spend more than an ad set's daily budget on one day and keeps each \
 calendar week (Sunday to Saturday) within seven times the daily budget. The \
 allowed multiples, and the dates from which they apply, are the thresholds of \
-pacing.daily_cap_exceeded; only a day above the multiple of the budget in \
-force that day exceeds the cap.
-- Learning periods: after a bid strategy or target change (see \
-change_events), one to two weeks of volatile CPA are expected. Report \
-bidding.learning_period rather than calling the volatility a performance \
-problem.
-- Small samples: a CPA computed from two or three conversions, or a search \
-term with a handful of clicks and no conversion, is noise; the thresholds \
-above say how much volume is enough.
-- Brand campaigns (names containing "Brand", cheap clicks, high conversion \
-rate) normally carry a large share of conversions; that is not risky \
-concentration by itself. Concentration is about one non-brand campaign \
-carrying the account.
-- Counting: with MANY_PER_CLICK counting, conversions above clicks are \
-normal, not invalid data. Impression share below 10% is reported as 0.0999.
-- Google omits the row for a day on which a campaign had no metrics; a \
-missing row for one campaign is not missing data. Missing days means dates \
-with no rows at all for the account while spend exists around them.
-- Demoted conversion actions: when conversions drop but all_conversions \
-holds, an action was removed from primary (tracking.primary_action_changed), \
-not a broken tag.
-- Broken data: check the data before trusting it (duplicate rows, costs \
-still in micros, another currency, shifted dates, a partial last day, \
-invalid values, totals that do not add up). When the data is broken, report \
-the breakage under its data.* id, then audit the account on corrected \
-figures (duplicates removed, micros divided by 1,000,000, the partial day \
-left out, ...) and say in the evidence how you corrected them ("after \
-removing the 12 duplicate rows"). Leave out only a figure that cannot be \
-corrected.
+pacing.daily_cap_exceeded.
+- Learning periods: after a bid strategy or target change, one to two weeks of \
+volatile CPA are normal.
+- Small samples: a CPA from two or three conversions, or a search term with a \
+handful of clicks and no conversion, is noise; the thresholds say how much \
+volume is enough.
+- Brand campaigns (cheap clicks, high conversion rate) normally carry a large \
+share of conversions; that is not risky concentration by itself.
+- Counting: with MANY_PER_CLICK counting, conversions above clicks are normal, \
+not invalid data. Impression share below 10% is reported as 0.0999.
+- Platforms leave out a campaign's row on a day without delivery: a missing \
+row for one campaign is not missing data (see missing day and served).
+- Broken data: check the data before trusting it (duplicate rows, money still \
+in micros, another currency, shifted dates, a partial last day, invalid \
+values, totals that do not add up, an attribution change). Report the breakage \
+under its data.* id; read duplicates and micros on the corrected reading; the \
+kinds a breakage lists as not assessed are not assessed where it touches, and \
+no finding is made of them.
 
 Return only the JSON object.
 """
@@ -185,14 +176,14 @@ SCOPE_ACCOUNT = "null"
 SCOPE_RULES: dict[str, str] = {
     "pacing.overspend": SCOPE_ACCOUNT,
     "pacing.underspend": SCOPE_ACCOUNT,
-    "pacing.daily_cap_exceeded": SCOPE_CAMPAIGN,
+    "pacing.daily_cap_exceeded": SCOPE_EITHER,
     "budget.lost_is_budget": SCOPE_CAMPAIGN,
     "budget.misallocated": SCOPE_ACCOUNT,
     "tracking.conversions_stopped": SCOPE_EITHER,
     "tracking.conversion_rate_step_drop": SCOPE_EITHER,
-    "tracking.double_counting": SCOPE_ACCOUNT,
+    "tracking.double_counting": SCOPE_EITHER,
     "tracking.missing_conversion_value": SCOPE_CAMPAIGN,
-    "tracking.primary_action_changed": SCOPE_ACCOUNT,
+    "tracking.primary_action_changed": SCOPE_EITHER,
     "waste.zero_conv_search_terms": SCOPE_CAMPAIGN,
     "waste.zero_conv_campaign": SCOPE_CAMPAIGN,
     "efficiency.off_target": SCOPE_CAMPAIGN,
@@ -201,14 +192,13 @@ SCOPE_RULES: dict[str, str] = {
     "concentration.conversions_single_campaign": SCOPE_CAMPAIGN,
     "delivery.serving_stopped": SCOPE_CAMPAIGN,
     "status.disapproved_ads": SCOPE_CAMPAIGN,
-    "bidding.learning_period": SCOPE_CAMPAIGN,
+    "bidding.learning_period": SCOPE_EITHER,
     "bidding.learning_limited": SCOPE_CAMPAIGN,
 }
 # Data problems and the summary are about the account.
 _ACCOUNT_GROUPS = ("data", "summary")
 # Lookback windows the prompt spells the settled days out for.
 LOOKBACK_WINDOWS = (7, 30, 60, 90)
-_REFERENCE_LOOKBACK_DAYS = 30
 
 
 def scope_rule(kind_id: str) -> str:
@@ -281,26 +271,43 @@ def _commented_thresholds() -> dict[str, Any]:
     return {entry["id"]: entry.get("thresholds") or {} for entry in doc["kinds"]}
 
 
+def _share_words(value: Any) -> str:
+    """A share threshold in a sentence: 0.1 -> 10%."""
+    return f"{value:.0%}" if isinstance(value, float) and 0 < value < 1 else _words(value)
+
+
+def _severity_words(kind: taxonomy.Kind) -> str:
+    severity = kind.severity
+    if not severity.high_when:
+        return f"{severity.level}"
+    values = {name: _share_words(value) for name, value in kind.thresholds.items()}
+    return f"{severity.level}; high when {severity.high_when.format(**values)}"
+
+
 def _taxonomy_section() -> str:
     commented = _commented_thresholds()
     lines = []
     for kind in taxonomy.kinds().values():
-        line = f"- {kind.id}: {kind.meaning} How to tell: {kind.detection} Scope: {scope_rule(kind.id)}."
+        line = (f"- {kind.id}: {kind.meaning} How to tell: {kind.detection} Scope: {scope_rule(kind.id)}. "
+                f"Severity: {_severity_words(kind)}.")
         thresholds = commented.get(kind.id)
         if thresholds:
             line += f" Thresholds: {threshold_words(thresholds)}."
+        if kind.withholds:
+            line += f" Not assessed after it, where it touches: {', '.join(kind.withholds)}."
         lines.append(line)
-    return "\n".join(lines) + "\n"
+    return _TAXONOMY_INTRO + "\n".join(lines) + "\n\n"
 
 
-def settled_after_days(lookback_days: float, tau_30d: float, complete_share: float) -> int:
-    """Whole days after which a day's conversions count as settled (the reference auditor's lag model).
+def term_text(term: taxonomy.Term) -> str:
+    """One glossary entry as the prompt gives it."""
+    also = f" (also: {'; '.join(term.also)})" if term.also else ""
+    return f"- {term.term}{also}: {term.definition} Example: {term.example.get('text', '')}"
 
-    A day clicked k days before as_of has 1 - exp(-k / tau) of its conversions in,
-    tau scaled from the 30-day value by the lookback window; settled at ``complete_share``.
-    """
-    tau = tau_30d * lookback_days / _REFERENCE_LOOKBACK_DAYS
-    return max(1, math.ceil(tau * math.log(1 / (1 - complete_share)) - 1e-9))
+
+def _glossary_section() -> str:
+    entries = "\n".join(term_text(term) for term in taxonomy.glossary())
+    return _GLOSSARY_INTRO.format(lag_days=_lag_sentence()) + entries + "\n"
 
 
 def _lag_sentence() -> str:
@@ -309,25 +316,21 @@ def _lag_sentence() -> str:
     windows = []
     for lookback in LOOKBACK_WINDOWS:
         k = settled_after_days(lookback, tau, share)
-        windows.append(f"{lookback}-day lookback: the last settled day is as_of minus {k}")
-    return (f"A day counts as settled once {share:.0%} of its conversions are in: with a "
-            + "; ".join(windows) + ".")
+        windows.append(f"{lookback}-day lookback window: the last settled day is as_of minus {k}")
+    return "Settled days by lookback window, from the recorded share at " + f"{share:.0%}: " + "; ".join(windows) + "."
 
 
-def _tail() -> str:
-    pacing = taxonomy.kinds()["pacing.overspend"].thresholds
-    tolerance, share = pacing["tolerance"], pacing["projection_share_of_tolerance"]
-    return _PROMPT_TAIL.format(
-        tolerance=f"{tolerance:.0%}",
-        projection_share=_number(share),
-        projection_example=f"{tolerance * share:.0%}",
-        lag_days=_lag_sentence(),
-    )
+def figures_section() -> str:
+    """The "# Figures" section: every number a finding prints, declared in the vocabulary the
+    scorer recomputes (``figure_vocabulary.figures_prompt_section``)."""
+    return figure_vocabulary.figures_prompt_section()
 
 
 @lru_cache(maxsize=1)
 def system_prompt() -> str:
-    return _PROMPT_HEAD + figure_vocabulary.figures_prompt_section() + "\n" + _PROMPT_TAXONOMY + _taxonomy_section() + _tail()
+    scale = "; ".join(f"{level}: {meaning}" for level, meaning in taxonomy.severity_scale().items())
+    return (_PROMPT_HEAD.replace("{severity_scale}", scale) + figures_section() + _taxonomy_section()
+            + _glossary_section() + _PROMPT_TAIL)
 
 
 @lru_cache(maxsize=1)
@@ -551,7 +554,7 @@ def parse_output(text: str) -> list[Finding]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise OutputError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise OutputError(f"not JSON: {json_error(exc)}") from None
     except RecursionError:
         raise OutputError("not JSON: nested too deeply") from None
     items = doc.get("findings") if isinstance(doc, dict) else None

@@ -162,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reviewtui eval",
         description="Run the audit assistant over the case set, score recall, precision and fabrication, "
-        "write results/<PROMPT_VERSION>.csv and results/<PROMPT_VERSION>/, and gate the prompt version.",
+        "write results/<PROMPT_VERSION>.csv and results/<PROMPT_VERSION>/ (claude; the reference auditor writes "
+        "under results/reference/, a replay under results/replay/<folder>/), and gate the prompt version.",
         epilog="exit codes: 0 gate passed, 1 gate failed, 2 bad usage or invalid case set, "
         "3 run incomplete (a case could not be obtained, or cancelled)",
     )

@@ -41,12 +41,16 @@ AGGREGATE_STATS: dict[str, str] = {
     "cpc": "cost / clicks",
     "cvr": "conversions / clicks",
     "value_per_conversion": "conversions_value / conversions",
-    "lag_adjusted": "each day's metric times the share of that day's conversions recorded by as_of "
-                    "under the conversion-lag model, summed (clicks lag_adjusted times a conversion rate is "
-                    "the number of conversions expected to be recorded)",
+    "lag_adjusted": "the lag-adjusted sum: each day's metric times its recorded share, summed (lag-adjusted "
+                    "clicks times a conversion rate are the expected conversions)",
     "days": "the calendar days from..to (metric empty)",
+    "trend_z": "the trend score of the scope over the settled days from..to on which the account has rows "
+               "(metric empty)",
+    "projection": "the month-end projection of the scope's cost, with from the period's first day and to the "
+                  "last complete day (metric cost)",
 }
 RATE_STATS = ("cpa", "roas", "ctr", "cpc", "cvr", "value_per_conversion")  # computed from their own metrics
+NO_METRIC_STATS = (*RATE_STATS, "days", "trend_z")  # metric "" (projection reads cost)
 SUMMED_METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 SHARE_METRICS = ("search_impression_share", "search_budget_lost_impression_share", "search_rank_lost_impression_share")
 METRICS = (*SUMMED_METRICS, *SHARE_METRICS)
@@ -69,7 +73,8 @@ BUDGET_WHATS: dict[str, str] = {
                  "serve, flights at their planned spend)",
     "monthly_spread": "the monthly budget spread over from..to in proportion to the budget schedule",
     "monthly": "targets.monthly_budget (else the budget schedule's total for the month)",
-    "cap": "the most the platform lets one day spend on from: its daily multiple times the budget in force",
+    "cap": "the most the platform lets one day spend on from: the allowed multiple times the daily budget in force "
+           "(on the day of a change, the higher of the old and new amount)",
 }
 OPS: dict[str, str] = {
     "add": "a + b (+ c ...)",
@@ -78,12 +83,15 @@ OPS: dict[str, str] = {
     "divide": "a / b",
     "percent_change": "(b - a) / a",
     "floor": "a rounded down to a whole number (7.9 conversions: \"7 or fewer\")",
-    "chance_at_most": "the Poisson chance of at most floor(a) events when b are expected",
-    "z_score": "(a - b) / sqrt(b): how many Poisson standard deviations a is from the b expected",
+    "min": "the smallest of a, b (, c ...)",
+    "max": "the largest of a, b (, c ...)",
+    "chance_at_most": "the chance of at most floor(a) conversions where b were due",
+    "z_score": "the z of a conversions where b were due: (a - b) / sqrt(b)",
 }
 OP_ARITY: dict[str, tuple[int, int]] = {  # (fewest, most) arguments
     "add": (2, 10), "multiply": (2, 10), "subtract": (2, 2), "divide": (2, 2),
     "percent_change": (2, 2), "chance_at_most": (2, 2), "z_score": (2, 2), "floor": (1, 1),
+    "min": (2, 10), "max": (2, 10),
 }
 # Named constants a calc may use; their values live where the rules live (declared.py reads the
 # platforms' multiples from taxonomy.yaml's pacing.daily_cap_exceeded thresholds).
@@ -115,8 +123,8 @@ _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "pointer": {"type": "string", "description": "JSON Pointer to one snapshot value: /daily/12/cost, "
                 "/targets/target_cpa, /budgets/3/amount."},
     "stat": {"type": "string", "description": "The statistic (aggregate: sum, per_day, mean, share, cpa, roas, ctr, "
-             "cpc, cvr, value_per_conversion, lag_adjusted, days; rows: sum, count, mean, min, max)."},
-    "metric": _enum((*METRICS, ""), "The daily rows' metric; empty for the rates (cpa, roas...) and days."),
+             "cpc, cvr, value_per_conversion, lag_adjusted, days, trend_z, projection; rows: sum, count, mean, min, max)."},
+    "metric": _enum((*METRICS, ""), "The daily rows' metric; empty for the rates (cpa, roas...), days and trend_z."),
     "campaigns": _strings("Campaign ids exactly as in the snapshot; empty for the whole account."),
     "except": _strings("With campaigns empty: campaign ids left out of the account (the rest of the account)."),
     "from": {"type": "string", "description": _DATE},
@@ -233,17 +241,28 @@ not apply):
 /budgets/3/amount, /search_terms/24/clicks). A value is copied exactly as the row has it.
 - aggregate: stat over the daily rows of campaigns (ids; [] for the whole account; with [] and \
 except, the account without those campaigns: "the rest of the account") from..to (inclusive dates) \
-in a reading. stat: {stats}. metric: {", ".join(METRICS)}, or "" for the rates and days. reading: \
-{readings}. When the data is broken, declare the reading you audited on.
+in a reading. stat: {stats}. metric: {", ".join(METRICS)}, or "" for the rates, days and trend_z. \
+reading: {readings}. When the data is broken, declare the reading you audited on, and say in the text \
+how the figures were corrected ("after removing the 12 duplicate rows").
 - rows: stat ({", ".join(ROWS_STATS)}) of field over the snapshot items listed in pointers \
-(search terms, ads, a few daily rows); field "" with count.
+(search terms, ads, a few daily rows); field "" with count. Search terms and ads carry no dates: \
+their figures cover the whole period; name the terms or ads in the text, not a range.
 - budget: what, for campaigns or budgets (both [] for the account), from..to: {whats}.
 - calc: op on args, which are labels of figures declared earlier in the same finding, whole \
 numbers 0 to {LITERAL_MAX} written as strings ("7" days, "5" campaigns), or constants: {constants}. \
 op: {ops}.
 
-A percentage is the ratio times 100 (a divide of 1,066.44 by 1,190 is printed 90%); a multiplier \
-(2.2x) is the ratio itself. The reviewer recomputes every item and compares it with printed at \
+The Glossary's statistics in this vocabulary: lag-adjusted cost = aggregate lag_adjusted of cost \
+(lag-adjusted CPA: divide it by the conversions of the same days); expected conversions = multiply a \
+conversion rate by lag-adjusted clicks; the chance and the z = chance_at_most and z_score of the \
+conversions and the expected conversions; the trend score = trend_z; daily budget x days = \
+daily_sum; the daily cap = cap; scheduled spend and expected spend to date = scheduled (or \
+monthly_spread); the month-end projection = projection; a needed share = min and max of literals \
+and a divide; conversions per 30 days = the conversions divided by the days, times "30"; budget use \
+= per_day cost over the last 7 complete days divided by daily_in_force.
+
+A percentage is the ratio times 100 (a divide of 1,066.44 by 1,190 is printed 90%; a chance is \
+printed as a percentage, 0.3%); a multiplier (2.2x) is the ratio itself. The reviewer recomputes every item and compares it with printed at \
 the precision you print: 1,066.44 must be the exact sum, 90% accepts 89.5% to 90.5%; a figure \
 written with "about" in the text accepts 2% either way. A declared figure that does not recompute, \
 and a number in the text that no item declares, count against the answer. If you cannot compute a \

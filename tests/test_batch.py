@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from reviewtui.assistant import PROMPT_VERSION
+
 from reviewtui.eval import main
 from reviewtui.runs.pricing import estimate_cost
 from tests.fake_messages_api import (
@@ -89,7 +91,7 @@ def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir,
                                  cache_read_tokens=u["cache_read_input_tokens"]) for u in paid)
     assert m["usage"]["cost_usd"] == pytest.approx(expected, abs=1e-6)
     assert m["usage"]["cache_read_tokens"] > 0  # the second repeat read the prefix the first wrote
-    state = json.loads((results / "audit-v3" / "batch.json").read_text(encoding="utf-8"))
+    state = json.loads((results / PROMPT_VERSION / "batch.json").read_text(encoding="utf-8"))
     assert state["batches"][0]["id"] == "msgbatch_fake_0001" and state["batches"][0]["collected"] is True
 
     for marker in list(MARKERS.values())[1:]:
@@ -129,7 +131,7 @@ def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_d
     api.batch_polls = None  # in progress until the test ends it
     results = tmp_path / "results"
     argv = args(cases_dir, results)
-    _start_and_kill(api, argv, results / "audit-v3" / "batch.json")
+    _start_and_kill(api, argv, results / PROMPT_VERSION / "batch.json")
     assert api.batches_created() == ["msgbatch_fake_0001"]
 
     api.end_batches()
@@ -146,7 +148,7 @@ def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys
     api.batch_polls = None
     results = tmp_path / "results"
     argv = args(cases_dir, results)
-    state = results / "audit-v3" / "batch.json"
+    state = results / PROMPT_VERSION / "batch.json"
     _start_and_kill(api, argv, state)
     api.batches.clear()  # deleted at the API
 
@@ -159,7 +161,7 @@ def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys
 
 def test_a_damaged_state_file_stops_before_anything_runs(api, cases_dir, tmp_path, capsys):
     results = tmp_path / "results"
-    state = results / "audit-v3" / "batch.json"
+    state = results / PROMPT_VERSION / "batch.json"
     state.parent.mkdir(parents=True)
     state.write_text("{not json", encoding="utf-8")
     assert main(args(cases_dir, results)) == 2

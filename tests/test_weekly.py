@@ -320,3 +320,32 @@ def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_
     assert "--date-format" in loaded["meta_ambiguous_dates"].problem
     assert "read as a meta export" in loaded["meta_ambiguous_dates"].problem
     assert "not an account snapshot" in loaded["notes"].problem
+
+
+def test_without_an_api_key_the_weekly_run_names_no_flag_it_does_not_have(api, repo, capsys, monkeypatch):
+    """weekly has no --backend: the missing key is said without the eval's flags."""
+    assert claude_eval() == 0
+    capsys.readouterr()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert weekly(accounts_folder(repo)) == 2
+    err = capsys.readouterr().err
+    assert "the claude backend needs ANTHROPIC_API_KEY in the environment" in err
+    assert "--backend" not in err
+
+
+def test_the_readmes_weekly_commands_run_on_the_shipped_sample_accounts(api, repo, capsys):
+    """examples/accounts/ (tools/snapgen/samples.py) holds the accounts the README's weekly commands name:
+    the stamp check refuses them before a Claude eval and the run reads every one of them after it."""
+    samples = Path(__file__).resolve().parents[1] / "examples" / "accounts"
+    assert weekly(samples, "--check") == 1
+    assert claude_eval() == 0
+    assert weekly(samples, "--check") == 0
+    api.default = answer(findings_json("summary.no_material_issues"))
+    capsys.readouterr()
+    code = weekly(samples, "--date", "2026-12-07")
+    out = capsys.readouterr().out
+    assert code in (0, 3), out
+    run = json.loads((repo / "results" / "weekly" / "2026-12-07" / "weekly.json").read_text(encoding="utf-8"))
+    statuses = {a["account"]: a["status"] for a in run["accounts"]}
+    assert sorted(statuses) == sorted(p.stem for p in samples.glob("*.json")) and len(statuses) == 6
+    assert not {s for s in statuses.values()} & {"skipped", "failed", "not run"}, statuses

@@ -1,9 +1,11 @@
-"""Source rows to a snapshot: campaign x day sums, the period, and the import report.
+"""Source rows to a snapshot: campaign x day sums, the period, the currency, and the import's notes.
 
 Sums are exact (``Decimal`` over the exported text); a cost written as
 ``1.429999948`` stays that number. Rows below campaign level (ad set, ad) are
 summed per campaign and day and the grain is recorded in ``source.grain``;
-``keep_ads`` keeps them, unsummed, in ``ad_daily``.
+``keep_ads`` keeps them, unsummed, in ``ad_daily``. The rows are streamed:
+what is kept per row is the campaign-day sums and a 16-byte digest of what the
+row is about, to find a row that repeats another.
 """
 
 from __future__ import annotations
@@ -11,29 +13,19 @@ from __future__ import annotations
 import calendar
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..caseset.snapshot import LIMITS
 from .csvread import InputError
-from .rows import NOT_SUMMED, SUMMED, SourceRow
+from .numbers import currency_problem
+from .rows import NOT_SUMMED, SUMMED, FileRows, SourceRow
 
 SCHEMA_VERSION = "1.0"
-
-
-@dataclass
-class FileRows:
-    """What one export file gave: its rows and what it says around them."""
-
-    path: Path
-    rows: list[SourceRow]
-    rows_read: int
-    dropped: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
-    currency: str | None = None  # from a header or the mapping
-    currency_column: str | None = None
-    period: tuple[date, date] | None = None  # the range the export says it covers
-    notes: list[str] = field(default_factory=list)
+# Longer than this and the export is several months: refused unless the period is named.
+MAX_DAYS_WITHOUT_FLAGS = 31
 
 
 @dataclass
@@ -47,7 +39,30 @@ class Settings:
     start: date | None = None
     end: date | None = None
     as_of: date | None = None
+    month: date | None = None  # the first day of the month to take out of a longer export
     keep_ads: bool = False
+
+
+@dataclass
+class Period:
+    start: date
+    end: date
+    as_of: date
+    last_complete: date
+    source: str  # where the period was read, for the report
+    source_kind: str  # flags, month, export_range, reporting_dates, rows
+    cut: bool = False  # rows outside it are left out (--month), not refused
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Built:
+    snapshot: dict[str, Any]
+    notes: list[str]
+    period: Period
+    file_totals: dict[str, dict[str, Decimal]]  # per campaign, the exact sums of the rows used
+    used: list[int]  # rows used, per file
+    outside: list[tuple[int, int]]  # rows left out by --month, per file: (count, first line)
 
 
 def _num(value: Decimal) -> int | float:
@@ -60,12 +75,10 @@ def _num(value: Decimal) -> int | float:
 def _currency(files: list[FileRows], settings: Settings) -> str:
     seen: dict[str, tuple[Path, int, str]] = {}
     for f in files:
-        if f.currency:
-            seen.setdefault(f.currency, (f.path, 1, "header"))
-        for row in f.rows:
-            code = row.text.get("currency")
-            if code:
-                seen.setdefault(code.upper(), (f.path, row.line, f.currency_column or "currency"))
+        found = ([(f.currency.upper(), 1, "header")] if f.currency else []) + [
+            (code, line, f.currency_column or "currency") for code, line in sorted(f.currencies.items(), key=lambda kv: kv[1])]
+        for code, line, column in found:
+            seen.setdefault(code, (f.path, line, column))
             if len(seen) > 1:
                 first, where = list(seen.items())[0], seen[list(seen)[-1]]
                 raise InputError(where[0], where[1], f"the currency changes from {first[0]} "
@@ -75,139 +88,274 @@ def _currency(files: list[FileRows], settings: Settings) -> str:
         if seen and settings.currency.upper() not in seen:
             path, line, col = next(iter(seen.values()))
             raise InputError(path, line, f"--currency {settings.currency} but the export says {next(iter(seen))}", col)
-        return settings.currency.upper()
-    if not seen:
+        currency = settings.currency.upper()
+    elif not seen:
         raise InputError(files[0].path, 1, "no currency in the export (no currency column, none in a header); "
                          "pass --currency, e.g. --currency USD")
-    return next(iter(seen))
+    else:
+        currency = next(iter(seen))
+    for f in files:
+        for column, marks in f.money_marks.items():
+            problem = currency_problem(marks, currency)
+            if problem:
+                raise InputError(f.path, problem[0], problem[1], column)
+    return currency
 
 
-def _period(files: list[FileRows], settings: Settings) -> tuple[date, date, date, date]:
-    """start, end, as_of, last complete day.
+def _month_bounds(first: date) -> tuple[date, date]:
+    return first, first.replace(day=calendar.monthrange(first.year, first.month)[1])
 
-    The export's own range (or the first and last day of data) sets the period
-    unless flags do; ``as_of`` defaults to the day after the period, a closed
-    period in which every day is complete.
+
+def last_whole_month(start: date, end: date) -> date | None:
+    """The first day of the last calendar month lying whole inside start..end, if any."""
+    month = end.replace(day=1)
+    while month >= start:
+        first, last = _month_bounds(month)
+        if first >= start and last <= end:
+            return first
+        month = (month - timedelta(days=1)).replace(day=1)
+    return None
+
+
+def _period(files: list[FileRows], settings: Settings) -> Period:
+    """The period, where it was read, as_of and the last complete day.
+
+    ``--month`` or ``--start``/``--end``, else the export's own range (its range line, or
+    Meta's reporting dates), else the first and last day with data. An export longer
+    than a month is refused unless the period is named. ``as_of`` defaults to the day
+    after the period (closed, every day complete), except when the period ends on the
+    day the file was saved: that day may be partial.
     """
-    days = [r.date for f in files for r in f.rows]
-    ranges = [f.period for f in files if f.period]
-    start = settings.start or (min(r[0] for r in ranges) if ranges else min(days))
-    end = settings.end or (max(r[1] for r in ranges) if ranges else max(days))
+    spans = [f.days for f in files if f.days]
+    ranges = [f for f in files if f.period]
+    if ranges:
+        start, end = min(f.period[0] for f in ranges), max(f.period[1] for f in ranges)  # type: ignore[index]
+        source = "; ".join(dict.fromkeys(f.period_source or "" for f in ranges))
+        kind = ranges[0].period_kind or "export_range"
+    else:
+        start, end = min(s[0] for s in spans), max(s[1] for s in spans)
+        source, kind = "the first and last day with a row (the export names no date range)", "rows"
+    cut = False
+    if settings.month:
+        start, end = _month_bounds(settings.month)
+        source, kind, cut = f"--month {settings.month:%Y-%m} (rows outside it left out)", "month", True
+    elif settings.start or settings.end:
+        start, end = settings.start or start, settings.end or end
+        source, kind = "--start/--end", "flags"
     if end < start:
         raise InputError(files[0].path, 1, f"the period ends ({end}) before it starts ({start}); fix --start/--end")
-    for f in files:
-        for row in f.rows:
-            if not start <= row.date <= end:
-                raise InputError(f.path, row.line, f"the day {row.date} is outside the period {start} to {end}; "
-                                 "widen --start/--end or export only the period")
+    days = (end - start).days + 1
+    if kind not in ("month", "flags") and days > MAX_DAYS_WITHOUT_FLAGS:
+        month = last_whole_month(start, end)
+        offer = (f"pass --month {month:%Y-%m} (the last whole month in it) to take that month, or " if month else "pass ")
+        raise InputError(files[0].path, 1, f"the export covers {start} to {end} ({days} days, from {source}); a "
+                         "snapshot is one month of an account, and an audit over several months reads their changes "
+                         f"as faults: {offer}--start and --end for the period to audit")
+    notes: list[str] = []
     as_of = settings.as_of or end + timedelta(days=1)
+    if settings.as_of is None and kind != "month":
+        saved = [f for f in files if f.mtime and datetime.fromtimestamp(f.mtime).date() == end]
+        if saved:
+            as_of = end
+            notes.append(f"the period ends on {end}, the day {saved[0].path.name} was saved: that day may be partial, "
+                         f"so as_of is {end} and the last complete day {end - timedelta(days=1)} (pass --as-of to say "
+                         "otherwise)")
     last_complete = min(end, as_of - timedelta(days=1))
-    return start, end, as_of, last_complete
+    return Period(start, end, as_of, last_complete, source, kind, cut, notes)
 
 
-def repeated_rows(files: list[FileRows]) -> list[str]:
-    """Rows that repeat another row whole (same day, same ids and names, same figures).
-
-    Across files that is the same export passed twice, or two exports that overlap: summing
-    would double the account, so it is refused. Within one file the repeat may be a breakdown
-    the snapshot does not keep (device, placement), so it is summed and named in a note.
-    """
-    seen: dict[tuple, tuple[Path, int]] = {}
-    within: list[str] = []
-    for f in files:
-        for row in f.rows:
-            key = (row.date, tuple(sorted(row.text.items())), tuple(sorted(row.numbers.items())))
-            first = seen.get(key)
-            if first is None:
-                seen[key] = (f.path, row.line)
-            elif first[0] != f.path:
-                raise InputError(f.path, row.line, f"repeats {first[0]}:{first[1]} whole (same day, ids and "
-                                 "figures): the same rows in two files would be counted twice; pass each "
-                                 "export once, or exports of days that do not overlap")
-            else:
-                within.append(f"{f.path}: line {row.line} repeats line {first[1]} whole "
-                              f"({row.key()}, {row.date.isoformat()}); both are summed: remove one if the "
-                              "export repeated it")
-    return within
+def _grain(files: list[FileRows]) -> str:
+    levels = {f.grain for f in files}
+    return "ad" if "ad" in levels else "ad_set" if "ad_set" in levels else "campaign"
 
 
-def _grain(rows: list[SourceRow]) -> str:
-    if any("ad_id" in r.text or "ad_name" in r.text for r in rows):
-        return "ad"
-    if any("ad_set_id" in r.text or "ad_set_name" in r.text for r in rows):
-        return "ad_set"
-    return "campaign"
+class _Cell:
+    """One campaign and day: the sums of its rows, and the first row's non-additive values."""
+
+    __slots__ = ("count", "sums", "single")
+
+    def __init__(self, row: SourceRow) -> None:
+        self.count = 1
+        self.sums = [row.numbers.get(m) for m in SUMMED]
+        self.single = {m: v for m in NOT_SUMMED if (v := row.numbers.get(m)) is not None}
+
+    def add(self, row: SourceRow) -> None:
+        self.count += 1
+        for i, metric in enumerate(SUMMED):
+            value = row.numbers.get(metric)
+            if value is not None:
+                current = self.sums[i]
+                self.sums[i] = value if current is None else current + value
 
 
-def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], list[str]]:
-    """The snapshot and the report's notes; raises InputError on anything it cannot read truthfully."""
-    rows = [r for f in files for r in f.rows]
-    if not rows:
-        f = files[0]
-        raise InputError(f.path, 1, "no data rows: the export holds only headers or totals; "
-                         "export the report with a daily breakdown and at least one day")
-    currency = _currency(files, settings)
-    start, end, as_of, last_complete = _period(files, settings)
-    grain = _grain(rows)
-    notes: list[str] = repeated_rows(files)
+class _Aggregator:
+    def __init__(self, files: list[FileRows], settings: Settings, period: Period) -> None:
+        self.files, self.settings, self.period = files, settings, period
+        self.grain = _grain(files)
+        self.cells: dict[tuple[date, str], _Cell] = {}
+        self.campaigns: dict[str, dict[str, Any]] = {}
+        self.seen: dict[bytes, int] = {}  # row identity -> file index << 32 | line
+        self.names_by_day: dict[tuple[date, str], tuple[int, int, str]] = {}  # campaigns without ids
+        self.account_ids: set[str] = set()
+        self.account_names: set[str] = set()
+        self.totals: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
+        self.ad_rows: list[dict[str, Any]] = []
+        self.conversions_above_clicks: str | None = None
+        self.used = [0] * len(files)
+        self.outside = [(0, 0)] * len(files)
 
-    campaigns: dict[str, dict[str, Any]] = {}
-    cells: dict[tuple[date, str], list[SourceRow]] = defaultdict(list)
-    account_ids, account_names = set(), set()
-    for row in rows:
+    def add(self, index: int, f: FileRows, row: SourceRow) -> None:
+        period = self.period
+        if not period.start <= row.date <= period.end:
+            if period.cut:
+                count, first = self.outside[index]
+                self.outside[index] = (count + 1, first or row.line)
+                return
+            raise InputError(f.path, row.line, f"the day {row.date} is outside the period {period.start} to "
+                             f"{period.end}; widen --start/--end, export only the period, or pass --month YYYY-MM "
+                             "to take one month out of a longer export")
+        self._repeat(index, f, row)
+        self.used[index] += 1
         key = row.key()
-        camp = campaigns.setdefault(key, {"id": key})
-        if row.text.get("campaign_name"):
-            camp.setdefault("name", row.text["campaign_name"])
-        if row.text.get("campaign_status"):
-            camp["status"] = row.text["campaign_status"].upper()
-        if row.text.get("delivery_status"):
-            camp["delivery_status"] = row.text["delivery_status"]
-        cells[(row.date, key)].append(row)
-        if row.text.get("account_id"):
-            account_ids.add(row.text["account_id"])
-        if row.text.get("account_name"):
-            account_names.add(row.text["account_name"])
-    if not any("campaign_id" in r.text for r in rows):
-        notes.append("the export has no campaign id column: campaign names are used as ids")
+        camp = self.campaigns.get(key)
+        if camp is None:
+            camp = self.campaigns[key] = {"id": key}
+        text = row.text
+        if "campaign_name" in text:
+            camp.setdefault("name", text["campaign_name"])
+        if "campaign_status" in text:
+            camp["status"] = text["campaign_status"].upper()
+        if "delivery_status" in text:
+            camp["delivery_status"] = text["delivery_status"]
+        if "campaign_id" not in text:
+            self._same_name(index, f, row)
+        cell = self.cells.get((row.date, key))
+        if cell is None:
+            self.cells[(row.date, key)] = _Cell(row)
+        else:
+            cell.add(row)
+        if "account_id" in text:
+            self.account_ids.add(text["account_id"])
+        if "account_name" in text:
+            self.account_names.add(text["account_name"])
+        totals = self.totals[key]
+        for metric in SUMMED:
+            value = row.numbers.get(metric)
+            if value is not None:
+                totals[metric] += value
+        if self.conversions_above_clicks is None:
+            conv, clicks = row.numbers.get("conversions"), row.numbers.get("clicks")
+            if conv is not None and clicks is not None and conv > clicks:
+                why = ("view-through conversions count without a click" if self.settings.platform == "meta_ads"
+                       else "one click can count several conversions (counting MANY_PER_CLICK)")
+                self.conversions_above_clicks = (f"conversions above clicks on some rows, first at line {row.line} "
+                                                 f"({conv} > {clicks}): kept, {why}")
+        if self.settings.keep_ads and self.grain != "campaign":
+            if len(self.ad_rows) >= LIMITS.max_items:
+                raise InputError(f.path, row.line, f"more than {LIMITS.max_items:,} rows below campaign level: a "
+                                 "snapshot with them in ad_daily would be over the limit `reviewtui check` accepts "
+                                 f"({LIMITS.max_items:,} entries in one list); import without --keep-ads, or a "
+                                 "shorter period")
+            self.ad_rows.append({"date": row.date.isoformat(), "campaign_id": key, "_line": (index, row.line),
+                                 **{k: text[k] for k in ("ad_set_id", "ad_set_name", "ad_id", "ad_name") if k in text},
+                                 **{m: _num(v) for m in (*SUMMED, *NOT_SUMMED)
+                                    if (v := row.numbers.get(m)) is not None}})
+
+    def _repeat(self, index: int, f: FileRows, row: SourceRow) -> None:
+        """Refuse a row about the same day and thing as an earlier one: summed, it would count twice."""
+        earlier = self.seen.get(row.identity)
+        if earlier is None:
+            self.seen[row.identity] = index << 32 | row.line
+            return
+        first_file, first_line = self.files[earlier >> 32], earlier & 0xFFFFFFFF
+        mine = f.cells_at(row.line)
+        theirs = first_file.cells_at(first_line)
+        whole = mine == theirs
+        below = next((row.text[k] for k in ("ad_id", "ad_name", "ad_set_id", "ad_set_name") if k in row.text), None)
+        about = f"{row.key()}, {row.date}" + (f", {self.grain.replace('_', ' ')} {below}" if below else "")
+        if first_file is not f:
+            what = "repeats" if whole else "is about the same day and ids as"
+            raise InputError(f.path, row.line, f"{what} {first_file.path}:{first_line}" + (" whole (same day, ids and "
+                             "figures)" if whole else f" ({about}) with other figures") + ": the same rows in two files "
+                             "would be counted twice; pass each export once, or exports of days that do not overlap")
+        if whole:
+            raise InputError(f.path, row.line, f"repeats line {first_line} whole ({about}): a repeated row would "
+                             "count that day twice; remove one of the two lines, or download the report again")
+        if "campaign_id" not in row.text:
+            self._two_campaigns(f, row, f"line {first_line}", False)
+        differ = f.differing_columns(mine, theirs)
+        raise InputError(f.path, row.line, f"is about the same day and {self.grain.replace('_', ' ')} as line "
+                         f"{first_line} ({about}) with other figures" + (f" (they differ in {differ})" if differ else "")
+                         + ": summed, the day would count twice; remove the repeated row, or if the report splits "
+                         "rows by a segment the import does not read, remove that segment from the report")
+
+    def _same_name(self, index: int, f: FileRows, row: SourceRow) -> None:
+        """Without a campaign id, two campaigns of one name would merge: refuse when the rows show two."""
+        name = row.text.get("campaign_name", "")
+        status = f"{row.text.get('campaign_status', '')}\x1f{row.text.get('delivery_status', '')}"
+        earlier = self.names_by_day.get((row.date, name))
+        if earlier is None:
+            self.names_by_day[(row.date, name)] = (index, row.line, status)
+            return
+        first_index, first_line, first_status = earlier
+        if self.grain == "campaign" or first_status != status:
+            where = f"line {first_line}" if first_index == index else f"{self.files[first_index].path}:{first_line}"
+            self._two_campaigns(f, row, where, first_status != status)
+
+    def _two_campaigns(self, f: FileRows, row: SourceRow, first: str, other_status: bool) -> None:
+        raise InputError(f.path, row.line, f"a second row for campaign {row.text.get('campaign_name', '')!r} on "
+                         f"{row.date} ({first} is the first)" + (", with another status" if other_status else "")
+                         + ", and the export has no campaign id column: two campaigns of one name would be merged "
+                         "into one; add the Campaign ID column to the report and export it again")
+
+
+def build(files: list[FileRows], settings: Settings) -> Built:
+    """The snapshot and the report's notes; raises InputError on anything it cannot read truthfully."""
+    currency = _currency(files, settings)
+    period = _period(files, settings)
+    agg = _Aggregator(files, settings, period)
+    for index, f in enumerate(files):
+        for row in f.rows():
+            agg.add(index, f, row)
+        f.notes.extend(note() for note in f.late_notes)
+    if not agg.cells:
+        raise InputError(files[0].path, 1, f"no rows in the period {period.start} to {period.end}; pick a month "
+                         "the export covers")
+    notes: list[str] = list(period.notes)
+    grain = agg.grain
+    if not all(f.has_campaign_ids for f in files):
+        notes.append("the export has no campaign id column: campaign names are used as ids (campaigns that share a "
+                     "name on a day were checked; add the Campaign ID column to be sure)")
 
     # An export leaves a cell empty for none (Meta's blank, Google's --): a metric the
     # export has is 0 on a row without it, so every daily row carries the same fields.
-    exported = {m for r in rows for m in SUMMED if r.numbers.get(m) is not None}
+    exported = [i for i, m in enumerate(SUMMED) if any(c.sums[i] is not None for c in agg.cells.values())]
     daily: list[dict[str, Any]] = []
     summed_cells = 0
-    for (day, key), group in sorted(cells.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+    dropped_metrics: set[str] = set()
+    for (day, key), cell in sorted(agg.cells.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         out: dict[str, Any] = {"date": day.isoformat(), "campaign_id": key}
-        for metric in SUMMED:
-            if metric in exported:
-                out[metric] = _num(sum((v for r in group if (v := r.numbers.get(metric)) is not None),
-                                       Decimal(0)))
-        if len(group) == 1:
-            for metric in NOT_SUMMED:
-                if (value := group[0].numbers.get(metric)) is not None:
-                    out[metric] = _num(value)
+        for i in exported:
+            value = cell.sums[i]
+            out[SUMMED[i]] = _num(value if value is not None else Decimal(0))
+        if cell.count == 1:
+            for metric, value in cell.single.items():
+                out[metric] = _num(value)
         else:
             summed_cells += 1
+            dropped_metrics |= set(cell.single)
         daily.append(out)
     if summed_cells:
-        dropped_metrics = sorted({m for g in cells.values() if len(g) > 1 for r in g for m in NOT_SUMMED
-                                  if r.numbers.get(m) is not None})
         notes.append(f"{summed_cells} campaign-day(s) had several {grain.replace('_', ' ')}-level rows, summed"
-                     + (f"; {', '.join(dropped_metrics)} left out there (not additive)" if dropped_metrics else ""))
+                     + (f"; {', '.join(sorted(dropped_metrics))} left out there (not additive)" if dropped_metrics else ""))
     for f in files:
         notes.extend(f.notes)
-    for row in rows:
-        conv, clicks = row.numbers.get("conversions"), row.numbers.get("clicks")
-        if conv is not None and clicks is not None and conv > clicks:
-            why = ("view-through conversions count without a click" if settings.platform == "meta_ads"
-                   else "one click can count several conversions (counting MANY_PER_CLICK)")
-            notes.append(f"conversions above clicks on some rows, first at line {row.line} "
-                         f"({conv} > {clicks}): kept, {why}")
-            break
+    if agg.conversions_above_clicks:
+        notes.append(agg.conversions_above_clicks)
 
     account: dict[str, Any] = {}
-    account["id"] = settings.account_id or (sorted(account_ids)[0] if len(account_ids) == 1 else "unknown")
-    name = settings.account_name or (sorted(account_names)[0] if len(account_names) == 1 else None)
+    account["id"] = settings.account_id or (sorted(agg.account_ids)[0] if len(agg.account_ids) == 1 else "unknown")
+    name = settings.account_name or (sorted(agg.account_names)[0] if len(agg.account_names) == 1 else None)
     if name:
         account["name"] = name
     account["currency_code"] = currency
@@ -217,44 +365,38 @@ def build(files: list[FileRows], settings: Settings) -> tuple[dict[str, Any], li
     if not settings.time_zone:
         notes.append("the export does not name the account's time zone: UTC assumed (pass --time-zone)")
 
-    period: dict[str, Any] = {"start": start.isoformat(), "end": end.isoformat(), "as_of": as_of.isoformat(),
-                              "last_complete_date": last_complete.isoformat()}
+    start, end = period.start, period.end
+    out_period: dict[str, Any] = {"start": start.isoformat(), "end": end.isoformat(),
+                                  "as_of": period.as_of.isoformat(), "last_complete_date": period.last_complete.isoformat()}
     month_days = calendar.monthrange(start.year, start.month)[1]
     if start.day == 1 and end == start.replace(day=month_days):  # the period is one whole month
-        period["days_in_month"] = month_days
+        out_period["days_in_month"] = month_days
 
+    missing = sorted({m for f in files for m in f.missing if m in SUMMED}, key=SUMMED.index)
+    source: dict[str, Any] = {"format": settings.format, "grain": grain, "period_from": period.source_kind,
+                              # Both platforms write no row for a campaign's day without delivery.
+                              "missing_row_means": "no_delivery"}
+    if missing:
+        source["metrics_missing"] = missing
     snapshot: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "platform": settings.platform,
-        "source": {"format": settings.format, "grain": grain},
+        "source": source,
         "account": account,
-        "period": period,
-        "campaigns": list(campaigns.values()),
+        "period": out_period,
+        "campaigns": list(agg.campaigns.values()),
         "daily": daily,
     }
     if settings.keep_ads and grain != "campaign":
-        snapshot["ad_daily"] = [
-            {"date": r.date.isoformat(), "campaign_id": r.key(),
-             **{k: r.text[k] for k in ("ad_set_id", "ad_set_name", "ad_id", "ad_name") if k in r.text},
-             **{m: _num(v) for m in (*SUMMED, *NOT_SUMMED) if (v := r.numbers.get(m)) is not None}}
-            for r in sorted(rows, key=lambda r: (r.date, r.key(), r.line))
-        ]
-    return snapshot, notes
+        agg.ad_rows.sort(key=lambda r: (r["date"], r["campaign_id"], r["_line"]))
+        for ad_row in agg.ad_rows:
+            del ad_row["_line"]
+        snapshot["ad_daily"] = agg.ad_rows
+    return Built(snapshot, notes, period, {k: dict(v) for k, v in agg.totals.items()}, agg.used, agg.outside)
 
 
 def cents(value: Decimal | float) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.01"))
-
-
-def campaign_totals_file(files: list[FileRows]) -> dict[str, dict[str, Decimal]]:
-    """Per campaign, the exact sums of the rows read from the files."""
-    totals: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
-    for f in files:
-        for row in f.rows:
-            for metric in SUMMED:
-                if (value := row.numbers.get(metric)) is not None:
-                    totals[row.key()][metric] += value
-    return totals
 
 
 def campaign_totals_snapshot(snapshot: dict[str, Any]) -> dict[str, dict[str, Decimal]]:

@@ -1,19 +1,25 @@
-"""Reading export CSVs: the table with its line numbers, numbers and dates as exported.
+"""Reading export files: the text, the delimiter, the header among the first lines, and the data
+rows streamed with their line numbers, so an export of hundreds of megabytes is never held whole.
 
-Every error names the file, the line and the column, and says what to change.
-Numbers are parsed to ``Decimal`` from the exact exported text, so a cost like
-``1.429999948`` is kept digit for digit and sums are exact.
+Every error names the file and the line, and says what to change. A file that
+stops in the middle of a row (a download cut short) is refused where it stops:
+a row with fewer cells than the header, or a quoted value still open at the end.
+Whether the file ends with a line break is recorded (``ExportFile.terminated``):
+a last row without one may have lost its last digits, which the reader checks
+against the export's own totals.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
-from dataclasses import dataclass
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+import itertools
+import os
+import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterator
 
 
 class InputError(Exception):
@@ -28,15 +34,72 @@ class InputError(Exception):
         self.message = message
 
 
+HEADER_SEARCH_ROWS = 15
+_SNIFF_BYTES = 1 << 16
+
+
+class Progress:
+    """One line on a terminal's stderr while a large file is read: how far, in bytes and rows."""
+
+    INTERVAL = 0.5  # seconds between two updates of the line
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = self.INTERVAL
+        self._last = 0.0
+        self._shown = False
+
+    def show(self, label: str, done: int, total: int, rows: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self._last < self.every:
+            return
+        self._last = now
+        share = f"{100 * done / total:3.0f}%" if total else ""
+        self.stream.write(f"\r{label}: {share} ({done / 1e6:,.0f} of {total / 1e6:,.0f} MB), {rows:,} rows ")
+        self.stream.flush()
+        self._shown = True
+
+    def done(self) -> None:
+        if self._shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self._shown = False
+
+
+class _CountingReader(io.RawIOBase):
+    """A binary file that counts the bytes read through it (for the progress line)."""
+
+    def __init__(self, raw: io.BufferedReader) -> None:
+        self.raw = raw
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        self.count += n or 0
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
 @dataclass
-class Table:
-    """A CSV file's data rows under its header, each with its 1-based line number."""
+class ExportFile:
+    """An export's layout on disk: its header, what sits above it, and how to stream its rows."""
 
     path: Path
+    encoding: str
+    delimiter: str
     header: list[str]
     header_line: int
-    rows: list[tuple[int, list[str]]]
-    preamble: list[list[str]]  # rows above the header (Google's title and date-range lines)
+    preamble: list[tuple[int, list[str]]]  # rows above the header (a title, a date-range line)
+    size: int
+    terminated: bool  # the file ends with a line break
+    progress: Progress | None = field(default=None, repr=False)
 
     def column(self, name: str) -> int | None:
         try:
@@ -44,28 +107,78 @@ class Table:
         except ValueError:
             return None
 
+    def _open(self) -> tuple[io.TextIOWrapper, _CountingReader]:
+        counter = _CountingReader(open(self.path, "rb"))  # noqa: SIM115 - closed by the text wrapper
+        return io.TextIOWrapper(io.BufferedReader(counter, 1 << 20), encoding=self.encoding, newline=""), counter
 
-def read_text(path: Path) -> str:
-    """The file's text: UTF-8 (with or without BOM) or UTF-16 with a BOM (Excel-style downloads)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, 1, "file not found") from None
-    except IsADirectoryError:
-        raise InputError(path, 1, "is a folder, not a CSV file") from None
-    if not raw.strip():
-        raise InputError(path, 1, "the file is empty: export the report again with at least one row")
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        text = raw.decode("utf-16")
-    else:
-        if b"\x00" in raw[:4096]:
-            raise InputError(path, 1, "not a CSV file (binary content); export the report as CSV")
+    def rows(self, label: str = "") -> Iterator[tuple[int, list[str]]]:
+        """The data rows under the header, blank rows skipped, each with the line it starts on.
+
+        A row with fewer cells than the header, or more with text in the extra cells,
+        is refused: the first is a download cut short, the second an unquoted delimiter.
+        """
+        text, counter = self._open()
+        width = len(self.header)
+        reader = csv.reader(text, delimiter=self.delimiter, strict=True)
+        start = 1
+        n = 0
+        progress = self.progress
         try:
-            text = raw.decode("utf-8-sig")
+            with text:
+                for cells in reader:
+                    line, start = start, reader.line_num + 1
+                    if line <= self.header_line or not any(cells):
+                        continue
+                    if len(cells) != width:
+                        self._check_width(line, cells)
+                    n += 1
+                    if progress is not None and not n & 4095:
+                        progress.show(label or self.path.name, counter.count, self.size, n)
+                    yield line, cells
+        except csv.Error as exc:
+            if "unexpected end of data" in str(exc) or "EOF" in str(exc):
+                raise InputError(self.path, start, "the file ends inside a quoted value opened on this line: the "
+                                 "download was cut off; download the report again") from None
+            raise InputError(self.path, reader.line_num, f"not a readable CSV file ({exc}); export the report "
+                             "as CSV") from None
         except UnicodeDecodeError as exc:
-            line = raw[: exc.start].count(b"\n") + 1
-            raise InputError(path, line, f"not UTF-8 text ({exc.reason}); export the report as CSV in UTF-8") from None
-    return text
+            raise InputError(self.path, start, f"not {self.encoding.replace('-sig', '').upper()} text "
+                             f"({exc.reason}); export the report as CSV in UTF-8") from None
+
+    def _check_width(self, line: int, cells: list[str]) -> None:
+        width = len(self.header)
+        if len(cells) < width:
+            raise InputError(self.path, line, f"{len(cells)} cells under a header of {width} columns: the row "
+                             "stops early, as in a download cut off; download the report again")
+        if any(c.strip() for c in cells[width:]):
+            raise InputError(self.path, line, f"{len(cells)} cells under a header of {width} columns; "
+                             "a value holds an unquoted delimiter: export the report again as CSV")
+
+    def cells_at(self, wanted: int) -> list[str] | None:
+        """The cells of the row starting on line ``wanted`` (read again, for an error message)."""
+        for line, cells in self.rows():
+            if line == wanted:
+                return cells
+            if line > wanted:
+                break
+        return None
+
+
+def _encoding(path: Path, head: bytes) -> str:
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    if b"\x00" in head[:4096]:
+        raise InputError(path, 1, "not a CSV file (binary content); export the report as CSV")
+    return "utf-8-sig"
+
+
+def _terminated(path: Path, size: int, encoding: str) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(max(0, size - 4))
+        tail = fh.read()
+    if encoding == "utf-16":
+        return tail.endswith((b"\n\x00", b"\x00\n", b"\r\x00", b"\x00\r"))
+    return tail.endswith((b"\n", b"\r"))
 
 
 def _delimiter(lines: list[str]) -> str:
@@ -78,142 +191,62 @@ def _delimiter(lines: list[str]) -> str:
     return best
 
 
-def read_table(path: str | Path, is_header) -> Table:
-    """Split the file into preamble, header and data rows.
+def open_export(path: str | Path, is_header: Callable[[list[str]], bool],
+                progress: Progress | None = None) -> ExportFile:
+    """The file's encoding, delimiter, header and preamble, read from its first lines.
 
-    ``is_header(cells)`` picks the header row among the first lines (exports put
-    a title or date range above it). Blank rows are skipped.
+    ``is_header(cells)`` picks the header among the first rows (exports put a title or
+    a date range above it). The text is UTF-8 (with or without BOM) or UTF-16 with a BOM
+    (Excel-style downloads). A file whose header is not found has an empty ``header``,
+    and its first rows as the preamble, for the caller's message.
     """
     path = Path(path)
-    text = read_text(path)
-    lines = text.splitlines()
-    delim = _delimiter(lines)
-    # Physical line numbers through the reader (a quoted value may span lines).
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except FileNotFoundError:
+        raise InputError(path, 1, "file not found") from None
+    except IsADirectoryError:
+        raise InputError(path, 1, "is a folder, not a CSV file") from None
+    except OSError as exc:
+        raise InputError(path, 1, f"cannot read the file ({exc.strerror or exc})") from None
+    encoding = _encoding(path, head)
+    if not head.decode(encoding, errors="ignore").strip("\ufeff\x00 \r\n\t"):
+        raise InputError(path, 1, "the file is empty: export the report again with at least one row")
+    export = ExportFile(path, encoding, ",", [], 0, [], size, _terminated(path, size, encoding), progress)
+    text, _counter = export._open()
+    try:
+        with text:
+            first_lines = list(itertools.islice(text, 20))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, 1, f"not UTF-8 text ({exc.reason}); export the report as CSV in UTF-8") from None
+    export.delimiter = _delimiter(first_lines)
+    text, _counter = export._open()
+    reader = csv.reader(text, delimiter=export.delimiter, strict=True)
     numbered: list[tuple[int, list[str]]] = []
     start = 1
     try:
-        for cells in reader:
-            numbered.append((start, cells))
-            start = reader.line_num + 1
+        with text:
+            for cells in itertools.islice(reader, HEADER_SEARCH_ROWS):
+                numbered.append((start, cells))
+                start = reader.line_num + 1
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"not a readable CSV file ({exc}); export the report as CSV") from None
-    header_at = None
-    for i, (_line, cells) in enumerate(numbered[:15]):
+    except UnicodeDecodeError as exc:
+        raise InputError(path, start, f"not UTF-8 text ({exc.reason}); export the report as CSV in UTF-8") from None
+    for i, (line, cells) in enumerate(numbered):
         if is_header([c.strip() for c in cells]):
-            header_at = i
-            break
-    if header_at is None:
-        return Table(path, [], 0, [], [c for _l, c in numbered[:15]])
-    line, header = numbered[header_at]
-    header = [c.strip() for c in header]
-    rows = [(ln, cells) for ln, cells in numbered[header_at + 1:] if any(c.strip() for c in cells)]
-    for ln, cells in rows:
-        if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
-            raise InputError(path, ln, f"{len(cells)} cells under a header of {len(header)} columns; "
-                             "a value holds an unquoted delimiter: export the report again as CSV")
-    return Table(path, header, line, rows, [c for _l, c in numbered[:header_at]])
+            export.header = [c.strip() for c in cells]
+            export.header_line = line
+            export.preamble = numbered[:i]
+            return export
+    export.preamble = numbered
+    return export
 
 
-EMPTY = {"", "--", " --", "-", "n/a", "N/A"}
-_CURRENCY_CHARS = "$€£¥₹₩₽ "
-
-
-def parse_number(text: str, path: Path, line: int, column: str) -> Decimal | None:
-    """A number as exported: currency symbols, thousands separators, ``--`` for none.
-
-    Returns None for an empty cell. A trailing ``%`` is kept as a share (``12.5%`` -> 0.125);
-    Google's ``< 10%`` is read as 0.0999 (below ten percent, figure unknown).
-    """
-    raw = text.strip()
-    if raw in EMPTY:
-        return None
-    value = raw.strip(_CURRENCY_CHARS)
-    for code in ("USD", "EUR", "GBP"):
-        value = value.replace(code, "").strip()
-    if value.startswith("<") and value.endswith("%"):
-        return Decimal("0.0999")
-    if value.startswith(">") and value.endswith("%"):
-        return Decimal("0.9")
-    percent = value.endswith("%")
-    value = value.rstrip("%").strip()
-    negative = value.startswith("(") and value.endswith(")")
-    value = value.strip("()").replace("\u00a0", "").replace("'", "").replace(" ", "")
-    if "," in value and ("." not in value or value.rfind(",") > value.rfind(".")) and \
-            ("." in value or len(value) - value.rfind(",") - 1 != 3):
-        # a decimal comma (1.234,56 or 12,5), as European-locale exports write it
-        value = value.replace(".", "").replace(",", ".")
-    else:
-        value = value.replace(",", "")
+def same_file(a: Path, b: Path) -> bool:
     try:
-        number = Decimal(value)
-    except InvalidOperation:
-        raise InputError(path, line, f"{raw!r} is not a number; expected digits with an optional "
-                         "currency symbol and thousands separators, or -- for none", column) from None
-    if not number.is_finite():
-        raise InputError(path, line, f"{raw!r} is not a number", column)
-    if negative:
-        number = -number
-    return number / 100 if percent else number
-
-
-# The date formats an export may use, by the name a user passes to --date-format.
-DATE_FORMATS = {
-    "YYYY-MM-DD": "%Y-%m-%d",
-    "YYYY/MM/DD": "%Y/%m/%d",
-    "DD/MM/YYYY": "%d/%m/%Y",
-    "MM/DD/YYYY": "%m/%d/%Y",
-    "DD-MM-YYYY": "%d-%m-%Y",
-    "MM-DD-YYYY": "%m-%d-%Y",
-    "DD.MM.YYYY": "%d.%m.%Y",
-    "Mon D, YYYY": "%b %d, %Y",
-    "Month D, YYYY": "%B %d, %Y",
-    "D Mon YYYY": "%d %b %Y",
-}
-_DAY_MONTH = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(\d{4})\s*$")
-
-
-def _try(fmt: str, text: str) -> date | None:
-    try:
-        return datetime.strptime(text.strip(), fmt).date()
-    except ValueError:
-        return None
-
-
-def detect_date_format(values: list[tuple[int, str]], path: Path, column: str) -> str:
-    """The one format every value fits; refuses to choose between day-first and month-first.
-
-    ``01/08/2023`` is the 1st of August or the 8th of January: when no value has a
-    day above 12 to settle it, the user names the format with ``--date-format``.
-    """
-    present = [(ln, v.strip()) for ln, v in values if v.strip() not in EMPTY]
-    if not present:
-        raise InputError(path, values[0][0] if values else 1, "no dates in the column", column)
-    fitting = [name for name, fmt in DATE_FORMATS.items() if all(_try(fmt, v) for _ln, v in present)]
-    readings = {tuple(_try(DATE_FORMATS[name], v) for _ln, v in present) for name in fitting}
-    if len(readings) == 1:  # one format, or several that read every value alike ("May 1, 2023")
-        return fitting[0]
-    if len(fitting) > 1:
-        ln, v = present[0]
-        raise InputError(path, ln, f"dates like {v!r} read both as {' and as '.join(fitting)}; "
-                         "the importer never guesses: pass " + " or ".join(f"--date-format '{n}'" for n in fitting), column)
-    for ln, v in present:
-        if not any(_try(fmt, v) for fmt in DATE_FORMATS.values()):
-            raise InputError(path, ln, f"{v!r} is not a date in a known format ({', '.join(DATE_FORMATS)}); "
-                             "pass --date-format or export with ISO dates", column)
-    ln, v = present[0]
-    raise InputError(path, ln, "the dates in this column mix several formats; export them in one format", column)
-
-
-def parse_date(text: str, fmt_name: str, path: Path, line: int, column: str) -> date:
-    fmt = DATE_FORMATS[fmt_name]
-    parsed = _try(fmt, text)
-    if parsed is None:
-        raise InputError(path, line, f"{text.strip()!r} is not a {fmt_name} date", column)
-    return parsed
-
-
-def check_date_format_name(name: str) -> str:
-    if name not in DATE_FORMATS:
-        raise ValueError(f"--date-format {name!r} is not one of: {', '.join(DATE_FORMATS)}")
-    return name
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()

@@ -29,8 +29,8 @@ def snapshot_from_export(path: Path) -> Snapshot | None:
 
     for fmt, module in (("meta", meta), ("google", google)):
         try:
-            rows = module.read(path, None)
-            data, _notes = build([rows], Settings(platform=FORMATS[fmt], format=fmt))
+            rows = module.read(path)
+            data = build([rows], Settings(platform=FORMATS[fmt], format=fmt)).snapshot
         except LayoutError:
             continue
         except InputError as exc:

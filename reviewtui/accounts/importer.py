@@ -1,8 +1,10 @@
 """``reviewtui import --format meta|google|csv FILE... -o OUT``: an export to snapshot.json.
 
-Prints the import report (rows read, used, dropped and why; per-campaign totals
-in the files and in the snapshot, which must agree to the cent), validates the
-snapshot as ``reviewtui check`` does, and writes only when all of that holds.
+Prints the import report (rows read, used, dropped and why; the metrics found and
+not found; the period and where it was read; per-campaign totals), validates the
+snapshot as ``reviewtui check`` does (its required fields, its rows, its size
+limits), and writes only when all of that holds. The snapshot is written before
+the report is printed, so a closed pipe (``| head``) never loses it.
 Exit codes: 0 written, 2 bad input (nothing written).
 """
 
@@ -10,20 +12,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Iterable
 
-from ..cli_args import parse_args
 from ..caseset.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
-from ..caseset.snapshot import required_field_problems
-from .build import FileRows, Settings, build, campaign_totals_file, campaign_totals_snapshot, cents
-from .csvread import DATE_FORMATS, InputError
+from ..caseset.snapshot import LIMITS, period_problems, required_field_problems
+from ..caseset.untrusted import check_tree
+from ..cli_args import parse_args
+from .build import Built, Settings, build, campaign_totals_snapshot, cents
+from .csvread import InputError, Progress, same_file
+from .dates import DATE_FORMATS
+from .numbers import DECIMAL_MARKS
+from .rows import CORE_METRICS, NUMBER_FIELDS, FileRows, ReadOptions
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 PLATFORM = {"meta": "meta_ads", "google": "google_ads"}
+REPORT_DROPPED_LINES = 20
 
 
 def output_path(out: str) -> Path:
@@ -39,6 +48,13 @@ def _iso(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM-DD date") from None
 
 
+def _month(text: str) -> date:
+    try:
+        return date.fromisoformat(f"{text}-01")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a YYYY-MM month") from None
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="reviewtui import", description="Import platform exports into a snapshot.json.")
     p.add_argument("--format", required=True, choices=("meta", "google", "csv"),
@@ -47,44 +63,68 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="a .json file, or a case folder")
     p.add_argument("--mapping", metavar="YAML", help="with --format csv: which column holds which field")
     p.add_argument("--date-format", choices=tuple(DATE_FORMATS), help="the export's date format, when it is ambiguous")
+    p.add_argument("--decimal-mark", choices=DECIMAL_MARKS,
+                   help="the export's decimal mark, when nothing in the file settles it")
     p.add_argument("--currency", help="the currency code, when the export does not name it")
     p.add_argument("--account-id")
     p.add_argument("--account-name")
     p.add_argument("--time-zone", help="the account's time zone (default UTC)")
     p.add_argument("--start", type=_iso, help="period start (default: the export's range)")
     p.add_argument("--end", type=_iso, help="period end (default: the export's range)")
+    p.add_argument("--month", type=_month, metavar="YYYY-MM",
+                   help="take this calendar month out of a longer export (rows outside it are left out)")
     p.add_argument("--as-of", type=_iso, help="the snapshot date (default: the day after the period: a closed period)")
+    p.add_argument("--allow-missing", action="append", choices=[m for m in CORE_METRICS if m != "cost"],
+                   metavar="METRIC", help="import without this core metric (impressions, clicks, conversions) "
+                   "when the export has no column for it; repeat for several")
+    p.add_argument("--skip-export-totals", action="store_true",
+                   help="do not refuse when the export's own total rows disagree with its rows (a filtered report)")
     p.add_argument("--keep-ads", action="store_true", help="also keep the rows below campaign level in ad_daily")
     p.add_argument("--force", action="store_true", help="replace an existing snapshot")
     return p
 
 
-def read_files(args: argparse.Namespace) -> tuple[list[FileRows], Settings]:
+def _distinct_files(paths: list[Path]) -> None:
+    """The same file twice (``x.csv ./x.csv``) would count every row twice."""
+    for i, path in enumerate(paths):
+        for j in range(i):
+            if same_file(paths[j], path):
+                raise InputError(path, 1, f"the same file as {paths[j]} (arguments {j + 1} and {i + 1}): every row "
+                                 "would be counted twice; pass each export once")
+
+
+def read_files(args: argparse.Namespace, progress: Progress | None = None) -> tuple[list[FileRows], Settings]:
     settings = Settings(platform=PLATFORM.get(args.format, ""), format=args.format, account_id=args.account_id,
                         account_name=args.account_name, time_zone=args.time_zone, currency=args.currency,
-                        start=args.start, end=args.end, as_of=args.as_of, keep_ads=args.keep_ads)
+                        start=args.start, end=args.end, as_of=args.as_of, month=args.month, keep_ads=args.keep_ads)
+    options = ReadOptions(args.date_format, args.decimal_mark, frozenset(args.allow_missing or ()),
+                          args.skip_export_totals)
+    paths = [Path(f) for f in args.files]
     if args.format == "csv":
         from .mapped import load_mapping, read as read_mapped
 
         if not args.mapping:
-            raise InputError(Path(args.files[0]), 1, "--format csv needs --mapping FILE naming the columns "
+            raise InputError(paths[0], 1, "--format csv needs --mapping FILE naming the columns "
                              "(see docs/cases.md, 'Importing a real account')")
         mapping = load_mapping(args.mapping)
         settings.platform = mapping.platform
         settings.account_id = settings.account_id or mapping.account.get("id")
         settings.account_name = settings.account_name or mapping.account.get("name")
         settings.time_zone = settings.time_zone or mapping.account.get("time_zone")
-        return [read_mapped(Path(f), mapping, args.date_format) for f in args.files], settings
+        _distinct_files(paths)
+        return [read_mapped(p, mapping, options, progress) for p in paths], settings
     if args.format == "meta":
         from .meta import read
     else:
         from .google import read
-    return [read(Path(f), args.date_format) for f in args.files], settings
+    _distinct_files(paths)
+    return [read(p, options, progress) for p in paths], settings
 
 
-def totals_table(files: list[FileRows], snapshot: dict) -> tuple[list[str], list[str]]:
+def totals_table(built: Built) -> tuple[list[str], list[str]]:
     """Report lines of per-campaign totals, and the campaigns whose totals disagree to the cent."""
-    in_file, in_snap = campaign_totals_file(files), campaign_totals_snapshot(snapshot)
+    snapshot = built.snapshot
+    in_file, in_snap = built.file_totals, campaign_totals_snapshot(snapshot)
     names = {c["id"]: c.get("name", "") for c in snapshot["campaigns"]}
     lines = [f"  {'campaign':<32} {'cost in file':>16} {'in snapshot':>16} {'impressions':>12} {'clicks':>9} {'conversions':>12}"]
     bad = []
@@ -101,7 +141,74 @@ def totals_table(files: list[FileRows], snapshot: dict) -> tuple[list[str], list
 
 
 def validation_problems(snapshot: dict) -> list[str]:
-    return required_field_problems(snapshot) + [msg for severity, msg in daily_problems(snapshot) if severity == "error"]
+    return (required_field_problems(snapshot) + period_problems(snapshot["period"])
+            + [msg for severity, msg in daily_problems(snapshot) if severity == "error"])
+
+
+def limit_problems(snapshot: dict, text: str, keep_ads: bool) -> list[str]:
+    """What `reviewtui check` would refuse in the written file: its size, nesting, list lengths, strings."""
+    fix = ("import without --keep-ads (the ad rows are most of it), or a shorter period" if keep_ads
+           else "import a shorter period, or fewer campaigns")
+    size = len(text.encode("utf-8"))
+    problems = []
+    if size > LIMITS.max_bytes:
+        problems.append(f"the snapshot would be {size / 1e6:,.1f} MB, over the {LIMITS.max_bytes >> 20} MiB "
+                        f"`reviewtui check` accepts: {fix}")
+    tree = check_tree(snapshot, LIMITS)
+    if tree:
+        problems.append(f"{tree}: over what `reviewtui check` accepts (docs/cases.md, 'Untrusted input'): {fix}")
+    return problems
+
+
+def report(files: list[FileRows], built: Built) -> list[str]:
+    snapshot = built.snapshot
+    src = snapshot["source"]
+    lines = [f"import: {len(files)} file(s), format {src['format']}, platform {snapshot['platform']}, "
+             f"grain {src['grain']}"]
+    for index, f in enumerate(files):
+        used = built.used[index]
+        outside, first_outside = built.outside[index]
+        lines.append(f"  {f.path}: {f.rows_read} row(s) read, {used} used, {f.rows_read - used} dropped")
+        for line, why in f.dropped[:REPORT_DROPPED_LINES]:
+            lines.append(f"    line {line}: dropped: {why}")
+        if len(f.dropped) > REPORT_DROPPED_LINES:
+            lines.append(f"    ... and {len(f.dropped) - REPORT_DROPPED_LINES} more total rows")
+        if outside:
+            lines.append(f"    {outside} row(s) outside the period left out, first at line {first_outside}")
+        found = ", ".join(f"{m} ({header!r})" for m, header in f.metrics.items())
+        lines.append(f"    metrics found: {found or 'none'}")
+        lines.append(f"    not in the export: {', '.join(m for m in NUMBER_FIELDS if m not in f.metrics) or 'none'}")
+    period = snapshot["period"]
+    closed = period["as_of"] > period["end"]
+    lines.append(f"period {period['start']} to {period['end']} (from {built.period.source}), as_of {period['as_of']}, "
+                 f"last complete day {period['last_complete_date']}"
+                 + (" (closed: every day of the period is complete)" if closed else ""))
+    lines.append(f"account {snapshot['account']['id']}, currency {snapshot['account']['currency_code']}, "
+                 f"time zone {snapshot['account']['time_zone']}; {len(snapshot['campaigns'])} campaign(s), "
+                 f"{len(snapshot['daily'])} daily row(s)"
+                 + (f", {len(snapshot['ad_daily'])} ad row(s)" if "ad_daily" in snapshot else ""))
+    missing = src.get("metrics_missing")
+    if missing:
+        built.notes.append(f"the export has no column for {', '.join(missing)}: the daily rows leave "
+                           f"{'it' if len(missing) == 1 else 'them'} out and source.metrics_missing names "
+                           f"{'it' if len(missing) == 1 else 'them'}")
+    lines += [f"note: {note}" for note in built.notes]
+    lines.append("totals per campaign (file and snapshot must agree to the cent):")
+    return lines
+
+
+def _emit(lines: Iterable[str], stream=None) -> None:
+    """Print the lines; a reader that stopped early (``| head``) is no error, and no traceback."""
+    stream = stream or sys.stdout
+    try:
+        for line in lines:
+            print(line, file=stream)
+        stream.flush()
+    except BrokenPipeError:
+        try:  # the interpreter flushes stdout again at exit: point it at nothing
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,43 +216,28 @@ def run(args: argparse.Namespace) -> int:
     if target.exists() and not args.force:
         print(f"{target}: already exists; nothing written (pass --force to replace it)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    files, settings = read_files(args)
-    snapshot, notes = build(files, settings)
-    p = print
-    src = snapshot["source"]
-    p(f"import: {len(files)} file(s), format {src['format']}, platform {snapshot['platform']}, "
-      f"grain {src['grain']}")
-    for f in files:
-        used = len(f.rows)
-        p(f"  {f.path}: {f.rows_read} row(s) read, {used} used, {f.rows_read - used} dropped")
-        for line, why in f.dropped:
-            p(f"    line {line}: dropped: {why}")
-    period = snapshot["period"]
-    closed = period["as_of"] > period["end"]
-    p(f"period {period['start']} to {period['end']}, as_of {period['as_of']}, last complete day "
-      f"{period['last_complete_date']}" + (" (closed: every day of the period is complete)" if closed else ""))
-    p(f"account {snapshot['account']['id']}, currency {snapshot['account']['currency_code']}, "
-      f"time zone {snapshot['account']['time_zone']}; {len(snapshot['campaigns'])} campaign(s), "
-      f"{len(snapshot['daily'])} daily row(s)" + (f", {len(snapshot['ad_daily'])} ad row(s)" if "ad_daily" in snapshot else ""))
-    for note in notes:
-        p(f"note: {note}")
-    p("totals per campaign (file and snapshot must agree to the cent):")
-    lines, bad = totals_table(files, snapshot)
-    for text in lines:
-        p(text)
+    progress = Progress()
+    files, settings = read_files(args, progress)
+    built = build(files, settings)
+    snapshot = built.snapshot
+    lines = report(files, built)
+    table, bad = totals_table(built)
+    lines += table
     problems = validation_problems(snapshot)
     if bad:
         problems.append(f"totals disagree for campaign(s) {', '.join(bad)}")
+    text = json.dumps(snapshot, indent=1, ensure_ascii=False) + "\n"
+    problems += limit_problems(snapshot, text, settings.keep_ads)
     if problems:
-        for problem in problems:
-            print(f"{target}: {problem}", file=sys.stderr)
-        print("nothing written", file=sys.stderr)
+        _emit(lines)
+        _emit([f"{target}: {problem}" for problem in problems] + ["nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
-    atomic_write_text(target, json.dumps(snapshot, indent=1, ensure_ascii=False) + "\n")
-    p(f"wrote {target}")
+    atomic_write_text(target, text)
+    lines.append(f"wrote {target}")
     if target.name == "snapshot.json" and not (target.parent / "expected.yaml").exists():
-        p(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the case set, "
-          "then write expected.yaml beside it")
+        lines.append(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the "
+                     "case set, then write expected.yaml beside it")
+    _emit(lines)
     return EXIT_OK
 
 
@@ -156,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except InputError as exc:
-        print(f"{exc}\nnothing written", file=sys.stderr)
+        _emit([f"{exc}", "nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
 
 

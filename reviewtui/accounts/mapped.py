@@ -30,9 +30,9 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from .build import FileRows
-from .csvread import DATE_FORMATS, InputError, read_table
-from .rows import DATE_FIELDS, NUMBER_FIELDS, TEXT_FIELDS, Layout, match_columns, read_rows, require_layout
+from .csvread import InputError, Progress, open_export
+from .dates import DATE_FORMATS
+from .rows import DATE_FIELDS, NUMBER_FIELDS, TEXT_FIELDS, FileRows, Layout, ReadOptions, read_export
 
 FIELDS = DATE_FIELDS + TEXT_FIELDS + NUMBER_FIELDS
 PLATFORMS = ("meta_ads", "google_ads")
@@ -50,7 +50,8 @@ class Mapping:
 
     def layout(self) -> Layout:
         return Layout(name=f"mapped ({self.path.name})", aliases={f: (c,) for f, c in self.columns.items()},
-                      lifetime_fix=f"name the day column as 'date' in {self.path.name}")
+                      lifetime_fix=f"name the day column as 'date' in {self.path.name}",
+                      add_column=f"name its column under 'columns:' in {self.path.name}")
 
 
 def _line(node: Any, key: str) -> int:
@@ -90,20 +91,23 @@ def load_mapping(path: str | Path) -> Mapping:
                    platform, fmt, data.get("currency"), {k: str(v) for k, v in account.items()})
 
 
-def read(path: Path, mapping: Mapping, date_format: str | None) -> FileRows:
+def read(path: Path, mapping: Mapping, options: ReadOptions | None = None,
+         progress: Progress | None = None) -> FileRows:
     wanted = {c.lower() for c in mapping.columns.values()}
-    table = read_table(path, lambda cells: wanted <= {c.lower() for c in cells})
-    if not table.header:
-        found = table.preamble[0] if table.preamble else []
+    export = open_export(path, lambda cells: wanted <= {c.lower() for c in cells}, progress)
+    if not export.header:
+        found = export.preamble[0][1] if export.preamble else []
         present = {c.strip().lower() for c in found}
         for fname, column in mapping.columns.items():
             if column.lower() not in present:
                 raise InputError(mapping.path, mapping.lines[fname],
                                  f"field {fname!r} names the column {column!r}, which {path.name} does not have "
                                  f"(its header, line 1: {', '.join(repr(c.strip()) for c in found)}); fix the mapping")
-    layout = mapping.layout()
-    cols = match_columns(table, layout)
-    require_layout(table, layout, cols)
-    rows = read_rows(table, layout, cols, date_format or mapping.date_format)
-    return FileRows(path, rows, len(table.rows), currency=mapping.currency,
-                    currency_column=mapping.columns.get("currency"))
+    options = options or ReadOptions()
+    if options.date_format is None and mapping.date_format:
+        options = ReadOptions(mapping.date_format, options.decimal_mark, options.allow_missing,
+                              options.skip_export_totals)
+    rows, _reader = read_export(export, mapping.layout(), options)
+    if mapping.currency:
+        rows.currency = mapping.currency.upper()
+    return rows

@@ -4,7 +4,8 @@ A daily export has a ``Day`` column (Breakdown > By time > Day) at campaign,
 ad set or ad level; ``Reporting starts``/``Reporting ends`` give the range and,
 without ``Day``, must be equal on every row. The currency is in the cost
 header, ``Amount spent (USD)``. Meta leaves out days on which nothing was
-delivered. A summary row (no campaign, ad set or ad) is dropped.
+delivered. The summary row (no campaign, ad set or ad), and any ``Total: ...``
+row, is the export's own total: the rows' sums are checked against it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .build import FileRows
-from .csvread import read_table
-from .rows import Layout, drop_rows, match_columns, read_rows, require_layout
+from .csvread import Progress, open_export
+from .rows import ENTITY_FIELDS, FileRows, Layout, ReadOptions, SourceRow, match_columns, read_export
 
 LAYOUT = Layout(
     name="Meta Ads Manager",
@@ -43,6 +43,7 @@ LAYOUT = Layout(
                               "Purchase conversion value"),
     },
     lifetime_fix="in Ads Manager choose Breakdown > By time > Day before exporting",
+    add_column="add the column in Ads Manager (Columns > Customise columns) before exporting",
 )
 
 # Result indicators that count conversions; other results (reach, link clicks,
@@ -57,27 +58,30 @@ def _is_header(cells: list[str]) -> bool:
         c.lower().startswith("amount spent") or c.lower() == "impressions" for c in cells)
 
 
-def read(path: Path, date_format: str | None) -> FileRows:
-    table = read_table(path, _is_header)
-    cols = match_columns(table, LAYOUT)
-    require_layout(table, LAYOUT, cols)
-    rows_read = len(table.rows)
-    dropped = drop_rows(table, cols, lambda _cells, cell: not any(
-        cell(f) for f in ("campaign_id", "campaign_name", "ad_set_id", "ad_set_name", "ad_id", "ad_name")),
-        "summary row (no campaign, ad set or ad: the export's total)")
-    rows = read_rows(table, LAYOUT, cols, date_format)
-    notes = []
-    if "conversions" in cols.index and cols.name(table, "conversions") == "Results":
-        left_out = 0
-        for row in rows:
-            if not _CONVERSION_RESULT.search(row.text.get("result_indicator", "")):
-                if row.numbers.get("conversions"):
-                    left_out += 1
-                row.numbers["conversions"] = None
-        notes.append("conversions from 'Results' where 'Result indicator' is a conversion"
-                     + (f"; {left_out} row(s) of other results (reach, clicks...) left out" if left_out else ""))
-    spans = [r.span for r in rows if r.span]
-    period = (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
-    return FileRows(path, rows, rows_read, dropped, currency=cols.header_currency,
-                    currency_column=cols.name(table, "currency") if "currency" in cols.index else None,
-                    period=period, notes=notes)
+def read(path: Path, options: ReadOptions | None = None, progress: Progress | None = None) -> FileRows:
+    export = open_export(path, _is_header, progress)
+    holder: dict[str, int] = {"left_out": 0}
+
+    def results_only_conversions(row: SourceRow) -> None:
+        if not _CONVERSION_RESULT.search(row.text.get("result_indicator", "")):
+            if row.numbers.get("conversions"):
+                holder["left_out"] += 1
+            row.numbers["conversions"] = None
+
+    cols = match_columns(export.header, LAYOUT)
+    from_results = "conversions" in cols.index and export.header[cols.index["conversions"]] == "Results"
+    entity = [cols.index[f] for f in ENTITY_FIELDS if f in cols.index]
+    rows, reader = read_export(
+        export, LAYOUT, options or ReadOptions(), cols,
+        is_summary=lambda cells: not any(cells[i] and cells[i].strip() for i in entity),
+        adjust=results_only_conversions if from_results else None)
+    if from_results:
+        reader.unchecked_totals.add("conversions")  # the summary's Results mixes every result type
+        rows.metrics["conversions"] = "Results (where 'Result indicator' is a conversion)"
+
+        def note() -> str:
+            return ("conversions from 'Results' where 'Result indicator' is a conversion"
+                    + (f"; {holder['left_out']} row(s) of other results (reach, clicks...) left out"
+                       if holder["left_out"] else ""))
+        rows.late_notes.append(note)
+    return rows

@@ -1,23 +1,30 @@
-"""``reviewtui redact SNAPSHOT -o OUT --key KEYFILE``: a snapshot with stable pseudonyms.
+"""``reviewtui redact SNAPSHOT -o OUT --key KEYFILE [--salt TEXT]``: a snapshot with stable pseudonyms.
 
 Every name, id, search term, URL and piece of free text is replaced; every
 number and date is kept as it was, so the case is the account's own numbers.
-A pseudonym is an HMAC of the original under the key: the same snapshot and
-key give the same output, a new key gives new names. The key file (created
-when missing) stays outside the case folder, so the team can map a finding
-back by redacting a name again with it; the printed table maps them too.
+A pseudonym is an HMAC of the original under the key (and the salt, when one
+is given): the same snapshot, key and salt give the same output, a new key
+gives new names. The key file (created when missing) stays outside the case
+set, so the team can map a finding back by redacting a name again with it; the
+printed table maps them too.
 
 What is replaced, by where it sits:
 
 - ids (``id``, ``*_id``, ``*_ids``): digits for digits, the shape kept
-  (``act_`` prefixes, dashes), so ``123-456-7890`` stays an id of that shape;
-  the same original id maps to the same pseudonym in every section;
+  (``act_`` prefixes, dashes), one pseudonym per original and never an original
+  id itself; the same original maps to the same pseudonym in every section, in
+  dictionary keys, and wherever free text quotes it;
 - names (``name``, ``*_name``): ``Campaign 3fa2c1`` plus the campaign-type
   words of the original (``search``, ``brand``, ``non-brand``, ``prospecting``...)
-  that the checks read, never the rest;
+  that the checks read, never the rest; a dictionary key or a value that is a
+  name found elsewhere gets that name's pseudonym;
 - search terms and keywords: ``term 3fa2c1``; URLs: ``https://example.invalid/3fa2c1d4``;
-- any other text, unless it is made only of dates, numbers, platform enums
-  (``ENABLED``, ``TARGET_CPA``), field names and generic words: ``text 3fa2c1d4``.
+- dictionary keys that are not field names: ``key 3fa2c1``;
+- any other text, unless every word of it is a platform value, a field name or a
+  generic word (``redact_words``): ``text 3fa2c1d4``. A run of seven digits and
+  more (a phone number) is never neutral.
+
+Pseudonyms of one kind are all distinct: two originals never share one.
 """
 
 from __future__ import annotations
@@ -32,71 +39,84 @@ import secrets
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from ..cli_args import parse_args
 from ..caseset.atomic import atomic_write_text
 from ..caseset.snapshot import Snapshot, SnapshotError
+from ..cli_args import parse_args
+from .redact_words import ROLE_WORDS, VOCABULARY
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
-# Campaign-type words kept in a pseudonymised name: the auditor tells brand from
-# non-brand and prospecting from retargeting by them. None names an advertiser.
-ROLE_WORDS = ("non-brand", "nonbrand", "nb", "brand", "generic", "competitor", "search", "shopping", "pmax",
-              "performance max", "display", "video", "youtube", "discovery", "demand gen", "dsa", "prospecting",
-              "retargeting", "remarketing", "lookalike", "broad", "advantage+", "conversions", "traffic",
-              "awareness", "leads", "sales", "app")
-# Words that may stay in free text (conversion action names, change-event values).
-GENERIC_WORDS = set(w for r in ROLE_WORDS for w in r.split()) | {
-    "nb", "add", "to", "cart", "purchase", "purchases", "booking", "request", "contact", "form", "call", "phone",
-    "click", "clicks", "quote", "reservation", "subscription", "trial", "demo", "consultation", "lesson",
-    "prospectus", "lead", "sign", "up", "signup", "checkout", "download", "page", "view", "ga4", "added", "removed",
-    "new", "old", "none", "null", "true", "false", "enabled", "paused", "active", "inactive", "deleted", "archived",
-    "on", "off", "yes", "no", "all", "ad", "ads", "set", "group", "campaign", "account", "budget", "daily",
-    "lifetime", "manual", "auto", "automatic", "default", "standard", "accelerated", "mobile", "desktop", "tablet",
-    "male", "female", "unknown", "and", "or", "of", "the", "a", "in", "for", "with", "by", "per", "day", "days",
-    "not", "delivering", "approved", "disapproved", "eligible", "limited", "learning", "pending", "review",
-    "keyword", "status", "amount", "creative", "ok", "error", "completed", "scheduled", "ended",
-}
-# Keys whose values may be prose written by someone; elsewhere a single word is a
-# platform value (``APPROVED``, ``status``) and stays.
-FREE_TEXT_KEYS = {"old", "new", "text", "description", "note", "notes", "comment", "message", "headline",
-                  "title", "label", "value", "body", "reason"}
-_TOKEN = re.compile(r"^[A-Z][A-Z0-9]*$|^[a-z][a-z0-9]*$")
 _ISO_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")
-_ENUM = re.compile(r"^[A-Z0-9]+(_[A-Z0-9]+)+$")  # TARGET_CPA, GOOGLE_ADS_INTEGRATED_DATA_DRIVEN
-_SNAKE = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")  # field names: final_url, attribution_model
 _TIME_ZONE = re.compile(r"^[A-Za-z]+(/[A-Za-z_+-]+)+$|^UTC$")
-_SCHEDULE = re.compile(r"^((MON|TUE|WED|THU|FRI|SAT|SUN)(-(MON|TUE|WED|THU|FRI|SAT|SUN))?|[\d:\- ,])+$")
+_DAY = r"(MON|TUE|WED|THU|FRI|SAT|SUN)"
+_SCHEDULE = re.compile(rf"^(?=.*({_DAY}|\d{{1,2}}:\d{{2}}))(({_DAY}(-{_DAY})?)|[\d:\- ,])+$")
+# Seven digits and more, with the separators phone numbers are written with.
+_PHONE = re.compile(r"\+?\(?\d[\d\s().\-/]{5,}\d")
+_ISO_DATES = re.compile(r"\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?")
 _URL = re.compile(r"^(https?://|www\.)", re.IGNORECASE)
 _ID_SHAPE = re.compile(r"^(act_)?[\d-]+$")
 _WORD = re.compile(r"[^\W_]+(?:[+'][^\W_]*)?", re.UNICODE)
 # Values kept verbatim wherever they sit: they describe the snapshot, not the advertiser.
-KEEP_KEYS = {"schema_version", "platform", "currency_code", "time_zone", "format", "grain"}
+KEEP_KEYS = {"schema_version", "platform", "currency_code", "format", "grain", "period_from", "missing_row_means"}
 TERM_KEYS = {"search_term", "keyword", "query", "term"}
+# Ids this long are looked for inside free text; shorter ones would match ordinary numbers.
+MIN_ID_IN_TEXT = 5
 
 
 class RedactError(Exception):
     pass
 
 
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _holds_cases(folder: Path) -> bool:
+    """A folder of case folders (each with an expected.yaml): a case set."""
+    try:
+        return any((child / "expected.yaml").is_file() for child in folder.iterdir() if child.is_dir())
+    except OSError:
+        return False
+
+
 def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
-    """The key in KEYFILE (hex); a new random one is written there when the file does not exist."""
-    resolved = path.resolve()
-    if case_dir is not None and (resolved == case_dir.resolve() or case_dir.resolve() in resolved.parents):
-        raise RedactError(f"{path}: the key file is inside the case folder {case_dir}; keep it outside, "
-                          "where the case set does not ship it (e.g. --key ~/.reviewtui/redact.key)")
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(secrets.token_hex(32) + "\n")
-        created = True
-    else:
+    """The key in KEYFILE (hex); a new random one is written there when the file does not exist.
+
+    Refused inside the case folder, inside the case set holding it, and under any folder
+    named ``cases``: the case set would ship it, and with it the way back to every name.
+    """
+    resolved = path.expanduser().resolve()
+    if case_dir is not None:
+        case = case_dir.resolve()
+        case_set = case.parent if _holds_cases(case.parent) else case
+        if _inside(resolved, case) or _inside(resolved, case_set):
+            raise RedactError(f"{path}: the key file is inside the case folder {case_dir} or the case set holding it; "
+                              "keep it outside, where the case set does not ship it (e.g. --key ~/.reviewtui/redact.key)")
+    if any(parent.name == "cases" for parent in resolved.parents):
+        raise RedactError(f"{path}: the key file is inside a 'cases' folder, which would ship it with the case set; "
+                          "keep it outside (e.g. --key ~/.reviewtui/redact.key)")
+    try:
+        if resolved.is_dir():
+            raise RedactError(f"{path}: is a folder; --key names the key file (made there when missing)")
         created = False
-    text = path.read_text(encoding="utf-8").strip()
+        if not resolved.exists():
+            resolved.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(resolved, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(secrets.token_hex(32) + "\n")
+            created = True
+        text = resolved.read_bytes().decode("ascii").strip()
+    except RedactError:
+        raise
+    except UnicodeDecodeError:
+        raise RedactError(f"{path}:1: not a key (expected hex digits); delete it to have a new one made") from None
+    except OSError as exc:
+        raise RedactError(f"{path}: cannot use the key file ({exc.strerror or exc}); name a file you can read and "
+                          "write, outside the case set (e.g. --key ~/.reviewtui/redact.key)") from None
     try:
         key = bytes.fromhex(text)
     except ValueError:
@@ -106,63 +126,12 @@ def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
     return key, created
 
 
-class Redactor:
-    def __init__(self, key: bytes) -> None:
-        self.key = key
-        self.replaced: dict[tuple[str, str], str] = {}
+def _is_id_key(key: str) -> bool:
+    return key == "id" or key.endswith("_id") or key.endswith("_ids")
 
-    def _digest(self, kind: str, original: str) -> str:
-        return hmac.new(self.key, f"{kind}\x00{original}".encode(), hashlib.sha256).hexdigest()
 
-    def _remember(self, kind: str, original: str, pseudonym: str) -> str:
-        self.replaced[(kind, original)] = pseudonym
-        return pseudonym
-
-    def ident(self, original: Any) -> Any:
-        text = str(original)
-        digest = self._digest("id", text)
-        if _ID_SHAPE.match(text):
-            digits = iter(str(int(digest, 16)))
-            out = "".join(next(digits) if ch.isdigit() else ch for ch in text)
-            if out[out.rfind("_") + 1:][:1] == "0":  # a leading zero would read as a different id
-                i = out.rfind("_") + 1
-                out = out[:i] + "1" + out[i + 1:]
-            pseudo: Any = out
-        else:
-            pseudo = f"id-{digest[:10]}"
-        self._remember("id", text, str(pseudo))
-        if isinstance(original, int) and not isinstance(original, bool) and str(pseudo).isdigit():
-            return int(pseudo)
-        return pseudo
-
-    def name(self, original: str, label: str) -> str:
-        lowered = original.lower()
-        roles = [w for w in ROLE_WORDS if re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered)]
-        if "brand" in roles and ("non-brand" in roles or "nonbrand" in roles):
-            roles.remove("brand")
-        pseudo = f"{label} {self._digest('name', original)[:6]}" + "".join(f" | {r}" for r in roles)
-        return self._remember(label.lower() + " name" if label != "Name" else "name", original, pseudo)
-
-    def term(self, original: str) -> str:
-        return self._remember("search term", original, f"term {self._digest('term', original)[:6]}")
-
-    def text(self, original: str, key: str = "") -> str:
-        if self.is_neutral(original) or (key not in FREE_TEXT_KEYS and _TOKEN.match(original.strip())):
-            return original
-        if _URL.match(original.strip()):
-            return self._remember("url", original, f"https://example.invalid/{self._digest('url', original)[:8]}")
-        return self._remember("text", original, f"text {self._digest('text', original)[:8]}")
-
-    @staticmethod
-    def is_neutral(value: str) -> bool:
-        """Dates, numbers, enums, field names and generic words only: nothing that names anyone."""
-        v = value.strip()
-        if not v or _ISO_MOMENT.match(v) or _NUMBER.match(v) or _ENUM.match(v) or _SNAKE.match(v) \
-                or _SCHEDULE.match(v):
-            return True
-        words = _WORD.findall(v)
-        return bool(words) and all(w.lower() in GENERIC_WORDS or w.isdigit() or (w.isupper() and len(w) <= 3)
-                                   for w in words) and not any(ch in v for ch in "@/:")
+def _is_name_key(key: str) -> bool:
+    return key == "name" or key.endswith("_name")
 
 
 def _label(key: str, path: tuple[str, ...]) -> str:
@@ -174,46 +143,189 @@ def _label(key: str, path: tuple[str, ...]) -> str:
             "ad_sets": "Ad set", "ads": "Ad", "ad_groups": "Ad set"}.get(section, "Name")
 
 
+class Redactor:
+    def __init__(self, key: bytes, salt: str = "") -> None:
+        self.key = key
+        self.salt = salt
+        self.replaced: dict[tuple[str, str], str] = {}
+        self.taken: dict[str, set[str]] = {}  # kind -> pseudonyms given
+        self.original_ids: set[str] = set()
+        self.ids: dict[str, str] = {}
+        self.names: dict[str, str] = {}  # any original name -> its pseudonym
+        self._ids_in_text: re.Pattern[str] | None = None
+
+    def _digest(self, kind: str, original: str, attempt: int = 0) -> str:
+        message = f"{self.salt}\x00{kind}\x00{original}" + (f"\x00{attempt}" if attempt else "")
+        return hmac.new(self.key, message.encode(), hashlib.sha256).hexdigest()
+
+    def _unique(self, kind: str, original: str, make: Callable[[str, int], str],
+                avoid: set[str] | frozenset[str] = frozenset()) -> str:
+        """The pseudonym of ``original``: the first candidate no other original of its kind has taken."""
+        if (kind, original) in self.replaced:
+            return self.replaced[(kind, original)]
+        taken = self.taken.setdefault(kind, set())
+        attempt = 0
+        while True:
+            pseudo = make(self._digest(kind, original, attempt), attempt)
+            if pseudo not in taken and pseudo not in avoid:
+                break
+            attempt += 1
+        taken.add(pseudo)
+        self.replaced[(kind, original)] = pseudo
+        return pseudo
+
+    # --- ids ----------------------------------------------------------------------------------
+
+    def prepare_ids(self, originals: set[str]) -> None:
+        """Pseudonyms for every id, given in sorted order so the mapping depends on the set alone."""
+        self.original_ids = set(originals)
+        for original in sorted(originals):
+            self.ident(original)
+        long_ids = sorted((i for i in originals if len(re.sub(r"\D", "", i)) >= MIN_ID_IN_TEXT), key=len, reverse=True)
+        self._ids_in_text = (re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, long_ids)) + r")(?![\w-])")
+                             if long_ids else None)
+
+    def ident(self, original: Any) -> Any:
+        text = str(original)
+        pseudo = self.ids.get(text)
+        if pseudo is None:
+
+            def shaped(digest: str, attempt: int) -> str:
+                return _shaped(text, digest, attempt)
+            pseudo = self.ids[text] = self._unique("id", text, shaped, self.original_ids)
+        if isinstance(original, int) and not isinstance(original, bool) and pseudo.isdigit():
+            return int(pseudo)
+        return pseudo
+
+    def ids_in_text(self, text: str, placeholder: str | None = None) -> str:
+        """The text with every original id it quotes replaced by its pseudonym (or by ``placeholder``)."""
+        if self._ids_in_text is None:
+            return text
+        return self._ids_in_text.sub(lambda m: placeholder or self.ids[m.group(1)], text)
+
+    # --- names, terms, text -------------------------------------------------------------------
+
+    def name(self, original: str, label: str) -> str:
+        lowered = original.lower()
+        roles = [w for w in ROLE_WORDS if re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered)]
+        if "brand" in roles and ("non-brand" in roles or "nonbrand" in roles):
+            roles.remove("brand")
+        suffix = "".join(f" | {r}" for r in roles)
+        kind = label.lower() + " name" if label != "Name" else "name"
+        pseudo = self._unique(kind, original, lambda d, n: f"{label} {d[:6 + 2 * n]}{suffix}")
+        self.names.setdefault(original, pseudo)
+        return pseudo
+
+    def term(self, original: str) -> str:
+        return self._unique("search term", original, lambda d, n: f"term {d[:6 + 2 * n]}")
+
+    def dict_key(self, original: str) -> str:
+        if original in self.ids:
+            return self.ids[original]
+        if original in self.names:
+            return self.names[original]
+        if self.is_neutral(original):
+            return original  # a field name, a date
+        return self._unique("key", original, lambda d, n: f"key {d[:6 + 2 * n]}")
+
+    def text(self, original: str) -> str:
+        stripped = original.strip()
+        if stripped in self.ids:
+            return self.ids[stripped]
+        if stripped in self.names:
+            return self.names[stripped]
+        if self.is_neutral(self.ids_in_text(original, " id ")):  # the ids it quotes are ours to replace
+            return self.ids_in_text(original)
+        if _URL.match(stripped):
+            return self._unique("url", original, lambda d, n: f"https://example.invalid/{d[:8 + 2 * n]}")
+        return self._unique("text", original, lambda d, n: f"text {d[:8 + 2 * n]}")
+
+    @staticmethod
+    def is_neutral(value: str) -> bool:
+        """Dates, numbers, schedules, platform values, field names and generic words only: nothing that names anyone."""
+        v = value.strip()
+        if not v or _ISO_MOMENT.match(v) or _SCHEDULE.match(v):
+            return True
+        if _NUMBER.match(v):
+            return not (len(re.sub(r"\D", "", v)) >= 7 and v.startswith(("0", "+")))  # 0891234567 is a phone
+        if any(sum(ch.isdigit() for ch in m.group()) >= 7 for m in _PHONE.finditer(_ISO_DATES.sub(" ", v))):
+            return False
+        if any(ch in v for ch in "@/:"):
+            return False
+        words = _WORD.findall(v)
+        return bool(words) and all(w.lower() in VOCABULARY or w.isdigit() for w in words)
+
+
+def _shaped(original: str, digest: str, attempt: int) -> str:
+    """A pseudonym with the original's shape: digits for digits (``act_``, dashes kept); else ``id-...``.
+
+    After twenty candidates a shape of few digits is full: one digit more each twenty tries.
+    """
+    if not _ID_SHAPE.match(original):
+        return f"id-{digest[:10 + 2 * (attempt // 20)]}"
+    digits = iter(str(int(digest, 16)))
+    out = "".join(next(digits) if ch.isdigit() else ch for ch in original)
+    extra = attempt // 20
+    if extra:
+        out += "".join(next(digits) for _ in range(extra))
+    start = out.rfind("_") + 1
+    if out[start:start + 1] == "0":  # a leading zero would read as a different id
+        out = out[:start] + "1" + out[start + 1:]
+    return out
+
+
+def _collect(node: Any, key: str, found: set[str]) -> None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _collect(v, k, found)
+    elif isinstance(node, list):
+        for v in node:
+            _collect(v, key, found)
+    elif _is_id_key(key) and isinstance(node, (str, int)) and not isinstance(node, bool):
+        found.add(str(node))
+
+
+def _collect_names(node: Any, key: str, path: tuple[str, ...], redactor: Redactor) -> None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _collect_names(v, k, (*path, k), redactor)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _collect_names(v, key, (*path, str(i)), redactor)
+    elif _is_name_key(key) and isinstance(node, str):
+        redactor.name(node, _label(key, path))
+
+
 def redact(data: Any, redactor: Redactor) -> Any:
+    """The snapshot with every name, id and piece of text replaced; numbers and dates as they were."""
+    ids: set[str] = set()
+    _collect(data, "", ids)
+    redactor.prepare_ids(ids)
+    # Names first, so a name quoted elsewhere (a dictionary key, a change event's old value) maps with it.
+    _collect_names(data, "", (), redactor)
+
     def walk(node: Any, key: str, path: tuple[str, ...]) -> Any:
         if isinstance(node, dict):
-            out = {}
-            for k, v in node.items():
-                new_key = redactor.replaced.get(("id", k), k)
-                out[new_key] = walk(v, k, (*path, k))
-            return out
+            return {redactor.dict_key(k): walk(v, k, (*path, k)) for k, v in node.items()}
         if isinstance(node, list):
             return [walk(v, key, (*path, str(i))) for i, v in enumerate(node)]
         if key in KEEP_KEYS or node is None or isinstance(node, bool):
             return node
-        is_id = key == "id" or key.endswith("_id") or key.endswith("_ids")
-        if is_id and (isinstance(node, (str, int))):
+        if _is_id_key(key) and isinstance(node, (str, int)):
             return redactor.ident(node)
         if isinstance(node, (int, float)):
-            return node
-        if key == "name" or key.endswith("_name"):
+            # A number is kept, unless it is an original id written as a number (a change event's old campaign).
+            return redactor.ident(node) if isinstance(node, int) and len(str(node)) >= 7 \
+                and str(node) in redactor.original_ids else node
+        if _is_name_key(key):
             return redactor.name(node, _label(key, path))
         if key in TERM_KEYS:
             return redactor.term(node)
         if key == "time_zone" and _TIME_ZONE.match(node):
             return node
-        return redactor.text(node, key)
+        return redactor.text(node)
 
-    # Ids first, so that dict keys holding ids (totals by campaign) map with them.
-    _collect_ids(data, "", redactor)
     return walk(data, "", ())
-
-
-def _collect_ids(node: Any, key: str, redactor: Redactor) -> None:
-    if isinstance(node, dict):
-        for k, v in node.items():
-            _collect_ids(v, k, redactor)
-    elif isinstance(node, list):
-        for v in node:
-            _collect_ids(v, key, redactor)
-    elif (key == "id" or key.endswith("_id") or key.endswith("_ids")) and isinstance(node, (str, int)) \
-            and not isinstance(node, bool):
-        redactor.ident(node)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -222,13 +334,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("snapshot", metavar="SNAPSHOT")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="a .json file, or a case folder")
     p.add_argument("--key", required=True, metavar="KEYFILE",
-                   help="the secret key (hex; made when missing); keep it outside the case folder")
+                   help="the secret key (hex; made when missing); keep it outside the case set")
+    p.add_argument("--salt", default="", metavar="TEXT",
+                   help="mixed into every pseudonym (e.g. the case id), so cases redacted with one team key share "
+                   "no pseudonym; the same key and salt give the same output")
     p.add_argument("--force", action="store_true", help="replace an existing output")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .importer import output_path
+    from .importer import _emit, output_path
 
     args, code = parse_args(_parser(), argv)
     if args is None:
@@ -245,16 +360,18 @@ def main(argv: list[str] | None = None) -> int:
     except (RedactError, SnapshotError) as exc:
         print(f"{exc}\nnothing written", file=sys.stderr)
         return EXIT_BAD_INPUT
-    redactor = Redactor(key)
+    redactor = Redactor(key, args.salt)
     out = redact(snapshot.data, redactor)
     atomic_write_text(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    lines = []
     if created:
-        print(f"new key written to {args.key}: keep it, outside the case set, to redact again the same way")
+        lines.append(f"new key written to {args.key}: keep it, outside the case set, to redact again the same way")
     counts = Counter(kind for kind, _orig in redactor.replaced)
-    print("replaced: " + (", ".join(f"{n} {kind}(s)" for kind, n in sorted(counts.items())) or "nothing"))
+    lines.append("replaced: " + (", ".join(f"{n} {kind}(s)" for kind, n in sorted(counts.items())) or "nothing"))
     for (kind, original), pseudo in sorted(redactor.replaced.items()):
-        print(f"  {kind:<22} {pseudo!r:<40} <- {original!r}")
-    print(f"wrote {target} (numbers and dates unchanged)")
+        lines.append(f"  {kind:<22} {pseudo!r:<40} <- {original!r}")
+    lines.append(f"wrote {target} (numbers and dates unchanged)")
+    _emit(lines)
     return EXIT_OK
 
 

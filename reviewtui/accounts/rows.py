@@ -1,24 +1,39 @@
-"""From an export table to source rows with typed values, by a layout of header names.
+"""From an export file to typed source rows, by a layout of header names, in two passes.
 
 A layout maps each field the snapshot needs (``date``, ``campaign_id``, ``cost``...)
-to the header names a platform writes for it. The Meta, Google and mapped
-formats differ only in their layouts and in what sits around the table.
+to the header names a platform writes for it. The Meta, Google and mapped formats
+differ only in their layouts and in what sits around the table.
+
+The first pass (``read_export``) reads no figure: it looks at every value once to
+decide what the file says as a whole (each date column's format, each number
+column's decimal mark, the currency marks, ids that Excel rewrote, the export's
+own total rows, where the data ends). The second (``FileRows.rows``) streams the
+typed rows, each read as the first pass decided, and at its end holds the sums
+against the export's own totals.
 """
 
 from __future__ import annotations
 
+import difflib
+import hashlib
 import re
+from operator import itemgetter
 from dataclasses import dataclass, field
 from datetime import date as _date  # the field named date shadows the type in the class body
 from decimal import Decimal
+from pathlib import Path
+from typing import Callable, Iterator
 
-from .csvread import EMPTY, InputError, Table, detect_date_format, parse_date, parse_number
+from .csvread import ExportFile, InputError
+from .dates import date_reader, detect_date_format, range_in_preamble
+from .numbers import EMPTY, NumberScan, decide_marks, parse_number
 
 # Counts that are whole by nature (conversions need not be: attribution splits them).
 WHOLE_FIELDS = ("impressions", "clicks", "reach")
 TEXT_FIELDS = ("account_id", "account_name", "campaign_id", "campaign_name", "campaign_status",
                "delivery_status", "ad_set_id", "ad_set_name", "ad_id", "ad_name", "currency",
                "result_indicator")
+ID_FIELDS = ("account_id", "campaign_id", "ad_set_id", "ad_id")
 DATE_FIELDS = ("date", "reporting_start", "reporting_end")
 # Additive metrics (summed to campaign x day) and the ones that are not (kept only
 # when there is one source row per campaign and day).
@@ -26,6 +41,33 @@ SUMMED = ("impressions", "clicks", "cost", "conversions", "conversions_value")
 NOT_SUMMED = ("reach", "search_impression_share", "search_budget_lost_impression_share",
               "search_rank_lost_impression_share")
 NUMBER_FIELDS = SUMMED + NOT_SUMMED
+MONEY_FIELDS = ("cost", "conversions_value")
+# Without these an audit reads a different account: refused unless --allow-missing names them.
+CORE_METRICS = ("impressions", "clicks", "cost", "conversions")
+ENTITY_FIELDS = ("campaign_id", "campaign_name", "ad_set_id", "ad_set_name", "ad_id", "ad_name")
+
+# The export's own total rows: "Total: Account" (Google), in the languages it writes them.
+# A cell that is the word alone ("Total", "Grand total") is a total over every row.
+TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:total|totals|totale|totaal|gesamt|summe|合計|总计|總計)\s*"
+                         r"(?:[:：]\s*(.*?))?\s*$", re.IGNORECASE)
+# Totals over every row of the report (the others are over one campaign type, and not checked).
+ACCOUNT_TOTALS = {"", "account", "campaigns", "all campaigns", "filtered campaigns", "all", "compte", "campagnes",
+                  "toutes les campagnes", "konto", "kampagnen", "alle kampagnen", "cuenta", "campañas",
+                  "todas las campañas", "conta", "campanhas", "アカウント", "キャンペーン", "すべてのキャンペーン",
+                  "账户", "帳戶", "广告系列"}
+# Unknown columns whose values are figures (CTR, CPM, cost per result): not part of what a row is about.
+# A column is one when its header reads so and its values are numbers: "Impression device" holds words.
+_NUMERIC_CELL = re.compile(r"^[\s$€£¥<>()+\-.,%'\d]*\d[\s$€£¥<>()+\-.,%'\d]*$|^(--|-|)$")
+SAMPLE_ROWS = 2000  # the rows an unknown column is looked at to tell figures from words
+_MEASURE_HEADER = re.compile(r"ctr|cpc|cpm|cpa|cpv|roas|rate|cost|spend|spent|amount|\bper\b|/|frequency|%|avg|"
+                             r"average|share|conv|click|impr|result|reach|view|play|revenue|value|purchase|lead|"
+                             r"install|engagement|interaction|budget|bid|score|position|rank|quality|quantity|"
+                             r"費用|表示|クリック|コンバージョン|率|単価", re.IGNORECASE)
+_SCIENTIFIC = re.compile(r"^\d(\.\d+)?[eE]\+?\d+$")
+# Headers often taken for a core metric's, named when the metric is missing.
+LOOK_ALIKES = {"conv.": "conversions", "conv": "conversions", "all conv.": "conversions", "interactions": "clicks",
+               "impr": "impressions", "impr.": "impressions", "results": "conversions", "leads": "conversions",
+               "clicks (all)": "clicks", "link clicks": "clicks", "spend": "cost", "amount spent": "cost"}
 
 
 @dataclass
@@ -37,15 +79,18 @@ class Layout:
     required: tuple[str, ...] = ("cost",)
     # What to change in the export when it has no daily rows.
     lifetime_fix: str = "export with one row per day"
+    # How to add a missing column to the export (the mapping's own words for a mapped file).
+    add_column: str = "add the column to the report before downloading"
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceRow:
     line: int
     date: _date
     text: dict[str, str]
     numbers: dict[str, Decimal | None]
     span: tuple[_date, _date] | None = None  # the row's reporting range, when the export gives one
+    identity: bytes = b""  # what the row is about: day, ids, names, breakdowns; not its figures
 
     def key(self) -> str:
         return self.text.get("campaign_id") or self.text.get("campaign_name", "")
@@ -58,16 +103,16 @@ class Columns:
     index: dict[str, int] = field(default_factory=dict)
     header_currency: str | None = None
 
-    def name(self, table: Table, field_name: str) -> str:
-        return table.header[self.index[field_name]]
+    def name(self, header: list[str], field_name: str) -> str:
+        return header[self.index[field_name]]
 
 
-def match_columns(table: Table, layout: Layout) -> Columns:
+def match_columns(header: list[str], layout: Layout) -> Columns:
     cols = Columns()
-    lowered = [h.strip().lower() for h in table.header]
+    lowered = [h.strip().lower() for h in header]
     for field_name, aliases in layout.aliases.items():
         for alias in aliases:
-            for i, head in enumerate(table.header):
+            for i, head in enumerate(header):
                 if isinstance(alias, re.Pattern):
                     m = alias.fullmatch(head.strip())
                     if m:
@@ -92,96 +137,443 @@ class LayoutError(InputError):
     """The file is not this layout's export at all (as opposed to a broken one)."""
 
 
-def require_layout(table: Table, layout: Layout, cols: Columns) -> None:
+def require_layout(export: ExportFile, layout: Layout, cols: Columns) -> None:
     """Refuse an unknown layout, listing the headers expected and the ones found."""
     missing = [f for f in layout.required if f not in cols.index]
     has_campaign = "campaign_id" in cols.index or "campaign_name" in cols.index
-    if table.header and not missing and has_campaign:
+    if export.header and not missing and has_campaign:
         return
     groups = [layout.aliases.get(f, ()) for f in layout.required]
     groups.append(layout.aliases.get("campaign_id", ()) + layout.aliases.get("campaign_name", ()))
     groups.append(layout.aliases.get("date", ()))
     expected = ", ".join(" or ".join(repr(_alias_text(a)) for a in g) for g in groups if g)
-    seen = table.header or (table.preamble[0] if table.preamble else [])
+    seen = export.header or (export.preamble[0][1] if export.preamble else [])
     found = ", ".join(repr(h.strip()) for h in seen) or "nothing"
-    line = table.header_line or 1
-    raise LayoutError(table.path, line, f"not a {layout.name} export: expected the headers {expected}; found {found}. Check --format, or use --format csv with a --mapping file")
+    line = export.header_line or 1
+    raise LayoutError(export.path, line, f"not a {layout.name} export: expected the headers {expected}; found {found}. "
+                      "Check --format, or use --format csv with a --mapping file")
 
 
-def drop_rows(table: Table, cols: Columns, why, reason: str) -> list[tuple[int, str]]:
-    """Take the rows ``why(cell)`` picks out of the table (summary rows); return them with the reason."""
-    kept: list = []
-    dropped: list = []
-    for line, cells in table.rows:
-        def cell(f: str, cells: list[str] = cells) -> str:
-            i = cols.index.get(f)
-            return cells[i].strip() if i is not None and i < len(cells) else ""
-        (dropped if why(cells, cell) else kept).append((line, cells))
-    table.rows = kept
-    return [(line, reason) for line, _cells in dropped]
+def metrics_found(export: ExportFile, layout: Layout, cols: Columns, allow_missing: frozenset[str]) -> list[str]:
+    """The metrics the export lacks; refuses a missing core metric that --allow-missing does not name.
+
+    A renamed column (``Conv.`` for ``Conversions``) would otherwise make the metric
+    silently zero, and an audit of an account whose conversions were lost.
+    """
+    missing = [m for m in NUMBER_FIELDS if m not in cols.index]
+    used = set(cols.index.values())
+    unmatched = {h.strip().lower(): h for i, h in enumerate(export.header) if i not in used}
+    for metric in CORE_METRICS:
+        if metric not in missing or metric in allow_missing:
+            continue
+        expected = [_alias_text(a) for a in layout.aliases.get(metric, ())]
+        alike = [h for low, h in unmatched.items() if LOOK_ALIKES.get(low) == metric]
+        for alias in expected:
+            alike += [unmatched[c] for c in difflib.get_close_matches(alias.lower(), list(unmatched), n=2, cutoff=0.75)
+                      if unmatched[c] not in alike]
+        said = " or ".join(repr(a) for a in expected) if expected else "none (the mapping names no column for it)"
+        hint = (f"; the header has {', '.join(repr(a) for a in alike)}, which may be it: if so, rename the column "
+                f"to {expected[0]!r} or map it with --format csv --mapping" if alike and expected else "")
+        raise InputError(export.path, export.header_line or 1,
+                         f"no {metric} column (expected {said}){hint}; an import without it would read every "
+                         f"{metric} as none: {layout.add_column}, or pass --allow-missing {metric} to import the "
+                         "account without it")
+    return missing
 
 
-def read_rows(table: Table, layout: Layout, cols: Columns, date_format: str | None) -> list[SourceRow]:
-    """Typed rows; refuses lifetime totals (no day on the row) naming the export setting."""
-    path = table.path
-    if not table.rows:
-        raise InputError(path, table.header_line, "no data rows under the header: export the report with at "
-                         "least one day of delivery")
-    day_field = "date" if "date" in cols.index else None
-    if day_field is None:
-        if "reporting_start" in cols.index and "reporting_end" in cols.index:
-            day_field = "reporting_start"
-        else:
-            raise InputError(path, table.header_line, "the rows have no day: they are totals over the whole "
-                             f"date range, which cannot be read as daily rows; {layout.lifetime_fix}")
-    date_fmts: dict[str, str] = {}
-    for f in DATE_FIELDS:
-        if f in cols.index:
-            i = cols.index[f]
-            values = [(ln, cells[i] if i < len(cells) else "") for ln, cells in table.rows]
-            date_fmts[f] = date_format or detect_date_format(values, path, table.header[i])
-    rows: list[SourceRow] = []
-    for line, cells in table.rows:
-        def cell(f: str, cells: list[str] = cells) -> str:
-            i = cols.index[f]
-            return cells[i].strip() if i < len(cells) else ""
-        text = {f: cell(f) for f in TEXT_FIELDS if f in cols.index and cell(f) not in EMPTY}
-        numbers = {f: parse_number(cell(f), path, line, table.header[cols.index[f]])
-                   for f in NUMBER_FIELDS if f in cols.index}
-        dates = {}
-        for f in DATE_FIELDS:
-            if f in cols.index:
-                raw = cell(f)
+@dataclass
+class ReadOptions:
+    date_format: str | None = None
+    decimal_mark: str | None = None
+    allow_missing: frozenset[str] = frozenset()
+    skip_export_totals: bool = False
+
+
+@dataclass
+class TotalRow:
+    line: int
+    label: str  # after "Total:" ("Account", "Search"); "" for a total over every row
+    cells: list[str]
+    named: str = ""  # the cell that says it is a total ("Total: Account"); "" for Meta's summary row
+    day: _date | None = None  # a total over one day
+
+    def what(self) -> str:
+        return f"{self.named!r} row" if self.named else "summary row (no campaign, ad set or ad)"
+
+
+@dataclass
+class FileRows:
+    """What one export file gave: its rows (streamed by ``rows()``) and what it says around them."""
+
+    path: Path
+    rows_read: int
+    dropped: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
+    currency: str | None = None  # from a header or the mapping
+    currency_column: str | None = None
+    currencies: dict[str, int] = field(default_factory=dict)  # code in the currency column -> first line
+    money_marks: dict[str, dict[str, int]] = field(default_factory=dict)  # column -> currency mark -> first line
+    period: tuple[_date, _date] | None = None  # the range the export says it covers
+    period_source: str | None = None  # where that range was read, for the report
+    period_kind: str | None = None  # reporting_dates (Meta's columns) or export_range (a line above the header)
+    days: tuple[_date, _date] | None = None  # the first and last day with a row
+    metrics: dict[str, str] = field(default_factory=dict)  # metric -> the header it was read from
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    mtime: float = 0.0
+    late_notes: list[Callable[[], str]] = field(default_factory=list)  # notes known once the rows are read
+    _reader: "ExportReader | None" = field(default=None, repr=False)
+
+    grain: str = "campaign"  # the lowest level the rows are at: campaign, ad_set or ad
+    has_campaign_ids: bool = True
+
+    def rows(self) -> Iterator[SourceRow]:
+        assert self._reader is not None
+        return self._reader.rows(self)
+
+    def cells_at(self, line: int) -> list[str] | None:
+        """The cells of one line, read again (for the message about a repeated row)."""
+        assert self._reader is not None
+        return self._reader.export.cells_at(line)
+
+    def differing_columns(self, a: list[str] | None, b: list[str] | None) -> str:
+        """The headers of the columns in which two rows differ, quoted: "'Cost', 'CTR'"."""
+        assert self._reader is not None
+        header = self._reader.export.header
+        if a is None or b is None:
+            return ""
+        return ", ".join(repr(h) for h, x, y in zip(header, a, b) if x.strip() != y.strip())
+
+
+class ExportReader:
+    """The two passes over one export file, with what the first decided for the second."""
+
+    def __init__(self, export: ExportFile, layout: Layout, cols: Columns, options: ReadOptions,
+                 is_summary: Callable[[list[str]], bool] | None = None,
+                 adjust: Callable[[SourceRow], None] | None = None) -> None:
+        self.export, self.layout, self.cols, self.options = export, layout, cols, options
+        self.path = export.path
+        self.is_summary = is_summary
+        self.adjust = adjust
+        self.totals: list[TotalRow] = []
+        self.date_formats: dict[str, str] = {}
+        self.marks: dict[str, str] = {}
+        self.last_data_line = 0
+        self.last_row_line = 0
+        self.unchecked_totals: set[str] = set()  # metrics the totals do not speak for (Meta's mixed Results)
+        header = export.header
+        known = set(cols.index.values())
+        self.unknown_columns = [i for i in range(len(header)) if i not in known]
+        self.dimension_columns = list(self.unknown_columns)  # until the first pass has seen the values
+        # Where a total row writes its label: the first cells, or the campaign's.
+        self.label_columns = sorted({*range(min(4, len(header))),
+                                     *(cols.index[f] for f in ("campaign_name", "campaign_id") if f in cols.index)})
+
+    # --- first pass ---------------------------------------------------------------------------
+
+    def _total(self, line: int, cells: list[str]) -> TotalRow | None:
+        for i in self.label_columns:
+            cell = cells[i]
+            if cell and cell[0] in "TtGgSs合总總" and (m := TOTAL_LABEL.match(cell)):
+                return TotalRow(line, m.group(1) or "", cells, cell.strip())
+        if self.is_summary is not None and self.is_summary(cells):
+            return TotalRow(line, "", cells)
+        return None
+
+    def scan(self) -> FileRows:
+        export, cols, path = self.export, self.cols, self.path
+        header = export.header
+        number_scans = [(i, NumberScan(header[i])) for f in NUMBER_FIELDS if (i := cols.index.get(f)) is not None]
+        date_values: dict[str, dict[str, int]] = {f: {} for f in DATE_FIELDS if f in cols.index}
+        date_index = [(cols.index[f], date_values[f]) for f in date_values]
+        id_index = [(cols.index[f], header[cols.index[f]]) for f in ID_FIELDS if f in cols.index]
+        name_of_id = {cols.index[f]: cols.index.get(f.replace("_id", "_name")) for f in ID_FIELDS if f in cols.index}
+        long_ids: dict[int, dict[str, int]] = {i: {} for i, _h in id_index}
+        padded_names: dict[int, dict[str, set[str]]] = {i: {} for i, _h in id_index}
+        currency_index = cols.index.get("currency")
+        currencies: dict[str, int] = {}
+        worded = {i for i in self.unknown_columns if not _MEASURE_HEADER.search(header[i])}
+        rows_read = 0
+        for line, cells in export.rows(f"reading {path.name}"):
+            rows_read += 1
+            self.last_row_line = line
+            total = self._total(line, cells)
+            if total is not None:
+                self.totals.append(total)
+                continue
+            self.last_data_line = line
+            if rows_read <= SAMPLE_ROWS:
+                for i in self.unknown_columns:
+                    if i not in worded and not _NUMERIC_CELL.match(cells[i]):
+                        worded.add(i)
+            for i, scan in number_scans:
+                value = cells[i]
+                if value and not value.isdecimal():
+                    scan.observe(value, line, path)
+            for i, seen in date_index:
+                value = cells[i]
+                if value not in seen:
+                    seen[value] = line
+            for i, column in id_index:
+                value = cells[i].strip()
+                if ("E" in value or "e" in value) and _SCIENTIFIC.match(value):
+                    _refuse_excel_id(path, line, column, value)
+                if len(value) >= 16 and value.isdigit():
+                    if value not in long_ids[i]:
+                        long_ids[i][value] = line
+                    if not value[15:].strip("0") and (n := name_of_id[i]) is not None:
+                        names = padded_names[i].setdefault(value, set())
+                        if len(names) < 2:
+                            names.add(cells[n].strip())
+            if currency_index is not None:
+                code = cells[currency_index].strip().upper()
+                if code and code not in EMPTY and code not in currencies:
+                    currencies[code] = line
+        if self.export.progress is not None:
+            self.export.progress.done()
+        self.dimension_columns = sorted(worded)
+        for i, column in id_index:
+            _refuse_rounded_ids(path, column, long_ids[i], padded_names[i])
+        if not rows_read:
+            raise InputError(path, export.header_line, "no data rows under the header: export the report with at "
+                             "least one day of delivery")
+        if not self.last_data_line:
+            raise InputError(path, 1, "no data rows: the export holds only headers or totals; "
+                             "export the report with a daily breakdown and at least one day")
+        self.marks = decide_marks([s for _i, s in number_scans], path, export.delimiter, self.options.decimal_mark)
+        day_field = self._day_field()
+        spans: dict[str, tuple[_date, _date]] = {}
+        for f, seen in date_values.items():
+            column = header[cols.index[f]]
+            fmt = self.options.date_format or detect_date_format(((ln, v) for v, ln in seen.items()), path, column)
+            self.date_formats[f] = fmt
+            read = date_reader(fmt)
+            parsed = [d for v in seen if v.strip() not in EMPTY and (d := read(v.strip())) is not None]
+            if parsed:
+                spans[f] = (min(parsed), max(parsed))
+        for total in self.totals:
+            raw = total.cells[cols.index[day_field]].strip() if cols.index[day_field] < len(total.cells) else ""
+            total.day = date_reader(self.date_formats[day_field])(raw) if raw and raw not in EMPTY else None
+        rows = FileRows(path, rows_read, currencies=currencies, _reader=self)
+        rows.days = spans.get(day_field)
+        if "reporting_start" in spans and "reporting_end" in spans:
+            rows.period = (spans["reporting_start"][0], spans["reporting_end"][1])
+            rows.period_source = (f"the rows' {header[cols.index['reporting_start']]!r} and "
+                                  f"{header[cols.index['reporting_end']]!r} in {path.name}")
+            rows.period_kind = "reporting_dates"
+        rows.money_marks = {header[i]: s.marks for i, s in number_scans if s.marks}
+        rows.metrics = {m: header[cols.index[m]] for m in NUMBER_FIELDS if m in cols.index}
+        rows.dropped = [(t.line, f"{t.what()}: the export's own total, checked against the rows' sums")
+                        for t in self.totals]
+        return rows
+
+    def _day_field(self) -> str:
+        if "date" in self.cols.index:
+            return "date"
+        if "reporting_start" in self.cols.index and "reporting_end" in self.cols.index:
+            return "reporting_start"
+        raise InputError(self.path, self.export.header_line, "the rows have no day: they are totals over the whole "
+                         f"date range, which cannot be read as daily rows; {self.layout.lifetime_fix}")
+
+    # --- second pass --------------------------------------------------------------------------
+
+    def rows(self, out: FileRows) -> Iterator[SourceRow]:
+        export, cols, path = self.export, self.cols, self.path
+        header = export.header
+        total_lines = {t.line for t in self.totals}
+        text_index = [(f, cols.index[f]) for f in TEXT_FIELDS if f in cols.index]
+        number_index = [(f, cols.index[f], header[cols.index[f]], self.marks.get(header[cols.index[f]], "."))
+                        for f in NUMBER_FIELDS if f in cols.index]
+        date_index = [(f, cols.index[f], header[cols.index[f]], date_reader(self.date_formats[f]))
+                      for f in DATE_FIELDS if f in cols.index]
+        identity_index = [i for _f, i in text_index] + [i for _f, i, _h, _r in date_index] + self.dimension_columns
+        identity_cells = itemgetter(*identity_index, identity_index[0])  # a tuple even for one column
+        day_field = self._day_field()
+        whole = [(f, cols.index[f]) for f in WHOLE_FIELDS if f in cols.index]
+        sums = {f: Decimal(0) for f in SUMMED if f in cols.index}
+        day_sums: dict[_date, dict[str, Decimal]] = {}
+        dated_totals = any(t.day for t in self.totals)
+        used = 0
+        for line, cells in export.rows(f"importing {path.name}"):
+            if line in total_lines:
+                continue
+            text = {}
+            for f, i in text_index:
+                value = cells[i].strip()
+                if value and value not in EMPTY:
+                    text[f] = value
+            numbers: dict[str, Decimal | None] = {}
+            for f, i, column, mark in number_index:
+                value = cells[i]
+                numbers[f] = Decimal(value) if value.isdecimal() else parse_number(value, path, line, column, mark)
+            dates: dict[str, _date] = {}
+            for f, i, column, read in date_index:
+                raw = cells[i].strip()
                 if raw in EMPTY:
-                    raise InputError(path, line, "no date on this row", table.header[cols.index[f]])
-                dates[f] = parse_date(raw, date_fmts[f], path, line, table.header[cols.index[f]])
-        start, end = dates.get("reporting_start"), dates.get("reporting_end")
-        if day_field == "reporting_start" and start != end:
-            raise InputError(path, line, f"the row covers {start} to {end}, a total over several days, not a "
-                             f"daily row; {layout.lifetime_fix}", table.header[cols.index["reporting_end"]])
-        day = dates[day_field]
-        if start is not None and end is not None and not (start <= day <= end):
-            raise InputError(path, line, f"the day {day} is outside the row's reporting range {start} to {end}",
-                             table.header[cols.index["date"]])
-        if "campaign_id" not in text and "campaign_name" not in text:
-            col = "campaign_id" if "campaign_id" in cols.index else "campaign_name"
-            raise InputError(path, line, "no campaign on this row; every row needs a campaign id or name",
-                             table.header[cols.index[col]])
+                    raise InputError(path, line, "no date on this row", column)
+                parsed = read(raw)
+                if parsed is None:
+                    raise InputError(path, line, f"{raw!r} is not a {self.date_formats[f]} date", column)
+                dates[f] = parsed
+            start, end = dates.get("reporting_start"), dates.get("reporting_end")
+            if day_field == "reporting_start" and start != end:
+                raise InputError(path, line, f"the row covers {start} to {end}, a total over several days, not a "
+                                 f"daily row; {self.layout.lifetime_fix}", header[cols.index["reporting_end"]])
+            day = dates[day_field]
+            if start is not None and end is not None and not (start <= day <= end):
+                raise InputError(path, line, f"the day {day} is outside the row's reporting range {start} to {end}",
+                                 header[cols.index["date"]])
+            if "campaign_id" not in text and "campaign_name" not in text:
+                col = "campaign_id" if "campaign_id" in cols.index else "campaign_name"
+                raise InputError(path, line, "no campaign on this row; every row needs a campaign id or name",
+                                 header[cols.index[col]])
+            self._check_values(line, cells, numbers, whole)
+            identity = hashlib.blake2b("\x1f".join(identity_cells(cells)).encode(), digest_size=16).digest()
+            row = SourceRow(line, day, text, numbers, (start, end) if start and end else None, identity)
+            if self.adjust is not None:
+                self.adjust(row)
+            for f in sums:
+                v = row.numbers.get(f)
+                if v is not None:
+                    sums[f] += v
+            if dated_totals:
+                per_day = day_sums.setdefault(day, dict.fromkeys(sums, Decimal(0)))
+                for f in sums:
+                    per_day[f] += row.numbers.get(f) or 0
+            used += 1
+            yield row
+        if export.progress is not None:
+            export.progress.done()
+        verified = self._check_totals(sums, used, day_sums)
+        # A last row without a line break may have lost characters of its last value: a cut number
+        # reads as a smaller one, a cut day (2023-08-3) as another day. A cut name changes no figure,
+        # and a cut Reporting starts/ends no longer agrees with the row's day.
+        last_is_figure = len(header) - 1 in {i for f, i, _h, _m in number_index} | {cols.index.get("date")}
+        if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified:
+            raise InputError(path, self.last_data_line, "the file ends on this row without a line break, and no "
+                             "total row in the export confirms the sums: the download may have stopped inside the "
+                             f"row's last value ({header[-1]!r}); download the report again (if the file is whole, "
+                             "end it with a line break)")
+
+    def _check_values(self, line: int, cells: list[str], numbers: dict[str, Decimal | None],
+                      whole: list[tuple[str, int]]) -> None:
+        path, header = self.path, self.export.header
         cost = numbers.get("cost")
         if cost is not None and cost < 0:
-            raise InputError(path, line, f"negative cost {cell('cost')!r}: a cost is never below zero; "
-                             "export the report again (refunds and credits are not spend)", table.header[cols.index["cost"]])
+            raise InputError(path, line, f"negative cost {cells[self.cols.index['cost']].strip()!r}: a cost is never "
+                             "below zero; export the report again (refunds and credits are not spend)",
+                             header[self.cols.index["cost"]])
         for f in ("impressions", "clicks", "conversions", "conversions_value"):
             v = numbers.get(f)
             if v is not None and v < 0:
-                raise InputError(path, line, f"negative {f} {cell(f)!r}", table.header[cols.index[f]])
-        for f in WHOLE_FIELDS:
+                raise InputError(path, line, f"negative {f} {cells[self.cols.index[f]].strip()!r}",
+                                 header[self.cols.index[f]])
+        for f, i in whole:
             v = numbers.get(f)
             if v is not None and v != v.to_integral_value():
                 # A German-locale export writes 8.942 for 8,942 impressions; read as a decimal point it
                 # would shrink the count a thousand times with every total still agreeing.
-                raise InputError(path, line, f"{cell(f)!r} is not a whole number of {f}; an export that writes "
-                                 "thousands with '.' (8.942 for 8942) must be exported again with plain numbers "
-                                 "(no thousands separators)", table.header[cols.index[f]])
-        rows.append(SourceRow(line, day, text, numbers, (start, end) if start and end else None))
-    return rows
+                raise InputError(path, line, f"{cells[i].strip()!r} is not a whole number of {f}; an export that "
+                                 "writes thousands with '.' (8.942 for 8942) must be exported again with plain "
+                                 "numbers (no thousands separators), or pass --decimal-mark ,", header[i])
+
+    def _check_totals(self, sums: dict[str, Decimal], used: int, day_sums: dict[_date, dict[str, Decimal]]) -> bool:
+        """Hold the rows' sums against the export's own total rows; True when one over all rows agrees."""
+        verified = False
+        failures: list[tuple[TotalRow, str]] = []
+        for total in self.totals:
+            if total.day is None and total.label.strip().lower() not in ACCOUNT_TOTALS:
+                continue  # a total over one campaign type: the rows do not say their type
+            against = sums if total.day is None else day_sums.get(total.day, dict.fromkeys(sums, Decimal(0)))
+            n = used if total.day is None else None
+            problem = self._total_disagrees(total, against, n)
+            if problem is None:
+                verified = verified or total.day is None
+            else:
+                failures.append((total, problem))
+        if not self.options.skip_export_totals:
+            # Every day's total must agree; of the totals over all rows one agreeing is enough: a filtered
+            # report carries "Total: Account" beside the "Total: Filtered campaigns" that covers its rows.
+            dated = [f for f in failures if f[0].day is not None]
+            undated = [f for f in failures if f[0].day is None]
+            if dated or (undated and not verified):
+                total, problem = (dated or undated)[0]
+                raise InputError(self.path, total.line, problem)
+        return verified
+
+    def _total_disagrees(self, total: TotalRow, sums: dict[str, Decimal], n: int | None) -> str | None:
+        header, cols = self.export.header, self.cols
+        for f, summed in sums.items():
+            if f in self.unchecked_totals:
+                continue
+            i = cols.index[f]
+            raw = total.cells[i] if i < len(total.cells) else ""
+            value = parse_number(raw, self.path, total.line, header[i], self.marks.get(header[i], "."))
+            if value is None:
+                continue
+            exponent = value.as_tuple().exponent
+            half_unit = Decimal(5).scaleb((exponent if isinstance(exponent, int) else 0) - 1)
+            rows = n if n is not None else 1000
+            # An export writes its rows and its totals to the same places, each rounded: the sum
+            # of n rounded rows may be off the rounded total by n + 1 half units.
+            tolerance = Decimal(0) if f in WHOLE_FIELDS else (rows + 1) * half_unit + abs(value) * Decimal("1e-9")
+            if abs(summed - value) > tolerance:
+                what = total.what()
+                scope = f"the rows of {total.day}" if total.day else "the rows"
+                diff = summed - value
+                return (f"the export's {what} says {header[i]} {raw.strip()}, but {scope} sum to {summed:,} "
+                        f"({'more' if diff > 0 else 'less'} by {abs(diff):,}): rows are missing (a download cut off, "
+                        "or a filtered report) or were edited; download the whole report again (if the total "
+                        "covers more than the report's rows on purpose, pass --skip-export-totals)")
+        return None
+
+
+def _refuse_excel_id(path: Path, line: int, column: str, value: str) -> None:
+    raise InputError(path, line, f"{value!r} is an id Excel rewrote in scientific notation: it keeps 15 digits of a "
+                     "Meta id of 17 or 18, so distinct campaigns, ad sets or ads become one; import the file as "
+                     "downloaded, without opening and saving it in Excel (or format the id columns as Text first)",
+                     column)
+
+
+def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int], names: dict[str, set[str]]) -> None:
+    """Ids of 16 digits and more ending in zeros past the 15th, as Excel rounds and saves them as digits.
+
+    Refused when one such id carries several names (distinct campaigns merged into one), or when
+    every long id of the column ends so (a real id does one time in a thousand).
+    """
+    merged = next((v for v, seen in names.items() if len(seen) > 1), None)
+    rounded = [v for v in ids if not v[15:].strip("0")]
+    if merged is None and not (len(rounded) >= 2 and len(rounded) == len(ids)):
+        return
+    value = merged or rounded[0]
+    why = (f"carries the names {' and '.join(sorted(repr(n) for n in names[merged]))}" if merged else
+           "and the column's other long ids end in zeros past their 15th digit")
+    raise InputError(path, ids[value], f"{value!r} {why}: Excel keeps 15 digits of a number, so distinct ids "
+                     "became one; import the file as downloaded, without opening and saving it in Excel (or "
+                     "format the id columns as Text first)", column)
+
+
+def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: Columns | None = None, *,
+                is_summary: Callable[[list[str]], bool] | None = None,
+                adjust: Callable[[SourceRow], None] | None = None) -> tuple[FileRows, ExportReader]:
+    """The first pass over a file of this layout: what it says as a whole, and its rows to stream."""
+    cols = cols or match_columns(export.header, layout)
+    require_layout(export, layout, cols)
+    missing = metrics_found(export, layout, cols, options.allow_missing)
+    reader = ExportReader(export, layout, cols, options, is_summary, adjust)
+    rows = reader.scan()
+    rows.missing = missing
+    if rows.period is None and (found := range_in_preamble(export.preamble)):
+        start, end, line, text = found
+        rows.period = (start, end)
+        rows.period_source = f"the export's date-range line, {export.path.name}:{line}: {text!r}"
+        rows.period_kind = "export_range"
+    rows.grain = ("ad" if "ad_id" in cols.index or "ad_name" in cols.index else
+                  "ad_set" if "ad_set_id" in cols.index or "ad_set_name" in cols.index else "campaign")
+    rows.has_campaign_ids = "campaign_id" in cols.index
+    rows.currency = cols.header_currency
+    rows.currency_column = cols.name(export.header, "currency") if "currency" in cols.index else None
+    try:
+        rows.mtime = export.path.stat().st_mtime
+    except OSError:
+        rows.mtime = 0.0
+    return rows, reader

@@ -8,6 +8,6 @@ One module per detector family; thresholds live in ``reviewtui/taxonomy.yaml``.
 
 from .audit import AUDITOR_VERSION, AuditResult, audit
 from .support import Support, check_support
-from .thresholds import Thresholds, ThresholdError
+from ..domain.thresholds import Thresholds, ThresholdError
 
 __all__ = ["AUDITOR_VERSION", "AuditResult", "audit", "Support", "check_support", "Thresholds", "ThresholdError"]

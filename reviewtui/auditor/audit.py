@@ -22,10 +22,10 @@ from typing import Any
 
 from .. import taxonomy
 from ..caseset.snapshot_cache import snapshot_data
-from . import bidding, budget, concentration, data_quality, delivery, efficiency, pacing, tracking, waste
+from . import bidding, budget, concentration, data_quality, delivery, efficiency, pacing, text, tracking, waste
 from .findings import Assessment, Context
 from .series import build_series
-from .thresholds import Thresholds
+from ..domain.thresholds import Thresholds
 
 AUDITOR_VERSION = "1.0"
 SUMMARY_KIND = "summary.no_material_issues"
@@ -122,4 +122,33 @@ def _select(ctx: Context) -> list[Assessment]:
     claim = "No material issue found in this snapshot."
     if ctx.not_assessed:
         claim = "No material issue found in what could be assessed; not assessed: " + "; ".join(ctx.not_assessed) + "."
-    return [ctx.found(SUMMARY_KIND, None, claim, "Every check the reference auditor runs passed.", severity="low")]
+    return [ctx.found(SUMMARY_KIND, None, claim, _healthy_figures(ctx))]
+
+
+def _healthy_figures(ctx: Context) -> str:
+    """The summary's evidence: the account's healthy figures, each with its date range (spend to date
+    against the expected spend to date, CPA or ROAS against target over the settled days, the largest
+    campaign's share of account spend), or a plain sentence when none can be read."""
+    s = ctx.series
+    parts = []
+    p = pacing.pace(s, ctx.derived) if not ctx.broken else None
+    if p is not None and s.period_start and s.last_complete:
+        parts.append(f"spend to date {text.money(p.spend_to_date, s.currency)} from {text.day(s.period_start)} to "
+                     f"{text.day(s.last_complete)} against {text.money(p.expected_to_date, s.currency)} expected by then")
+    lag = tracking.lag_model(ctx)
+    settled = [d for d in s.complete_dates() if lag.settled(d) and s.in_period(d)]
+    window = s.window(settled)
+    target_cpa, target_roas = s.target("target_cpa"), s.target("target_roas")
+    if settled and window.cpa is not None and target_cpa:
+        parts.append(f"the account's CPA {text.money(window.cpa, s.currency)} from {text.day(settled[0])} to "
+                     f"{text.day(settled[-1])} against a target of {text.money(target_cpa, s.currency)}")
+    elif settled and window.roas is not None and target_roas:
+        parts.append(f"the account's ROAS {window.roas:.2f} from {text.day(settled[0])} to {text.day(settled[-1])} "
+                     f"against a target of {target_roas:g}")
+    if s.campaign_totals and s.account.cost > 0:
+        top = max(s.campaign_totals, key=lambda cid: s.campaign_totals[cid].cost)
+        share = ctx.period(top, "share of account cost")
+        if share is not None:
+            parts.append(f"the largest campaign, {s.label(top)}, took {text.percent(share)} of account spend over the period")
+    return ("; ".join(parts) + ".") if parts else "Every check the reference auditor runs passed."
+

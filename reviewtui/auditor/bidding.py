@@ -7,18 +7,16 @@ explained, not reported (``efficiency.py`` reads these assessments).
 
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 
 from . import text
-from ..caseset.snapshot import as_array
+from ..domain.budgets import span_days
+from ..domain.terms import is_bid_change, is_smart_bidding, learning_limited_status, limited_status_words, per_30_days
 from .findings import Context
 from .series import parse_moment
 
 LEARNING = "bidding.learning_period"
 LIMITED = "bidding.learning_limited"
-BID_FIELD_RE = re.compile(r"bid|target_cpa|target_roas|strategy|tcpa|troas", re.I)
-SMART = ("TARGET_CPA", "TARGET_ROAS", "MAXIMIZE_CONVERSIONS", "MAXIMIZE_CONVERSION_VALUE", "COST_CAP", "BID_CAP", "MINIMUM_ROAS")
 
 
 def detect(ctx: Context) -> None:
@@ -36,9 +34,8 @@ def learning_period(ctx: Context) -> None:
     since = reference - timedelta(days=int(t.number("recent_days")))
     latest: dict[str | None, tuple[int, dict, date]] = {}
     for index, event in s.indexed("change_events"):
-        field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
-        if moment is None or not BID_FIELD_RE.search(field) or not (since <= moment.date() <= reference):
+        if moment is None or not is_bid_change(event) or not (since <= moment.date() <= reference):
             continue
         scope = str(event["campaign_id"]) if event.get("campaign_id") is not None else None
         if scope not in latest or moment.date() > latest[scope][2]:
@@ -55,54 +52,44 @@ def learning_period(ctx: Context) -> None:
             f"The bid strategy of {where} changed recently, so it is in its learning period: CPA and volume "
             "swings since the change are expected and should not be acted on yet.",
             f"Change event: {change}; the snapshot runs to {text.day(reference)}.",
-            severity="low",
             rows=[f"/change_events/{index}"],
         )
 
 
 def learning_limited(ctx: Context) -> None:
+    """Smart bidding with too few conversions per 30 days to learn, or Meta's own learning-limited status."""
     s = ctx.series
     t = ctx.t(LIMITED)
-    days = len(s.complete_dates())
+    end = s.last_complete or s.last_date
     found = False
     for cid, camp in sorted(s.campaigns.items()):
-        strategy = camp.text("bidding_strategy_type")
-        limited_status = _limited_status(camp.raw)
-        if strategy not in SMART and not limited_status:
+        if not is_smart_bidding(camp.raw):
             continue
-        tot = s.campaign_totals.get(cid)
-        conversions = tot.conversions if tot else 0.0
-        if conversions == 0 and not limited_status:
+        platform_word = learning_limited_status(camp.raw)
+        # The campaign's complete days in the period: from its first row (a campaign launched mid-month
+        # is read over the days it ran) to the last complete day
+        days_read = sorted({r.day for r in s.rows_of([cid]) if s.in_period(r.day) and end is not None and r.day <= end})
+        conversions = sum(s.cell(d, cid).conversions for d in days_read)
+        days = span_days(days_read[0], end) if days_read and end is not None else 0
+        if conversions == 0 and not platform_word:
             ctx.rejected(LIMITED, cid, "no conversions at all: a waste or tracking question, not learning")
             continue
-        per_30 = conversions * 30 / days if days else 0.0
+        per_30 = per_30_days(conversions, days)
         starved = days >= t.number("min_days") and per_30 < t.number("min_conversions_per_30_days")
-        if not (starved or limited_status):
-            ctx.rejected(LIMITED, cid, f"{text.count(conversions)} conversions over the period feed the strategy")
+        if not (starved or platform_word):
+            ctx.rejected(LIMITED, cid, f"{text.count(conversions)} conversions in {days} days feed the strategy")
             continue
         found = True
-        status = f"; {limited_status}" if limited_status else ""
+        status = "; ".join(w for w in (platform_word, limited_status_words(camp.raw)) if w)
+        strategy = camp.text("bidding_strategy_type")
+        window = f" from {text.day(days_read[0])} to {text.day(end)}" if days_read and end is not None else ""
         ctx.found(
             LIMITED,
             cid,
             f"{s.label(cid)} uses {strategy or 'smart bidding'} with too few conversions for the strategy to learn: "
             "consolidate campaigns, bid on a higher-volume action, or switch to a simpler strategy.",
-            f"{text.count(conversions)} conversions over the period{status}.",
-            severity="medium",
+            f"{text.count(conversions)} conversions{window}" + (f"; {status}" if status else "") + ".",
             rows=[camp.pointer] if camp.pointer else [],
         )
     if not found:
         ctx.rejected(LIMITED, None, "every smart-bidding campaign has the conversions it needs")
-
-
-def _limited_status(raw: dict) -> str:
-    """The platform's own word that learning is limited, quoted, or ""."""
-    reasons = as_array(raw.get("primary_status_reasons"))
-    primary = str(raw.get("primary_status") or "").upper()
-    if "LIMITED" in primary and any(word in str(r).upper() for r in reasons for word in ("BIDDING", "LEARN", "CONVERSION")):
-        return f"primary status {raw.get('primary_status')} ({', '.join(map(str, reasons))})"
-    for key in ("delivery_status", "learning_stage_info", "learning_status"):
-        value = str(raw.get(key) or "")
-        if "LEARNING_LIMITED" in value.upper() or "LEARNING LIMITED" in value.upper():
-            return f"{key} {value}"
-    return ""

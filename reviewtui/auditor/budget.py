@@ -8,7 +8,6 @@ it is misallocation.
 from __future__ import annotations
 
 from . import text
-from .data_quality import CORRUPTS_MONEY
 from . import derived_names as names
 from .findings import Context
 from .schedule import read_budgets
@@ -40,9 +39,18 @@ def efficiency_ratio(s: Series, tot: Totals) -> float | None:
     return None
 
 
-def _recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
+def recent_lost(s: Series, cid: str, days: int) -> list[tuple[float, str]]:
     dates = set(s.complete_dates()[-days:])
     return [(v, r.pointer) for r in s.rows_of([cid]) if r.day in dates and (v := r.get(LOST_FIELD)) is not None]
+
+
+def recent_lost_share(s: Series, cid: str, days: int) -> float | None:
+    """The mean budget-lost impression share over the campaign's rows on the last ``days`` complete
+    dates, or None when fewer than half of them report it."""
+    values = recent_lost(s, cid, days)
+    if not values or len(values) < days // 2:
+        return None
+    return sum(v for v, _ in values) / len(values)
 
 
 def lost_to_budget(ctx: Context) -> list[str]:
@@ -53,12 +61,12 @@ def lost_to_budget(ctx: Context) -> list[str]:
     settled = [d for d in s.complete_dates() if lag.settled(d)]
     limited: list[str] = []
     for cid in sorted(s.campaign_totals):
-        if ctx.withheld(LOST, cid, CORRUPTS_MONEY):
+        if ctx.withheld(LOST, cid):
             continue
-        values = _recent_lost(s, cid, days)
-        if len(values) < days // 2:
+        mean = recent_lost_share(s, cid, days)
+        if mean is None:
             continue
-        mean = sum(v for v, _ in values) / len(values)
+        values = recent_lost(s, cid, days)
         if mean < t.number("min_lost_share"):
             ctx.rejected(LOST, cid, "little impression share lost to budget")
             continue
@@ -75,7 +83,6 @@ def lost_to_budget(ctx: Context) -> list[str]:
             "raising its budget buys more conversions at a good price.",
             f"search_budget_lost_impression_share between {text.share(low)} and {text.share(high)} on each of the last "
             f"{len(values)} complete days; {_efficiency_words(ctx, cid)}.",
-            severity="medium",
             rows=[p for _, p in values],
         )
     return limited
@@ -92,7 +99,7 @@ def _efficiency_words(ctx: Context, cid: str) -> str:
     return "efficiency against target as the rows show"
 
 
-def _budget_use(ctx: Context, cid: str) -> tuple[float, float, float] | None:
+def budget_use(ctx: Context, cid: str) -> tuple[float, float, float] | None:
     """(share of its daily budget spent, cost per day, budget) over the last 7 complete days, from the derived index."""
     per_day = ctx.derived.get(names.window(cid, "cost per day", names.LAST_7))
     budgets = [b for b in read_budgets(ctx.series) if b.period == "DAILY" and b.campaign_ids == [cid]]
@@ -109,22 +116,21 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
     if not limited:
         ctx.rejected(MISALLOCATED, None, "no efficient campaign is held back by budget")
         return
-    if ctx.withheld(MISALLOCATED, None, CORRUPTS_MONEY):
+    if ctx.withheld(MISALLOCATED, None):
         return
     lag = lag_model(ctx)
     settled = [d for d in s.complete_dates() if lag.settled(d)]
-    account_cost = s.account.cost
     worst: tuple[float, str, tuple[float, float, float]] | None = None
-    for cid, tot in s.campaign_totals.items():
-        if cid in limited or tot.cost < account_cost * t.number("min_share_of_account_cost"):
+    for cid in s.campaign_totals:
+        if cid in limited or s.share_of_account_spend(cid) < t.number("min_share_of_account_cost"):
             continue
         ratio = efficiency_ratio(s, s.window(settled, cid))
         if ratio is None or ratio < t.number("min_cpa_over_target"):
             continue
-        lost = [v for v, _ in _recent_lost(s, cid, 7)]
-        if lost and sum(lost) / len(lost) >= ctx.t(LOST).number("min_lost_share"):
+        lost = recent_lost_share(s, cid, int(ctx.t(LOST).number("recent_days")))
+        if lost is not None and lost >= ctx.t(LOST).number("min_lost_share"):
             continue  # also budget-limited: no spend to spare
-        use = _budget_use(ctx, cid)
+        use = budget_use(ctx, cid)
         if use is None or use[0] > t.number("max_budget_use"):
             continue  # spends its budget: nothing to move without cutting it
         if worst is None or ratio > worst[0]:
@@ -136,12 +142,11 @@ def misallocated(ctx: Context, limited: list[str]) -> None:
     per_day, budget = worst[2][1:]
     ctx.found(
         MISALLOCATED,
-        poor,
+        None,  # the finding is about the account's budget split, naming both campaigns
         f"Budget sits in {s.label(poor)}, far off target with spend to spare, while {s.label(good)} converts "
         "at target and is held back by budget: move budget from the first to the second.",
         f"{s.label(poor)}: {_efficiency_words(ctx, poor)}, spending {text.money(per_day, s.currency)} "
         f"a day over the last 7 complete days of a {text.money(budget, s.currency)} daily budget; {s.label(good)}: "
         f"{_efficiency_words(ctx, good)}.",
-        severity="medium",
         rows=[r.pointer for r in s.rows_of([poor, good])][-6:],
     )

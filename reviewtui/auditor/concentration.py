@@ -7,8 +7,9 @@ carrying conversions is normal, so only a non-brand carrier counts.
 
 from __future__ import annotations
 
+from ..domain.terms import brand_by_economics
+from ..domain.terms import needed_share as domain_needed_share
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY
 from .findings import Context
 from .series import Series, Totals
 
@@ -42,7 +43,8 @@ def _share_line(ctx: Context, cid: str, metric: str, share_name: str, fmt) -> st
 def needed_share(ctx: Context, kind: str, campaigns: int) -> float:
     """"Most" of the account, and well above an even split: with two campaigns one always has half."""
     t = ctx.t(kind)
-    return max(t.number("min_share"), t.number("min_multiple_of_even_share") / max(campaigns, 1))
+    return domain_needed_share(campaigns, t.number("min_share"), t.number("min_multiple_of_even_share"),
+                               t.number("max_needed_share"))
 
 
 def is_brand(s: Series, cid: str, brand_cpc_share: float, brand_cvr_multiple: float) -> bool:
@@ -55,15 +57,15 @@ def is_brand(s: Series, cid: str, brand_cpc_share: float, brand_cvr_multiple: fl
     for other, other_tot in s.campaign_totals.items():
         if other != cid:
             rest.merge(other_tot)
-    if not (tot and tot.cpc and tot.cvr and rest.cpc and rest.cvr):
+    if tot is None:
         return False
-    return tot.cpc <= rest.cpc * brand_cpc_share and tot.cvr >= rest.cvr * brand_cvr_multiple
+    return brand_by_economics(tot.cpc, tot.cvr, rest.cpc, rest.cvr, brand_cpc_share, brand_cvr_multiple)
 
 
 def spend(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(SPEND)
-    if ctx.withheld(SPEND, None, CORRUPTS_MONEY):
+    if ctx.withheld(SPEND, None):
         return
     account = s.account
     top, tot = max(s.campaign_totals.items(), key=lambda item: item[1].cost)
@@ -78,7 +80,7 @@ def spend(ctx: Context) -> None:
         f"{s.label(top)}{' (a brand campaign)' if brand else ''} takes most of the account's spend: the account's "
         "results ride on one campaign, and any problem there hits everything.",
         _share_line(ctx, top, "cost", "share of account cost", text.money) + ".",
-        severity="medium" if share < t.number("high_share") else "high",
+        high=share >= t.number("high_share"),
         rows=[r.pointer for r in s.rows_of([top])][:6],
     )
 
@@ -86,7 +88,7 @@ def spend(ctx: Context) -> None:
 def conversions(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(CONVERSIONS)
-    if ctx.withheld(CONVERSIONS, None, CORRUPTS_CONVERSIONS):
+    if ctx.withheld(CONVERSIONS, None):
         return
     account = s.account
     if account.conversions < t.number("min_account_conversions"):
@@ -107,6 +109,5 @@ def conversions(ctx: Context) -> None:
         "problem, a competitor, a feed issue) would take the account's results with it.",
         _share_line(ctx, top, "conversions", "share of account conversions", text.count)
         + (f", at a CPA of {text.money(cpa, s.currency)}" if (cpa := ctx.period(top, "CPA")) is not None else "") + ".",
-        severity="medium",
         rows=[r.pointer for r in s.rows_of([top])][:6],
     )

@@ -7,24 +7,18 @@ other money detectors withhold figures the breakage would make wrong.
 
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 from typing import Any
 
 from ..caseset.snapshot_reader import micros_suspects
+from ..domain.terms import is_attribution_change
 from . import text
 from . import derived_names as names
 from .findings import Context
 from .series import MONEY, SHARES, Row, Totals, number, parse_moment
 
-# Which breakages corrupt which figures (ctx.broken keys)
-UNIT_BREAKAGES = ("data.micros_not_converted", "data.currency_mismatch")  # money in the wrong unit
-CORRUPTS_MONEY = ("data.duplicate_rows", *UNIT_BREAKAGES)
-CORRUPTS_PACING = CORRUPTS_MONEY + ("data.missing_days", "data.totals_mismatch")
-CORRUPTS_CONVERSIONS = ("data.duplicate_rows", "data.attribution_change")
-
-ATTRIBUTION_FIELD_RE = re.compile(r"attribution|lookback|window|counting|conversion_action|include_in_conversions", re.I)
-PRIMARY_FIELD_RE = re.compile(r"primary", re.I)
+# Which kinds each breakage leaves not assessed is data: each data.* kind's ``withholds`` in
+# taxonomy.yaml (``Context.withheld`` reads it).
 COUNTED_METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 
 
@@ -76,7 +70,6 @@ def duplicate_rows(ctx: Context) -> None:
         f"The same (date, campaign) appears more than once from {text.day(dates[0])}, so spend, clicks and "
         "conversions summed over the rows are overstated; de-duplicate before reading pacing or CPA.",
         "; ".join(examples) + more + ".",
-        severity="high",
         rows=pointers,
     )
 
@@ -122,7 +115,6 @@ def micros_not_converted(ctx: Context) -> None:
         + " money is still in micros (a million times the currency unit), so spend, CPC and CPA are inflated; "
         "divide those values by a million before any pacing or efficiency reading.",
         "; ".join(examples) + comparison + ".",
-        severity="high",
         rows=[r.pointer for r in suspects],
     )
 
@@ -163,7 +155,6 @@ def currency_mismatch(ctx: Context) -> None:
         "convert them before reading spend, pacing or CPA.",
         f"The account currency is {account}; {', '.join(wheres[:4])} {'is' if len(wheres) == 1 else 'are'} in "
         f"{', '.join(codes)}.",
-        severity="high",
         rows=[p for p, _, _ in odd],
     )
 
@@ -217,7 +208,6 @@ def missing_days(ctx: Context) -> None:
         f"No row at all for {text.day_list(gaps)}, with spend on the days around them: the export dropped "
         "those days, so spend to date and any pacing read from it are understated.",
         f"{around}no campaign has a row on {text.day_list(gaps)}.",
-        severity="high",
         rows=[r.pointer for r in s.rows if r.day in (before, after)][:6],
     )
 
@@ -250,7 +240,6 @@ def timezone_shift(ctx: Context) -> None:
         f"{text.day(s.period_end)}" + (f", as of {text.day(s.as_of)}" if s.as_of else "") + "), so each day's "
         "figures belong to a neighbouring day.",
         f"{where}; the account's time zone is {(s.data.get('account') or {}).get('time_zone', 'not given')}.",
-        severity="medium",
         rows=[r.pointer for r in outside],
     )
 
@@ -291,7 +280,6 @@ def partial_last_day(ctx: Context) -> None:
         "conversions are a fraction of a normal day and must not be read as a drop.",
         f"The account spent {text.money(spent, s.currency)} on {text.day(last)} against a daily average of "
         f"{text.money(norm, s.currency)} over the last 7 complete days.",
-        severity="low",
         rows=[r.pointer for r in s.rows if r.day == last],
     )
 
@@ -345,14 +333,13 @@ def invalid_values(ctx: Context) -> None:
         "Some rows carry impossible values (negative or missing metrics, clicks above impressions or shares "
         "outside zero to one); totals over them are unreliable until the export is fixed.",
         shown + ".",
-        severity="medium",
         rows=list(dict.fromkeys(p for p, _ in problems)),
     )
 
 
 def attribution_change(ctx: Context) -> None:
     kind = "data.attribution_change"
-    events = _events_in_period(ctx, lambda field: bool(ATTRIBUTION_FIELD_RE.search(field)) and not PRIMARY_FIELD_RE.search(field))
+    events = _events_in_period(ctx, is_attribution_change)
     if not events:
         ctx.rejected(kind, None, "no attribution, lookback or conversion-action change inside the period")
         return
@@ -371,19 +358,18 @@ def attribution_change(ctx: Context) -> None:
         f"Attribution changed inside the period (from {text.day(first_day)}): conversions before and after the "
         "change are counted differently, so a step in conversions or CPA around that date is not a performance change.",
         "Change events: " + "; ".join(described) + ".",
-        severity="medium",
         rows=[p for p, _, _ in events],
     )
 
 
 def _events_in_period(ctx: Context, wanted) -> list[tuple[str, dict[str, Any], date]]:
-    """Change events whose field matches ``wanted`` and whose date falls in the period."""
+    """Change events that are ``wanted`` and fall in the period."""
     s = ctx.series
     found = []
     for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or event.get("field") or "")
         moment = parse_moment(event.get("change_date_time") or event.get("date"))
-        if not field or moment is None or not wanted(field):
+        if not field or moment is None or not wanted(event):
             continue
         when = moment.date()
         if s.period_start and when < s.period_start:
@@ -442,7 +428,6 @@ def totals_mismatch(ctx: Context) -> None:
         "The daily rows do not add up to the totals supplied with the snapshot: rows are missing or "
         "double-counted somewhere, so neither figure can be trusted for pacing until reconciled.",
         "; ".join(parts) + ".",
-        severity="medium",
         rows=[p for p, _, _, _ in mismatches],
     )
 

@@ -65,7 +65,6 @@ def serving_stopped(ctx: Context) -> None:
             f"Last served on {text.day(last)} ({text.count(row.get('impressions') or 0)} impressions, cost "
             f"{text.money(row.get('cost') or 0.0, s.currency)}); no impressions from {text.day(stop)} to "
             f"{text.day(end)}; status {camp.raw.get('status', 'not given')}.",
-            severity="high",
             rows=[row.pointer] + ([camp.pointer] if camp.pointer else []),
         )
     if not found:
@@ -134,7 +133,6 @@ def disapproved_ads(ctx: Context) -> None:
             f"Ads in {s.label(cid)} are disapproved after carrying material spend: the campaign is serving on "
             "fewer ads or not at all until they are fixed and re-reviewed.",
             f"{listed}; the campaign cost {text.money(camp_cost, s.currency)} over the period.",
-            severity="medium",
             rows=[f"/ads/{i}" for i, _ in bad],
         )
     if not found:

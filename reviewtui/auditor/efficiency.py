@@ -11,11 +11,11 @@ makes a CPA off target. A recent bid-strategy change explains volatility
 
 from __future__ import annotations
 
-import math
 from datetime import date
 
+from ..domain.chance import poisson_at_most
+from ..domain.chance import trend_z as domain_trend_z
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS, CORRUPTS_MONEY, UNIT_BREAKAGES
 from . import derived_names as names
 from .findings import Context
 from .series import Series, Totals
@@ -23,12 +23,16 @@ from .tracking import lag_model
 
 OFF = "efficiency.off_target"
 DRIFT = "efficiency.cpa_drift"
+# The causes whose scope's conversions (or values) are not what was bought: off target and CPA drift
+# there are their symptoms, not findings (the glossary's "causes, not symptoms"). A cause in a
+# campaign explains that campaign and the account-wide reading; an account-wide cause explains all.
 EXPLAINED_BY = (
     "tracking.conversions_stopped",
     "tracking.conversion_rate_step_drop",
     "tracking.primary_action_changed",
     "tracking.double_counting",
     "tracking.missing_conversion_value",
+    "data.attribution_change",
 )
 
 
@@ -40,38 +44,9 @@ def detect(ctx: Context) -> None:
 
 
 def trend_z(s: Series, days: list[date], scope: str | None) -> float:
-    """Score test for a trend in conversions per unit of cost across ``days`` (Poisson, log-linear).
-
-    Negative when conversions per cost fall through the days, i.e. CPA rises.
-    Every day counts, weighted by its cost, so a steady drift shows even when
-    two short windows at the ends are too noisy to tell.
-    """
-    cells = [(i, s.day_total(d) if scope is None else s.cell(d, scope)) for i, d in enumerate(days)]
-    cost = sum(c.cost for _, c in cells)
-    conversions = sum(c.conversions for _, c in cells)
-    if cost <= 0 or conversions <= 0:
-        return 0.0
-    rate = conversions / cost
-    due = [(i, c.cost * rate, c.conversions) for i, c in cells]
-    mean_t = sum(i * m for i, m, _ in due) / conversions
-    score = sum((i - mean_t) * (observed - m) for i, m, observed in due)
-    variance = sum((i - mean_t) ** 2 * m for i, m, _ in due)
-    return score / math.sqrt(variance) if variance > 0 else 0.0
-
-
-def poisson_at_most(observed: float, expected: float) -> float:
-    """Chance of ``observed`` or fewer events when ``expected`` are due (exact Poisson, in log space)."""
-    if expected <= 0:
-        return 1.0
-    n = int(math.floor(observed + 1e-9))
-    term = -expected  # log P(X = 0)
-    total = math.exp(term)
-    for k in range(1, n + 1):
-        term += math.log(expected) - math.log(k)
-        total += math.exp(term)
-        if total >= 1.0:
-            return 1.0
-    return total
+    """The trend score of conversions per cost across ``days`` for one campaign or the account."""
+    cells = [s.day_total(d) if scope is None else s.cell(d, scope) for d in days]
+    return domain_trend_z([(c.cost, c.conversions) for c in cells])
 
 
 class _Explainers:
@@ -92,9 +67,13 @@ class _Explainers:
                                    or (item.kind == "bidding.learning_period" and item.scope is not None)):
                 self.by_scope.setdefault(item.scope, []).append((position, item.kind))
         self.seen = len(ctx.assessments)
-        own = [(p, k) for p, k in self.by_scope.get(scope, ())][:1] if scope is not None else []
-        account = [(p, k) for p, k in self.by_scope.get(None, ()) if k in EXPLAINED_BY][:1]
-        candidates = own + account
+        if scope is None:  # the account's reading: a cause in any campaign, or the account's own
+            candidates = [next((p, k) for p, k in items if k in EXPLAINED_BY)
+                          for items in self.by_scope.values() if any(k in EXPLAINED_BY for _, k in items)]
+        else:
+            own = [(p, k) for p, k in self.by_scope.get(scope, ())][:1]
+            account = [(p, k) for p, k in self.by_scope.get(None, ()) if k in EXPLAINED_BY][:1]
+            candidates = own + account
         return min(candidates)[1] if candidates else None
 
 
@@ -139,13 +118,13 @@ def off_target(ctx: Context) -> None:
     found = False
     for scope in _scopes(s):
         # Duplicates inflate cost and conversions alike: a CPA or ROAS survives them, a unit error does not
-        if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
+        if ctx.withheld(OFF, scope):
             continue
         period = s.campaign_totals.get(scope) if scope else s.account
         window = s.window(complete, scope)
         if period is None or window.cost <= 0:
             continue
-        if scope is not None and window.cost < s.window(complete).cost * t.number("min_share_of_account_cost"):
+        if scope is not None and s.share_of_account_spend(scope) < t.number("min_share_of_account_cost"):
             ctx.rejected(OFF, scope, "too small a share of spend to judge against the account target")
             continue
         # The cost whose conversions are already in: each day's cost times the share lag has credited
@@ -182,10 +161,10 @@ def _off_account(ctx: Context) -> None:
     account_credited = sum(_cell_cost(s, d, None) * lag.credited(d) for d in complete)
     account_cpa = account_credited / account.conversions
     for scope in _campaigns_by_cost(s):
-        if ctx.withheld(OFF, scope, UNIT_BREAKAGES):
+        if ctx.withheld(OFF, scope):
             continue
         window = s.window(complete, scope)
-        if window.cost < account.cost * t.number("min_share_of_account_cost"):
+        if s.share_of_account_spend(scope) < t.number("min_share_of_account_cost"):
             continue
         if window.conversions < t.number("min_conversions"):
             continue  # none or a handful: waste.zero_conv_campaign or a small sample
@@ -221,7 +200,6 @@ def _report_off_account(ctx: Context, scope: str) -> None:
         f"{s.label(scope)} pays several times the account's cost per conversion, on a sample large enough to "
         "rule out chance; the snapshot sets no CPA or ROAS target, so the account's own CPA is the reference.",
         figure + ".",
-        severity="high",
         rows=[r.pointer for r in s.rows_of([scope])][:6],
     )
 
@@ -277,7 +255,6 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
             scope,
             f"{where} runs at a CPA far above the {text.money(target_cpa, cur)} target on a sample large enough to rule out chance.",
             f"{figure} CPA of {text.money(target_cpa, cur)}.",
-            severity="high",
             rows=["/targets/target_cpa"] + [r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))][:6],
         )
     else:
@@ -291,7 +268,6 @@ def _report_off(ctx: Context, scope: str | None, period: Totals, target_cpa: flo
             f"{where} returns far less than the target ROAS on a sample large enough to rule out chance; "
             f"spend in {where_in} is not paying back.",
             f"{figure} against a target ROAS of {target_roas:g}.",
-            severity="high",
             rows=["/targets/target_roas"] + [r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))][:6],
         )
 
@@ -307,7 +283,7 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
     early, late = settled[:days], settled[-days:]
     found = False
     for scope in _scopes(s):
-        if ctx.withheld(DRIFT, scope, CORRUPTS_MONEY + CORRUPTS_CONVERSIONS):
+        if ctx.withheld(DRIFT, scope):
             continue
         a, b = s.window(early, scope), s.window(late, scope)
         if a.conversions < t.number("min_conversions") or b.conversions < t.number("min_conversions"):
@@ -329,7 +305,6 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
             f"{text.day(early[-1])} against {text.day(late[0])} to {text.day(late[-1])}, both before the lag days, "
             "with enough conversions in each to rule out chance.",
             _drift_evidence(ctx, scope) + ".",
-            severity="medium",
             rows=[r.pointer for r in (s.rows if scope is None else s.rows_of([scope]))
                   if r.day in set(early[:1] + late[-1:])][:8],
         )

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from .. import taxonomy
 from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .series import MAX_METRIC, METRICS, Series
-from .thresholds import KindThresholds, Thresholds
+from ..domain.thresholds import KindThresholds, Thresholds
 
 
 @dataclass
@@ -105,9 +106,12 @@ class Context:
         claim: str,
         evidence: str,
         *,
-        severity: str = "medium",
+        high: bool = False,
         rows: list[str] | None = None,
     ) -> Assessment:
+        """A supported assessment; its severity is the taxonomy's for the kind (``high``: the kind's
+        condition for high severity holds)."""
+        severity = taxonomy.kinds()[kind].severity.of(high)
         claim, evidence = _sentence(claim), _sentence(evidence)
         item = Assessment(kind, scope, True, claim, evidence, severity, list(rows or []), explanation=evidence)
         self.assessments.append(item)
@@ -132,15 +136,16 @@ class Context:
         self.broken[breakage] = reason
         self.broken_campaigns[breakage] = campaigns
 
-    def withheld(self, kind: str, scope: str | None, by: tuple[str, ...]) -> bool:
-        """Record and return True when a breakage in ``by`` would corrupt this kind's figures.
+    def withheld(self, kind: str, scope: str | None) -> bool:
+        """Record and return True when a breakage found would corrupt this kind's figures (the
+        breakages whose ``withholds`` in taxonomy.yaml list the kind).
 
-        An account-wide assessment (scope None) is corrupted by any breakage; a
+        An account-wide assessment (scope None) is corrupted by any such breakage; a
         campaign's only by one that touches that campaign's rows.
         """
         reasons = [
             self.broken[b]
-            for b in by
+            for b in taxonomy.withheld_by(kind)
             if b in self.broken and (scope is None or (touched := self.broken_campaigns.get(b)) is None or scope in touched)
         ]
         if not reasons:

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from datetime import date
 
 from . import text
-from .data_quality import CORRUPTS_MONEY, CORRUPTS_PACING
 from .findings import Context
+from ..scoring.daily_totals import DUPLICATES_ONCE, MICROS_CONVERTED
 from ..scoring.derived_index import derived_index
 from . import derived_names as names
 from .schedule import changed_days, read_budgets
 from .series import Series, number
-from .thresholds import cap_multiple
+from ..domain.budgets import exceeds_daily_cap
+from ..domain.thresholds import cap_multiple
 
 OVER = "pacing.overspend"
 UNDER = "pacing.underspend"
@@ -42,10 +43,18 @@ class Pace:
     projection_name: str  # which projection: it is named in the evidence
 
 
-def pace(series: Series, index: dict[str, float] | None = None) -> Pace | None:
-    """The pacing figures, or None when there is no budget or no period to pace against."""
+# Breakages pacing reads through: the derived index's corrected reading of the rows, by its label
+CORRECTED_READINGS = {"data.duplicate_rows": DUPLICATES_ONCE, "data.micros_not_converted": MICROS_CONVERTED}
+
+
+def pace(series: Series, index: dict[str, float] | None = None, reading: str = "") -> Pace | None:
+    """The pacing figures, or None when there is no budget or no period to pace against;
+    ``reading``: a corrected reading's label (``DUPLICATES_ONCE``, ``MICROS_CONVERTED``)."""
     if index is None:
         index = derived_index(series.data)
+    if reading:  # the figures of that reading, under their own names
+        suffix = f" ({reading})"
+        index = {name[: -len(suffix)]: v for name, v in index.items() if name.endswith(suffix)}
     on_schedule = names.expected_spend(names.ON_SCHEDULE) in index
     schedule = names.ON_SCHEDULE if on_schedule else names.STRAIGHT_LINE
     projection = next((p for p in names.PROJECTIONS if names.projected_spend(p) in index), names.PROJECTIONS[-1])
@@ -71,13 +80,20 @@ def detect(ctx: Context) -> None:
 
 def _month_to_date(ctx: Context) -> None:
     s = ctx.series
-    p = pace(s, ctx.derived)
+    if ctx.withheld(OVER, None) | ctx.withheld(UNDER, None):
+        return
+    # Duplicates and micros are corrected: pacing reads the rows without them (both at once: not assessed)
+    corrections = [reading for breakage, reading in CORRECTED_READINGS.items() if breakage in ctx.broken]
+    if len(corrections) > 1:
+        for kind in (OVER, UNDER):
+            ctx.unassessable(kind, None, "budget pacing (duplicate rows and money in micros together)")
+        return
+    reading = corrections[0] if corrections else ""
+    p = pace(s, ctx.derived, reading)
     if p is None:
         reason = "budget pacing (the snapshot has no monthly budget or no usable period)"
         ctx.unassessable(OVER, None, reason)
         ctx.unassessable(UNDER, None, reason)
-        return
-    if ctx.withheld(OVER, None, CORRUPTS_PACING) | ctx.withheld(UNDER, None, CORRUPTS_PACING):
         return
     given = number(s.targets().get("pacing_tolerance"))
     tolerance = given if given and given > 0 else ctx.t(OVER).number("tolerance")
@@ -86,8 +102,9 @@ def _month_to_date(ctx: Context) -> None:
     confirm = ctx.t(OVER).number("projection_share_of_tolerance") * tolerance
     cur = s.currency
     against = "expected on the budget schedule in force" if p.on_schedule else "expected on a straight line through the month"
+    corrected = {DUPLICATES_ONCE: "After removing the duplicate rows, s", MICROS_CONVERTED: "With money in micros converted to currency units, s"}
     figures = (
-        f"Spend to date {text.money(p.spend_to_date, cur)} over {p.days_elapsed} days elapsed against "
+        f"{corrected.get(reading, 'S')}pend to date {text.money(p.spend_to_date, cur)} over {p.days_elapsed} days elapsed against "
         f"{text.money(p.expected_to_date, cur)} {against} ({text.percent(p.ratio)} of it); projected on the {p.projection_name} the month "
         f"ends at {text.money(p.projection, cur)} against the monthly budget of "
         f"{text.money(p.monthly_budget, cur)}"
@@ -105,7 +122,6 @@ def _month_to_date(ctx: Context) -> None:
             f"Month-to-date spend is ahead of the budget schedule by more than {tolerance_words} "
             "and the projection overshoots the monthly budget: budgets need trimming now.",
             f"{figures}, {text.money(p.projection_gap, cur)} over{schedule_note}.",
-            severity="high",
             rows=rows,
         )
     elif under:
@@ -116,7 +132,6 @@ def _month_to_date(ctx: Context) -> None:
             f"Month-to-date spend is behind the budget schedule by more than {tolerance_words} "
             "and the projection falls short of the monthly budget: budget is going unspent.",
             f"{figures}, {text.money(-p.projection_gap, cur)} short{schedule_note}.",
-            severity="medium",
             rows=rows,
         )
     else:
@@ -143,12 +158,12 @@ def _daily_caps(ctx: Context) -> None:
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
         for day in sorted({r.day for r in s.rows_of(budget.campaign_ids)}):
-            amount = budget.highest_on(day)
+            amount = budget.cap_budget(day)
             cost = sum(s.cell(day, cid).cost for cid in budget.campaign_ids)
-            if amount and cost > amount * cap_multiple(t, s.is_meta, day) * (1 + t.number("margin")):
+            if amount and exceeds_daily_cap(cost, amount, cap_multiple(t, s.is_meta, day), t.number("margin")):
                 over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
-        if any(ctx.withheld(CAP, cid, CORRUPTS_MONEY) for cid in budget.campaign_ids):
+        if any(ctx.withheld(CAP, cid) for cid in budget.campaign_ids):
             continue
         if not over:
             ctx.rejected(CAP, scope, f"no day above the allowed multiple of budget {budget.budget_id}")
@@ -165,7 +180,6 @@ def _daily_caps(ctx: Context) -> None:
             f"{text.day_list(days)}: the cap did not hold, so check for a billing or budget-setting fault.",
             f"On {text.day(day)} cost was {text.money(cost, s.currency)} against a daily budget of "
             f"{text.money(amount, s.currency)} in force that day ({text.multiple(cost / amount)} the budget).",
-            severity="medium",
             rows=[r.pointer for r in s.rows_of(budget.campaign_ids) if r.day in set(days)][:8]
             + [budget.pointer],
         )

@@ -9,14 +9,14 @@ detector crashes on a snapshot a human typed by hand.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
 # One reading of numbers, dates and the last complete day for the auditor and the scoring
 from ..caseset.snapshot_reader import last_complete_day, number, parse_day
-from ..scoring.budget_schedule import META_PLATFORMS
+from ..domain.budgets import is_meta as meta_platform
+from ..domain.terms import is_brand_name
 
 MAX_METRIC = 1e15
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
@@ -28,8 +28,6 @@ SHARES = (
     "search_top_impression_share",
     "search_absolute_top_impression_share",
 )
-BRAND_RE = re.compile(r"(?<![a-z])brand", re.IGNORECASE)
-NOT_BRAND_RE = re.compile(r"non[\s_-]?brand|generic|competitor", re.IGNORECASE)
 
 
 def parse_moment(value: Any) -> datetime | None:
@@ -149,7 +147,7 @@ class Campaign:
     @property
     def is_brand(self) -> bool:
         """Brand by name; the economics check lives in concentration.py."""
-        return bool(BRAND_RE.search(self.name)) and not NOT_BRAND_RE.search(self.name)
+        return is_brand_name(self.name)
 
 
 @dataclass
@@ -230,6 +228,12 @@ class Series:
         """The account over the period (rows dated outside it are a data finding, not spend)."""
         return total(t for d, t in self.days.items() if self.in_period(d))
 
+    def share_of_account_spend(self, campaign_id: str) -> float:
+        """The campaign's cost over the period over the account's (0 when the account spent nothing)."""
+        account = self.account.cost
+        tot = self.campaign_totals.get(campaign_id)
+        return tot.cost / account if tot is not None and account > 0 else 0.0
+
     def campaign_name(self, campaign_id: str) -> str:
         camp = self.campaigns.get(campaign_id)
         return camp.name if camp and camp.name else campaign_id
@@ -241,7 +245,7 @@ class Series:
 
     @property
     def is_meta(self) -> bool:
-        return any(word in self.platform for word in META_PLATFORMS)
+        return meta_platform(self.platform)
 
     def indexed(self, key: str) -> list[tuple[int, dict[str, Any]]]:
         """An optional list section (``budgets``, ``search_terms``...): its objects with their positions."""

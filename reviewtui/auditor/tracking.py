@@ -11,18 +11,17 @@ looked for first, from the change events.
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from datetime import date
 from functools import reduce
 from operator import add
 
+from ..domain.chance import log_likelihood_ratio, poisson_z, poisson_zero
+from ..domain.lag import LagModel
+from ..domain.terms import is_demotion, is_value_bidding
 from . import text
-from .data_quality import CORRUPTS_CONVERSIONS
 from . import derived_names as names
 from .findings import Context
-from .lag import LagModel, poisson_zero
 from .series import Row, Series, Totals, parse_moment
 
 STOPPED = "tracking.conversions_stopped"
@@ -30,13 +29,12 @@ STEP_DROP = "tracking.conversion_rate_step_drop"
 DOUBLE = "tracking.double_counting"
 NO_VALUE = "tracking.missing_conversion_value"
 DEMOTED = "tracking.primary_action_changed"
-VALUE_BIDDING = ("TARGET_ROAS", "MAXIMIZE_CONVERSION_VALUE")
-PRIMARY_RE = re.compile(r"primary|include_in_conversions", re.I)
 
 
 def lag_model(ctx: Context) -> LagModel:
     t = ctx.t(STOPPED)
-    return LagModel.for_series(ctx.series, t.number("lag_tau_days"), t.number("lag_complete_share"))
+    return LagModel.for_actions(ctx.series.as_of, ctx.series.section("conversion_actions"),
+                                t.number("lag_tau_days"), t.number("lag_complete_share"))
 
 
 @dataclass
@@ -60,23 +58,14 @@ class Change:
 
     @property
     def z(self) -> float:
-        if self.expected_after <= 0:
-            return 0.0
-        return (self.after.conversions - self.expected_after) / math.sqrt(self.expected_after)
+        return poisson_z(self.after.conversions, self.expected_after)
 
     @property
     def log_likelihood_ratio(self) -> float:
         """Two rates (before, after) against one for the whole span: the change point is where this peaks.
-
-        Unlike ``z``, it weighs the noise on both sides, so it does not drift
-        towards a split with a short, lucky "before".
-        """
-        b_conv, b_clicks = self.before.conversions, self.before.clicks
-        a_conv, a_clicks = self.after.conversions, self.expected_after / self.rate_before if self.rate_before else 0.0
-        pooled = (b_conv + a_conv) / (b_clicks + a_clicks) if b_clicks + a_clicks > 0 else 0.0
-        if pooled <= 0:
-            return 0.0
-        return sum(c * math.log(c / (k * pooled)) for c, k in ((b_conv, b_clicks), (a_conv, a_clicks)) if c > 0 and k > 0)
+        The "after" side counts its clicks lag-adjusted (its expected conversions over the earlier rate)."""
+        after_clicks = self.expected_after / self.rate_before if self.rate_before else 0.0
+        return log_likelihood_ratio((self.before.conversions, self.before.clicks), (self.after.conversions, after_clicks))
 
     @property
     def rate_before(self) -> float:
@@ -153,7 +142,7 @@ def _exact_zero(s: Series, day: date, scope: str | None) -> bool:
 
 
 def _expected(s: Series, scope: str | None, dates: list[date], rate: float, lag: LagModel, metric: str = "clicks") -> float:
-    return sum(getattr(_cell(s, d, scope), metric) * rate * lag.credited(d) for d in dates)
+    return lag.expected(((d, getattr(_cell(s, d, scope), metric)) for d in dates), rate)
 
 
 def _change(s: Series, scope: str | None, before_dates: list[date], after_dates: list[date], lag: LagModel) -> Change | None:
@@ -194,15 +183,22 @@ def _joined(*parts: str) -> str:
 # ---------------------------------------------------------------- stops
 
 
+def zero_run(s: Series, scope: str | None) -> list[date]:
+    """The trailing run of exact-zero days: the complete dates with clicks, counted back from the
+    last one, on which every row of the scope reports 0 conversions (a null is unknown, not zero)."""
+    run: list[date] = []
+    for day in reversed(_dates(s, scope)):
+        if not _exact_zero(s, day, scope):
+            break
+        run.insert(0, day)
+    return run
+
+
 def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
     s = ctx.series
     t = ctx.t(STOPPED)
     dates = _dates(s, scope)
-    run: list[date] = []
-    for day in reversed(dates):
-        if not _exact_zero(s, day, scope):
-            break
-        run.insert(0, day)
+    run = zero_run(s, scope)
     if not run:
         ctx.rejected(STOPPED, scope, "conversions are recorded up to the last complete day")
         return False
@@ -225,7 +221,7 @@ def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
         return False
     if _demoted_without_event(ctx, change, lag):
         return False
-    if ctx.withheld(STOPPED, scope, ("data.duplicate_rows",)):
+    if ctx.withheld(STOPPED, scope):
         return False
     ctx.stops[scope] = run[0]
     last_good = before_dates[-1]
@@ -239,7 +235,6 @@ def _stopped(ctx: Context, scope: str | None, lag: LagModel) -> bool:
             f"from {text.day(run[0])} to {text.day(run[-1])} conversions are 0 on each of {len(run)} days while clicks hold",
             _day_line(ctx, run[-1], scope),
         ) + ".",
-        severity="high",
         rows=_pointers(s, [last_good, *run], scope),
     )
     return True
@@ -261,18 +256,7 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
         return None
     # Settled days only: the lag days would read as a drop, and a stop is looked for separately
     dates = [d for d in dates if lag.settled(d)]
-    best: Change | None = None
-    best_i, best_ratio = 0, 0.0
-    max_clicks_change = t_drop.number("max_clicks_change")
-    for i, change in _splits(s, scope, dates, min_side, lag):
-        if not _clicks_flat(change, max_clicks_change):
-            continue
-        ratio = change.log_likelihood_ratio
-        if best is None or ratio > best_ratio:
-            best, best_i, best_ratio = change, i, ratio
-    if best is not None:
-        # The winner in full (every metric of both sides), as the rest of the checks read it
-        best = _change(s, scope, dates[:best_i], dates[best_i:], lag)
+    best = change_point(s, scope, dates, min_side, t_drop.number("max_clicks_change"), lag)
     if best is None or abs(best.z) < t_drop.number("min_z") or best.after.conversions == 0:
         for kind in (STEP_DROP, DOUBLE):
             ctx.rejected(kind, scope, "no significant step in the conversion rate with clicks flat")
@@ -281,18 +265,37 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
         ctx.rejected(DOUBLE, scope, "the conversion rate fell")
         if _demoted_without_event(ctx, best, lag) or _explained_by_attribution(ctx, best, STEP_DROP):
             return None
-        if not ctx.withheld(STEP_DROP, scope, CORRUPTS_CONVERSIONS):
+        if not ctx.withheld(STEP_DROP, scope):
             _report_step(ctx, STEP_DROP, best)
             return STEP_DROP, best
     elif t_double.number("min_ratio") <= best.ratio <= t_double.number("max_ratio"):
         ctx.rejected(STEP_DROP, scope, "the conversion rate rose")
-        if not _explained_by_attribution(ctx, best, DOUBLE) and not ctx.withheld(DOUBLE, scope, CORRUPTS_CONVERSIONS):
+        if not _explained_by_attribution(ctx, best, DOUBLE) and not ctx.withheld(DOUBLE, scope):
             _report_step(ctx, DOUBLE, best)
             return DOUBLE, best
     else:
         ctx.rejected(STEP_DROP, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not half")
         ctx.rejected(DOUBLE, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not about twice")
     return None
+
+
+def change_point(s: Series, scope: str | None, dates: list[date], min_side: int, max_clicks_change: float,
+                 lag: LagModel) -> Change | None:
+    """The change point of a scope's conversion rate over ``dates`` (its settled dates with clicks):
+    among the splits with at least ``min_side`` dates each side and clicks flat, the one where the
+    two-rate log-likelihood ratio peaks (the strongest split, not the first that qualifies)."""
+    best: Change | None = None
+    best_i, best_ratio = 0, 0.0
+    for i, change in _splits(s, scope, dates, min_side, lag):
+        if not _clicks_flat(change, max_clicks_change):
+            continue
+        ratio = change.log_likelihood_ratio
+        if best is None or ratio > best_ratio:
+            best, best_i, best_ratio = change, i, ratio
+    if best is None:
+        return None
+    # The winner in full (every metric of both sides), as the rest of the checks read it
+    return _change(s, scope, dates[:best_i], dates[best_i:], lag)
 
 
 def _splits(s: Series, scope: str | None, dates: list[date], min_side: int, lag: LagModel):
@@ -353,7 +356,7 @@ def _report_step(ctx: Context, kind: str, change: Change) -> None:
             f"Conversions in {_where(s, scope)} roughly double against clicks from {text.day(after_day)} while clicks stay "
             f"flat: a second tag or action is likely counting the same event{extra}."
         )
-    ctx.found(kind, scope, claim, evidence + ".", severity="high", rows=_pointers(s, [before_day, after_day], scope))
+    ctx.found(kind, scope, claim, evidence + ".", rows=_pointers(s, [before_day, after_day], scope))
 
 
 def _explained_by_attribution(ctx: Context, change: Change, kind: str) -> bool:
@@ -400,7 +403,7 @@ def _primary_events(ctx: Context) -> list[tuple[str, date, str]]:
     for index, event in s.indexed("change_events"):
         field = str(event.get("changed_field") or "")
         moment = parse_moment(event.get("change_date_time"))
-        if moment is None or not PRIMARY_RE.search(field) or str(event.get("new")).lower() not in ("false", "0", "no"):
+        if moment is None or not is_demotion(event):
             continue
         if s.period_start and moment.date() < s.period_start:
             continue
@@ -440,7 +443,6 @@ def _report_demoted(ctx: Context, change: Change, event: tuple[str, date, str] |
         "action was taken out of the primary goal, not a broken tag, and bidding now optimises to a narrower goal.",
         _joined(_day_line(ctx, before_day, scope, all_conversions=True), _day_line(ctx, after_day, scope, all_conversions=True),
                 because.lstrip("; ")) + ".",
-        severity="high",
         rows=([event[0]] if event else []) + _pointers(s, [before_day, after_day], scope),
     )
 
@@ -453,7 +455,7 @@ def missing_conversion_value(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(NO_VALUE)
     complete = set(s.complete_dates())
-    value_bid = {cid for cid, c in s.campaigns.items() if c.text("bidding_strategy_type") in VALUE_BIDDING}
+    value_bid = {cid for cid, c in s.campaigns.items() if is_value_bidding(c.raw)}
     if not value_bid and not any((r.get("conversions_value") or 0) > 0 for r in s.rows):
         ctx.rejected(NO_VALUE, None, "no campaign reports or bids on conversion value")
         return
@@ -492,7 +494,7 @@ def missing_conversion_value(ctx: Context) -> None:
             ),
             f"{text.day(example.day)}: {text.count(example.get('conversions') or 0)} conversions, conversions_value "
             f"{text.money(0)}; the same on every row from {text.day(run[0].day)}{had}.",
-            severity="high" if cid in value_bid else "medium",
+            high=cid in value_bid,
             rows=[r.pointer for r in run][:10],
         )
     if not found:

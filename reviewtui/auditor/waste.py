@@ -8,18 +8,16 @@ handful of clicks without a conversion is noise.
 
 from __future__ import annotations
 
+from ..domain.chance import poisson_zero
+from ..domain.terms import is_conversion_objective
 from . import text
-from .data_quality import CORRUPTS_MONEY
 from . import derived_names as names
 from .findings import Context
-from .lag import poisson_zero
 from .series import Series, number
 from .tracking import lag_model
 
 TERMS = "waste.zero_conv_search_terms"
 CAMPAIGN = "waste.zero_conv_campaign"
-# Bid strategies and objectives that do not aim at conversions
-NOT_CONVERSION_GOALS = ("TARGET_IMPRESSION_SHARE", "MANUAL_CPM", "TARGET_CPM", "CPM", "REACH", "AWARENESS", "VIDEO_VIEWS", "TRAFFIC", "ENGAGEMENT")
 
 
 def detect(ctx: Context) -> None:
@@ -52,7 +50,7 @@ def zero_conversion_terms(ctx: Context) -> None:
     counted: dict[str, list[tuple[int, dict, float]]] = {}
     for index, term in terms:
         cid = str(term.get("campaign_id"))
-        rate = _tracked_rate(ctx, cid) or reference_rate(s)
+        rate = tracked_rate(ctx, cid) or reference_rate(s, excluding=cid)
         if number(term.get("conversions")) != 0 or not rate:
             continue
         expected = (number(term.get("clicks")) or 0.0) * rate
@@ -62,7 +60,7 @@ def zero_conversion_terms(ctx: Context) -> None:
     found = False
     for cid, wasted in sorted(counted.items()):
         # Search terms are their own report: only a unit breakage in this campaign corrupts them
-        if ctx.withheld(TERMS, cid, ("data.micros_not_converted", "data.currency_mismatch")):
+        if ctx.withheld(TERMS, cid):
             continue
         if cid in whole_campaign:
             ctx.rejected(TERMS, cid, "the whole campaign converts nothing: reported as waste.zero_conv_campaign")
@@ -89,7 +87,6 @@ def zero_conversion_terms(ctx: Context) -> None:
             "review them and exclude the irrelevant ones as negatives.",
             f"{_zero_cost_line(ctx, cid)}; the largest with 0 conversions: {listed}"
             + (" and more" if len(wasted) > 5 else "") + ".",
-            severity="medium",
             rows=[f"/search_terms/{i}" for i, _, _ in wasted][:10],
         )
     if not found:
@@ -106,7 +103,7 @@ def _spend_line(ctx: Context, cid: str, dates: list) -> str:
     return line[0].upper() + line[1:]
 
 
-def _tracked_rate(ctx: Context, cid: str) -> float | None:
+def tracked_rate(ctx: Context, cid: str) -> float | None:
     """The campaign's conversion rate on the days its conversions were tracked (before any stop)."""
     s = ctx.series
     stop = ctx.stop_of(cid)
@@ -132,10 +129,7 @@ def _zero_cost_line(ctx: Context, cid: str) -> str:
 
 def _conversion_goal(s: Series, cid: str) -> bool:
     camp = s.campaigns.get(cid)
-    if camp is None:
-        return True
-    goal = " ".join(camp.text(k) for k in ("bidding_strategy_type", "objective"))
-    return not any(word in goal for word in NOT_CONVERSION_GOALS)
+    return is_conversion_objective(camp.raw if camp is not None else None)
 
 
 def zero_conversion_campaigns(ctx: Context) -> None:
@@ -151,12 +145,12 @@ def zero_conversion_campaigns(ctx: Context) -> None:
         if tot.conversions > 0:
             ctx.rejected(CAMPAIGN, cid, f"{text.count(tot.conversions)} conversions over the period")
             continue
-        if tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid, CORRUPTS_MONEY):
+        if tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid):
             continue
         if not _conversion_goal(s, cid):
             ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")
             continue
-        share = tot.cost / account.cost
+        share = s.share_of_account_spend(cid)
         rate = reference_rate(s, excluding=cid)
         dates = sorted({r.day for r in s.rows_of([cid])})
         expected = sum(s.cell(d, cid).clicks * (rate or 0.0) * lag.credited(d) for d in dates)
@@ -177,7 +171,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
             f"{s.label(cid)} bids for conversions and has recorded none over the period while taking a material "
             "share of spend: pause it or fix its conversion setup.",
             _spend_line(ctx, cid, dates) + ", with 0 conversions.",
-            severity="high" if share >= t.number("high_share_of_account_cost") else "medium",
+            high=share >= t.number("high_share_of_account_cost"),
             rows=[r.pointer for r in s.rows_of([cid])][:10],
         )
     if not found:

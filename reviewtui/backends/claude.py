@@ -88,10 +88,8 @@ class ClaudeBackend(Backend):
 
         api_key = os.environ.get(API_KEY_ENV, "").strip()
         if not api_key:
-            raise BackendUsageError(
-                f"--backend claude needs {API_KEY_ENV} in the environment "
-                "(or use --backend rules or --backend replay)"
-            )
+            # Built by eval, the app and weekly (which has no --backend): the message names no flag.
+            raise BackendUsageError(f"the claude backend needs {API_KEY_ENV} in the environment; set it and run again")
         self._api_key = api_key
         self.cache = ResponseCache(cache_dir, read=use_cache) if cache_dir is not None else None
         self.api_calls = 0

@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from ..auditor import AUDITOR_VERSION, Thresholds, audit
-from ..auditor.thresholds import OVERRIDE_ENV, ThresholdError
+from ..domain.thresholds import OVERRIDE_ENV, ThresholdError
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot, SnapshotError
 from .base import Backend, BackendUsageError, CaseOutput

@@ -219,7 +219,7 @@ def format_entry(entry_id: str, quote: str, case_id: str, rows_show: str, rows: 
     lines = [f"### {entry_id}", f"> {_one_line(quote)}", ""]
     lines.append(f"- **Case:** {_one_line(case_id)}")
     lines.append(f"- **Rows show:** {_one_line(rows_show)}")
-    lines.append(f"- **Rows:** {', '.join(rows) if rows else '(none)'}")
+    lines.append(f"- **Rows:** {', '.join(rows)}")
     lines.append(f"- **Why it stays out:** {_one_line(why)}")
     return "\n".join(lines) + "\n"
 
@@ -242,12 +242,18 @@ def not_a_claim(sentence: str) -> str | None:
     return None
 
 
-def field_problems(rows_show: str, why: str) -> list[str]:
-    """What is missing from a dispute's two reasons (each needs at least ``MIN_FIELD_WORDS`` words)."""
+ROWS_NEEDED = "the rows (mark them with space in the table, or type their JSON Pointers)"
+
+
+def field_problems(rows_show: str, why: str, rows: list[str]) -> list[str]:
+    """What is missing from a dispute: each of its two reasons needs at least ``MIN_FIELD_WORDS`` words,
+    and it needs the rows that show what the rows show instead (a dispute cites its evidence as an entry does)."""
     problems = []
     for name, value in (("what the rows show", rows_show), ("why it stays out", why)):
         if len(_WORD.findall(value)) < MIN_FIELD_WORDS:
             problems.append(f"{name} (at least {MIN_FIELD_WORDS} words)")
+    if not rows:
+        problems.append(ROWS_NEEDED)
     return problems
 
 
@@ -269,6 +275,8 @@ def append_dispute(
     for name, value in (("quote", quote), ("rows show", rows_show), ("why it stays out", why)):
         if not str(value).strip():
             raise ValueError(f"a dispute needs a non-empty {name}")
+    if not [r for r in rows if str(r).strip()]:
+        raise ValueError(f"a dispute needs {ROWS_NEEDED}")
 
     def edit(df: DisputeFile) -> tuple[str, str]:
         entry_id = next_id(df, writeup)

@@ -11,6 +11,7 @@ import yaml
 from .. import taxonomy
 from .snapshot import Snapshot
 from .snapshot_reader import PointerError
+from .untrusted import says_problem
 
 
 @dataclass
@@ -38,6 +39,21 @@ class TagDraft:
         if self.claim:
             entry["claim"] = self.claim
         return entry
+
+    def problem(self, snapshot: Snapshot | None, taken_ids: set[str]) -> str | None:
+        """Why the entry cannot be added, or None: what ``reviewtui check`` would report as an error on it."""
+        if not taxonomy.is_kind(self.kind):
+            return f"unknown finding kind {self.kind!r}: pick one from the completion (reviewtui/taxonomy.yaml)"
+        if not self.evidence.strip():
+            return "evidence is empty: write one line with the figures the rows show"
+        if self.id in taken_ids:
+            return f"{self.id} is already an entry of this case: ids are unique across the three lists"
+        if snapshot is not None and (problem := unresolved_row(snapshot, self.rows)) is not None:
+            return problem
+        for pattern in self.says:
+            if (refused := says_problem(pattern)) is not None:
+                return f"{refused}; reviewtui check would reject it"
+        return None
 
     @classmethod
     def from_entry(cls, list_name: str, entry: dict[str, Any]) -> "TagDraft":

@@ -173,5 +173,5 @@ class History:
         return step.label
 
     def _restore(self, text: str) -> None:
-        self.doc.data = ExpectedDoc.parse(self.doc.path, text.encode("utf-8")).data
+        self.doc.reparse(text)
         self._current = text

@@ -2,10 +2,11 @@
 
 Each check is ``(case_set) -> list[Problem]``:
 
-- ``check_mix``: counts of cases by kind against the planned 30 ordinary,
-  10 broken_data, 5 clean, 5 trap. A count that differs is an error on the
-  shipped set (``cases/`` beside the package) and a warning on any other
-  ``--cases`` folder, so a scratch set can be checked without failing.
+- ``check_mix``: counts of cases by kind against the plan, a floor of 30
+  ordinary, 10 broken_data, 5 clean, 5 trap: more cases of any kind are welcome
+  (a real account added as a case), fewer is an error on the shipped set
+  (``cases/`` beside the package) and a warning on any other ``--cases`` folder,
+  so a scratch set can be checked without failing.
 - ``check_writeup_snapshots``: a case whose ``source`` is a write-up has a
   snapshot.json byte-identical to ``writeups/<wu>.snapshot.json``; a write-up
   snapshot that no case names is a warning.
@@ -14,6 +15,13 @@ Each check is ``(case_set) -> list[Problem]``:
   write-up's text is a warning.
 - ``check_kind_coverage``: on the shipped set, every taxonomy kind is a
   must_find in at least one case (a warning elsewhere).
+- ``check_key_files``: a redaction key (``*.key``, or a small file of hex
+  digits) inside the case set is a warning: shipped with the set, it undoes the
+  redaction of every case made with it.
+- ``check_disputes``: ``disputed.md`` beside the cases folder parses; each
+  entry has its fields and at least one row, and every row resolves in the
+  snapshot of the case it names (errors, at the entry's line). An entry whose
+  case is not in the set, and a break of the numbering rule, are warnings.
 """
 
 from __future__ import annotations
@@ -24,9 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import taxonomy
+from . import disputes
 from .cases import Case, CaseSet, Problem
+from .snapshot_reader import PointerError
 from .writeup import WriteupError, read_writeup
 
+# The plan is a floor (docs/cases.md, "Adding a case"): the set holds at least this many cases of each kind.
 PLANNED_MIX = {"ordinary": 30, "broken_data": 10, "clean": 5, "trap": 5}
 SHIPPED_CASES = Path(__file__).resolve().parents[2] / "cases"
 WRITEUP_SUFFIX = ".md"
@@ -55,15 +66,20 @@ def mix_summary(case_set: CaseSet) -> str:
     return ", ".join(f"{kind} {counts.get(kind, 0)}/{planned}" for kind, planned in PLANNED_MIX.items())
 
 
+def short_of_plan(counts: Counter) -> list[str]:
+    """The kinds with fewer cases than the plan asks for (the one rule of the mix: check, eval and the app)."""
+    return [kind for kind, planned in PLANNED_MIX.items() if counts.get(kind, 0) < planned]
+
+
 def check_mix(case_set: CaseSet, *, shipped: bool | None = None) -> list[Problem]:
     shipped = is_shipped_set(case_set) if shipped is None else shipped
     counts = mix_counts(case_set)
-    off = [kind for kind, planned in PLANNED_MIX.items() if counts.get(kind, 0) != planned]
-    if not off:
+    short = short_of_plan(counts)
+    if not short:
         return []
-    fix = ", ".join(f"{counts.get(k, 0)} {k} where {PLANNED_MIX[k]} are planned" for k in off)
+    fix = ", ".join(f"{counts.get(k, 0)} {k} where at least {PLANNED_MIX[k]} are planned" for k in short)
     where = "" if shipped else " (another case set: a warning only)"
-    message = (f"case mix {mix_summary(case_set)} (found/planned): {fix}; add or re-kind cases to reach "
+    message = (f"case mix {mix_summary(case_set)} (found/planned): {fix}; add or re-kind cases to reach at least "
                f"{', '.join(f'{n} {k}' for k, n in PLANNED_MIX.items())}{where}")
     return [Problem(Path(case_set.root), 1, message, "error" if shipped else "warning")]
 
@@ -139,7 +155,73 @@ def check_kind_coverage(case_set: CaseSet, *, shipped: bool | None = None) -> li
                     "kind needs at least one case that must find it", "error" if shipped else "warning")]
 
 
-CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage]
+_HEX_KEY = re.compile(rb"\s*[0-9a-fA-F]{32,128}\s*")
+
+
+def check_key_files(case_set: CaseSet) -> list[Problem]:
+    problems = []
+    for path in sorted(Path(case_set.root).rglob("*")):
+        try:
+            small = path.is_file() and path.stat().st_size <= 300
+            looks = path.suffix == ".key" or (small and _HEX_KEY.fullmatch(path.read_bytes()) is not None)
+        except OSError:
+            continue
+        if looks:
+            problems.append(Problem(path, 1, "looks like a redaction key (reviewtui redact --key): inside the case "
+                                    "set it ships with it and undoes the redaction of every case made with it; move "
+                                    "it out (e.g. to ~/.reviewtui/redact.key)", "warning"))
+    return problems
+
+
+DISPUTE_FIELDS = ("Case", "Rows show", "Rows", "Why it stays out")
+
+
+def check_disputes(case_set: CaseSet) -> list[Problem]:
+    root = Path(case_set.root)
+    path = disputes.disputed_path(root.parent if root.name not in ("", ".", "..") else root.resolve().parent)
+    if not path.is_file():
+        return []
+    try:
+        df = disputes.load(path)
+    except disputes.DisputeFileError as exc:
+        return [Problem(path, 1, str(exc).removeprefix(f"{path}: "))]
+
+    def line(offset: int) -> int:
+        return df.text.count("\n", 0, offset) + 1
+
+    by_id = {case.case_id: case for case in case_set.cases}
+    problems: list[Problem] = []
+    for d in df.disputes:
+        at = line(d.start)
+        missing = [name for name in DISPUTE_FIELDS if not d.fields.get(name)]
+        if missing:
+            problems.append(Problem(path, at, f"{d.id} has no {', no '.join(missing)}; every entry has "
+                                    f"- **{':** ..., - **'.join(DISPUTE_FIELDS)}:** ... lines (docs/formats.md)"))
+        rows_at = line(d.start + df.text[d.start:d.end].find("- **Rows:**")) if "Rows" in d.fields else at
+        rows = [r for r in d.rows if r != "(none)"]
+        if "Rows" in d.fields and not rows:
+            problems.append(Problem(path, rows_at, f"{d.id} names no rows; list the JSON Pointers of the rows "
+                                    "that show what the rows show instead (/daily/12, /campaigns/0)"))
+        case = by_id.get(d.case)
+        if case is None:
+            if d.case:
+                problems.append(Problem(path, at, f"{d.id} names case {d.case!r}, which is not in {case_set.root}; "
+                                        "its rows are not checked", "warning"))
+            continue
+        if case.snapshot is None:
+            continue
+        for pointer in rows:
+            try:
+                case.snapshot.resolve(pointer)
+            except PointerError as exc:
+                problems.append(Problem(path, rows_at, f"{d.id}: row {pointer!r} does not resolve in "
+                                        f"{case.snapshot_path} ({exc}); fix the pointer"))
+    problems += [Problem(path, 1, f"{problem}; a number missing from a section is one that was reopened "
+                         "(docs/writeups.md)", "warning") for problem in disputes.numbering_problems(df)]
+    return problems
+
+
+CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage, check_key_files, check_disputes]
 
 
 def mix_report(case_set: CaseSet) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, Iterable
 
 from .snapshot import as_object
@@ -175,6 +176,30 @@ class SectionTable:
         if sort_column is not None:
             indices.sort(key=lambda i: sort_key(self.value(i, sort_column)), reverse=descending)
         return indices
+
+
+class DateFilterError(ValueError):
+    """A date filter that is not a date; the message says what it must be."""
+
+
+def date_bound(text: str, *, upper: bool = False) -> str | None:
+    """A date filter as typed (``2025``, ``2025-03``, ``2025-03-09``) as the bound ``view`` compares with,
+    or None when empty. As an upper bound a year or month means all of it (``2025-03`` up to the 31st).
+    DateFilterError for anything else (``2025-13``, ``2025-02-30``, ``2025-3``)."""
+    text = text.strip()
+    if not text:
+        return None
+    parts = text.split("-")
+    shape_ok = 1 <= len(parts) <= 3 and all(p.isdigit() for p in parts) and len(parts[0]) == 4 \
+        and all(len(p) == 2 for p in parts[1:])
+    if shape_ok:
+        try:
+            date(int(parts[0]), int(parts[1]) if len(parts) > 1 else 1, int(parts[2]) if len(parts) > 2 else 1)
+        except ValueError:
+            shape_ok = False
+    if not shape_ok:
+        raise DateFilterError(f"{text!r} is not a date: write YYYY-MM-DD, YYYY-MM or YYYY")
+    return text + "\uffff" if upper and len(parts) < 3 else text
 
 
 def _columns(items: list[Any]) -> list[str]:

@@ -50,6 +50,15 @@ def printable(value: Any, *, one_line: bool = False) -> str:
     return text.translate(_ONE_LINE if one_line else _MULTI_LINE)
 
 
+_UNPICTURES = str.maketrans({picture: code for code, picture in _PICTURES.items()})
+
+
+def unprintable(text: str) -> str:
+    """``printable``'s control pictures turned back into the characters they show (␉ a tab, ␛ ESC):
+    what a form field, shown through ``printable``, holds as a value to write back."""
+    return text.translate(_UNPICTURES)
+
+
 # --------------------------------------------------------------------------
 # says patterns
 # --------------------------------------------------------------------------
@@ -97,6 +106,15 @@ def says_regex(pattern: str, *, literal: bool = False) -> Any:
             f"not a pattern the safe regex engine (RE2) can run ({reason}); backreferences, lookaround "
             "and repetition counts over 1000 are not supported"
         ) from None
+
+
+def says_problem(pattern: Any) -> str | None:
+    """Why a ``says`` pattern is refused, or None: the one rule behind ``check``, ``eval`` and the tag form."""
+    try:
+        says_regex(pattern)
+    except UnsafePattern as exc:
+        return f"'says' pattern {pattern!r} refused: {exc}"
+    return None
 
 
 # --------------------------------------------------------------------------
@@ -187,12 +205,18 @@ class BadInput(ValueError):
         self.message = message
 
 
+def json_error(exc: json.JSONDecodeError) -> str:
+    """The decoder's message and its place: ``Unterminated string starting at line 1 column 5`` (the
+    decoder's own message for that one ends in "at", so the place follows without a second one)."""
+    return f"{exc.msg}{'' if exc.msg.endswith(' at') else ' at'} line {exc.lineno} column {exc.colno}"
+
+
 def load_json(text: str, limits: Limits) -> Any:
     """JSON within ``limits``. Raises BadInput naming the line (where known) and the limit."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadInput(exc.lineno, f"malformed JSON at column {exc.colno}: {exc.msg}; fix the JSON syntax") from None
+        raise BadInput(exc.lineno, f"malformed JSON: {json_error(exc)}; fix the JSON syntax") from None
     except RecursionError:
         raise BadInput(1, f"nesting deeper than {limits.max_depth} levels; the limit for {limits.what} "
                        f"is {limits.max_depth}") from None

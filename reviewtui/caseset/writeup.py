@@ -35,6 +35,8 @@ _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _TABLE = re.compile(r"^[ \t]*\|")
+# A header line of a write-up: "**To:** Jonas Weber", "**Date**: 20 March 2025".
+_FIELD_LINE = re.compile(r"^[ \t]*(\*\*|__)[^*_\n]{1,40}(:\1|\1:)")
 _END = re.compile(r"[.!?]+[\"'”’)\]*_]*")
 _STARTER = re.compile(r"[\s]+(?=[A-Z0-9\"'“‘(\[*_`]|$)")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
@@ -60,7 +62,9 @@ def read_writeup(path: Path) -> str:
 
 @dataclass(frozen=True)
 class Block:
-    """A markdown block: ``heading``, ``paragraph``, ``item``, ``quote``, ``code``, ``table`` or ``rule``."""
+    """A markdown block: ``heading``, ``paragraph``, ``item``, ``quote``, ``code``, ``table``, ``rule``, or
+    ``fields``: a paragraph of two lines or more, each a ``**Label:** value`` (a write-up's header: to, from, date),
+    which holds no claim, so no sentence of it can be tagged or disputed."""
 
     index: int
     kind: str
@@ -209,7 +213,8 @@ def _blocks(text: str) -> list[Block]:
         j = i
         while j + 1 < len(lines) and _continues(lines[j + 1][1], item=False):
             j += 1
-        add("paragraph", offset, end_of(j), offset)
+        fields = j > i and all(_FIELD_LINE.match(lines[k][1]) for k in range(i, j + 1))  # two lines or more
+        add("fields" if fields else "paragraph", offset, end_of(j), offset)
         i = j + 1
     return blocks
 

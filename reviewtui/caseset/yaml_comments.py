@@ -11,6 +11,8 @@ ruamel.yaml's round-trip mode keeps comments, with two gaps this module closes:
 - Its emitter writes a flow list (``rows: [/daily/1, /daily/2]``) on one line
   and drops a comment inside a multi-line one. ``Emitter`` writes such a
   comment and breaks the line after it, aligned under the first item.
+- Setting a list value replaces its node and its comments; ``set_items``
+  changes the items in place, and the comments of items removed go to the end.
 
 The rule (docs/cases.md): removing an entry removes its own lines, the
 comments on them and the comment lines between its keys; every other comment
@@ -29,36 +31,84 @@ from ruamel.yaml.tokens import CommentToken
 
 
 class Emitter(RoundTripEmitter):
-    """ruamel.yaml's round-trip emitter, writing the comments inside multi-line flow lists."""
+    """ruamel.yaml's round-trip emitter, writing the comments inside multi-line flow lists.
+
+    ruamel keeps a comment inside a flow list as the "before" comment of the item after it
+    (one after ``[`` belongs to the first item) and one after the last item in the list's end
+    comments; its emitter writes none of them. This one writes each where it stood, breaking
+    the line after it and going on under the first item (``]`` under ``[``). The event's
+    comment lists are the tree's own: they are read, never cleared, so the tree dumps the
+    same every time.
+    """
+
+    def expect_flow_sequence(self, force_flow_indent: bool | None = False) -> None:
+        self._bracket_columns = [*getattr(self, "_bracket_columns", []), self.column]
+        super().expect_flow_sequence(force_flow_indent)
 
     def expect_first_flow_sequence_item(self) -> None:
-        if not isinstance(self.event, SequenceEndEvent):
-            # Where the first item starts: a line broken after a comment continues under it.
-            self._item_columns = [*getattr(self, "_item_columns", []), self.column]
+        if isinstance(self.event, SequenceEndEvent):
+            self._close_flow_sequence()
+            super().expect_first_flow_sequence_item()
+            return
+        # Where the first item starts: a line broken after a comment continues under it.
+        column = self.column
+        self._item_columns = [*getattr(self, "_item_columns", []), column]
+        if _before(self.event):  # a comment right after "["
+            self._comment_then_item(column)
+            return
         super().expect_first_flow_sequence_item()
 
     def expect_flow_sequence_item(self) -> None:
-        columns = getattr(self, "_item_columns", [])
         if isinstance(self.event, SequenceEndEvent):
-            if columns:
-                columns.pop()
+            self._close_flow_sequence()
             super().expect_flow_sequence_item()
             return
-        comment = getattr(self.event, "comment", None)
-        if not (comment and len(comment) > 1 and comment[1]):
+        if not _before(self.event):
             super().expect_flow_sequence_item()
             return
         # The comment that stood after the previous item's comma, then the item on a new line.
         self.write_indicator(self.flow_seq_separator, False)
-        for token in comment[1]:
+        columns = getattr(self, "_item_columns", [])
+        self._comment_then_item(columns[-1] if columns else (self.indent or 0))
+
+    def _comment_then_item(self, column: int) -> None:
+        for token in _before(self.event) or []:
             self.write_comment(token)  # ends the line
-        comment[1] = None
-        column = columns[-1] if columns else (self.indent or 0)
+        self._go_to(column)
+        self.states.append(self.expect_flow_sequence_item)
+        comment = self.event.comment
+        before, comment[1] = comment[1], None  # written above; the item itself is written without it
+        try:
+            self.expect_node(sequence=True)
+        finally:
+            comment[1] = before
+
+    def _close_flow_sequence(self) -> None:
+        """Before "]": the comments that stood after the last item (and its comma), "]" on a line of its own."""
+        item_columns, bracket_columns = getattr(self, "_item_columns", []), getattr(self, "_bracket_columns", [])
+        first_item_seen = bool(item_columns) and len(item_columns) == len(bracket_columns)
+        if first_item_seen:
+            item_columns.pop()
+        bracket = bracket_columns.pop() + 1 if bracket_columns else self.column  # "[" follows a space
+        end = self.event.comment[1] if self.event.comment and len(self.event.comment) > 1 else None
+        if not end:
+            return
+        if first_item_seen:
+            self.write_indicator(self.flow_seq_separator, False)
+        for token in end:
+            self.write_comment(token)
+        self._go_to(bracket)
+
+    def _go_to(self, column: int) -> None:
         self.stream.write(" " * column)
         self.column = column
         self.whitespace = True
-        self.states.append(self.expect_flow_sequence_item)
-        self.expect_node(sequence=True)
+
+
+def _before(event: Any) -> list | None:
+    """The comment lines kept before a flow item (ruamel's slot 1 of the event's comment)."""
+    comment = getattr(event, "comment", None)
+    return comment[1] if comment and len(comment) > 1 and comment[1] else None
 
 
 def _token(value: str) -> CommentToken:
@@ -130,6 +180,29 @@ def remove_entry(parent: CommentedMap, list_name: str, index: int) -> Any:
     elif following:
         _before_first_item(parent, list_name, following)
     return removed
+
+
+def set_items(seq: CommentedSeq, values: list[Any]) -> None:
+    """Make ``seq`` hold ``values``, keeping its comments: an item that stays keeps its own, and the
+    comments of the items no longer there move to the end of the list."""
+    if list(seq) == values:
+        return
+    for index, value in enumerate(values[: len(seq)]):
+        if seq[index] != value:
+            seq[index] = value
+    orphans: list[CommentToken] = []
+    while len(seq) > len(values):
+        last = len(seq) - 1
+        slots = seq.ca.items.pop(last, None) or []
+        orphans = [t for slot in slots[:2] for t in (slot if isinstance(slot, list) else [slot]) if t] + orphans
+        seq.pop(last)  # by its index: CommentedSeq renumbers the comments of a negative one wrongly
+    seq.extend(values[len(seq):])
+    if not orphans:
+        return
+    if seq.fa.flow_style() or not seq:
+        seq.ca.end = [_token(t.value if t.value.endswith("\n") else t.value + "\n") for t in orphans] + (seq.ca.end or [])
+    else:
+        give_following_lines(seq, "".join(_ends_line(t.value.lstrip("\n")) for t in orphans))
 
 
 def append_entry(seq: CommentedSeq, node: Any) -> None:

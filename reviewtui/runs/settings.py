@@ -162,8 +162,9 @@ class RunSettings:
             if requested not in BACKEND_NAMES:
                 raise UsageError(f"unknown backend {requested!r}; use one of {', '.join(BACKEND_NAMES)}")
             if requested == "claude" and not has_key:
-                raise UsageError(f"--backend claude needs {API_KEY_ENV} in the environment "
-                                 "(or use --backend rules or --backend replay)")
+                # Said by eval, the app's new-run form and weekly alike: no flag names here.
+                raise UsageError(f"the claude backend needs {API_KEY_ENV} in the environment "
+                                 "(or run the rules backend, the reference auditor, or replay stored outputs)")
             why = {"claude": "Claude over the Messages API", "rules": "the built-in reference auditor",
                    "replay": "stored raw outputs"}[requested]
             return requested, f"backend {requested} (--backend {requested}): running {why}"

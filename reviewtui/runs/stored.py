@@ -92,10 +92,16 @@ def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
 
 def run_key(info: RunInfo, results_dir: str | Path) -> str:
     """The run's folder relative to the results folder: ``audit-v3``, ``reference/audit-v3``."""
+    return run_folder(info.run_dir, results_dir)
+
+
+def run_folder(run_dir: str | Path, results_dir: str | Path) -> str:
+    """What tells two runs of one prompt version apart: the folder under the results folder
+    (``audit-v3``, ``reference/audit-v3``, ``replay/outputs/audit-v3``)."""
     try:
-        return info.run_dir.relative_to(results_dir).as_posix()
+        return Path(run_dir).relative_to(results_dir).as_posix()
     except ValueError:
-        return info.run_dir.name
+        return Path(run_dir).name
 
 
 def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> list[RunInfo]:
@@ -149,6 +155,9 @@ class CaseDiff:
     precision_after: float | None
     newly_missed: list[str] = field(default_factory=list)
     newly_found: list[str] = field(default_factory=list)
+    # must_find ids of the before run's case set that the after run's no longer has (moved to may_find,
+    # deleted): neither missed nor found any more, and not "newly found" either
+    no_longer_must_find: list[str] = field(default_factory=list)
     fabrications_added: list[str] = field(default_factory=list)
     fabrications_removed: list[str] = field(default_factory=list)
     note: str | None = None  # e.g. only in one run, or not in the case set
@@ -166,7 +175,7 @@ class CaseDiff:
         return bool(
             self.status_before != self.status_after
             or self.recall_delta or self.precision_delta
-            or self.newly_missed or self.newly_found
+            or self.newly_missed or self.newly_found or self.no_longer_must_find
             or self.fabrications_added or self.fabrications_removed
             or self.note
         )
@@ -191,9 +200,16 @@ def _multiset_minus(a: list[str], b: list[str]) -> list[str]:
     return list((Counter(a) - Counter(b)).elements())
 
 
+def _found_ids(record: CaseRecord) -> set[str]:
+    """The must_find ids found in every repeat."""
+    return set(record.must_find_ids) - set(record.missed_ids)
+
+
 def diff_records(case_id: str, before: CaseRecord | None, after: CaseRecord | None, note: str | None = None) -> CaseDiff:
     missed_before = set(before.missed_ids) if before else set()
     missed_after = set(after.missed_ids) if after else set()
+    found_before = _found_ids(before) if before else set()
+    found_after = _found_ids(after) if after else set()
     fab_before = _fabrication_labels(before) if before else []
     fab_after = _fabrication_labels(after) if after else []
     both = before is not None and after is not None
@@ -206,7 +222,9 @@ def diff_records(case_id: str, before: CaseRecord | None, after: CaseRecord | No
         precision_before=before.precision if before else None,
         precision_after=after.precision if after else None,
         newly_missed=sorted(missed_after - missed_before) if both else [],
-        newly_found=sorted(missed_before - missed_after) if both else [],
+        newly_found=sorted(found_after - found_before) if both else [],
+        no_longer_must_find=(sorted(set(before.must_find_ids) - set(after.must_find_ids))
+                             if before is not None and after is not None else []),
         fabrications_added=_multiset_minus(fab_after, fab_before),
         fabrications_removed=_multiset_minus(fab_before, fab_after),
         note=note,
@@ -308,6 +326,7 @@ def case_change_lines(comparison: RunComparison) -> list[str]:
             parts.append(f"status {d.status_before or 'n/a'} -> {d.status_after or 'n/a'}")
         lines.append(f"  {d.case_id}: " + ", ".join(parts) + (f" ({d.note})" if d.note else ""))
         for label, items in (("newly missed", d.newly_missed), ("newly found", d.newly_found),
+                             ("no longer must_find", d.no_longer_must_find),
                              ("fabrications added", d.fabrications_added),
                              ("fabrications removed", d.fabrications_removed)):
             if items:

@@ -16,6 +16,7 @@ from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_cache import cache_of
 from ..caseset.snapshot_reader import last_complete_day, micros_limits, number, parse_day
+from ..domain.budgets import span_days
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 IMPRESSIONS, CLICKS, COST, CONVERSIONS, VALUE, ALL_CONVERSIONS = range(len(METRICS))
@@ -28,10 +29,6 @@ DIRECT_SUM_DAYS = 62  # windows up to this many days with rows are summed direct
 # One day's sums, as the finished totals keep them: tuples of floats, which the cyclic garbage collector
 # stops walking, since every loaded snapshot keeps its totals (snapshot_cache) for as long as it lives
 DaySums = tuple[float, ...]
-
-
-def span_days(first: date, last: date) -> int:
-    return (last - first).days + 1
 
 
 def calendar_days(first: date, last: date, last_row: date | None) -> int:

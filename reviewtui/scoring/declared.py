@@ -7,10 +7,11 @@ value at the printed precision (the figure reader's own bounds: ``figures.Figure
 
 Sums are exact: each row's value is read as the decimal it is written as, and money is added in
 ``Decimal``, so 45 rows of all_conversions add up to 186.85, not 186.84999999999994. Terms the
-reference auditor also uses are computed by its own functions: the lag model's recorded share of
-a day (``auditor/lag.py``), the Poisson chance (``auditor/efficiency.poisson_at_most``), the
-budget in force on a day, the budget schedule and the platform's daily multiple
-(``scoring/budget_schedule.py``).
+reference auditor also uses are computed by the functions it uses, in ``reviewtui.domain`` (the
+glossary's definitions): the lag model's recorded share of a day and settled days (``lag``), the
+chance, the z and the trend score (``chance``), the daily budget in force, the daily cap and the
+budget schedule (``budgets``), the scheduled spend, the monthly budget spread on the schedule and
+the month-end projection (``pacing``), and the platforms' multiples (``thresholds``).
 
 A declaration that cannot be recomputed (an unknown campaign or pointer, a label used before it
 is declared, a literal out of range, a division by zero, a range outside the data, an item that
@@ -31,8 +32,11 @@ from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_cache import cache_of
 from ..caseset.snapshot_reader import PointerError, micros_limits, number, parse_day, resolve_pointer
-from .budget_schedule import budget_campaigns, budgets_paying_for, daily_amount, daily_cap_multiple, schedule_of
-from .daily_totals import PeriodDates, span_days
+from ..domain import chance, pacing
+from ..domain.budgets import budget_campaigns, budgets_paying_for, daily_amount, daily_cap_multiple, schedule_of, span_days
+from ..domain.lag import LagModel
+from ..domain.thresholds import DAILY_CAP, Thresholds
+from .daily_totals import PeriodDates
 from .figures import Figure, find_figures
 from .row_provenance import RowList
 
@@ -207,7 +211,11 @@ class SnapshotRows:
 
 def lag_share(data: dict[str, Any], day: date) -> float:
     """The share of ``day``'s conversions recorded by as_of, under the reference auditor's lag model."""
-    return cache_of(data).get("lag model", lambda: _lag_model(data)).credited(day)
+    return _model_of(data).credited(day)
+
+
+def _model_of(data: dict[str, Any]) -> LagModel:
+    return cache_of(data).get("lag model", lambda: _lag_model(data))
 
 
 def _decimal_of(value: Any) -> Decimal | None:
@@ -230,32 +238,21 @@ def snapshot_rows(data: dict[str, Any]) -> SnapshotRows:
     return cache_of(data).get("declared figures: rows", lambda: SnapshotRows(data if isinstance(data, dict) else {}))
 
 
-def _lag_model(data: dict[str, Any]) -> Any:
-    # The auditor package imports the scoring package: its modules are imported when first used.
-    from ..auditor.lag import LagModel
-    from ..auditor.series import build_series
-    from ..auditor.thresholds import Thresholds
-
+def _lag_model(data: dict[str, Any]) -> LagModel:
+    """The reference auditor's lag model of this snapshot (the thresholds of tracking.conversions_stopped)."""
     t = Thresholds().of(_STOPPED)
-    return LagModel.for_series(build_series(data), t.number("lag_tau_days"), t.number("lag_complete_share"))
+    as_of = parse_day(_dict(data.get("period")).get("as_of"))
+    return LagModel.for_actions(as_of, _list(data.get("conversion_actions")), t.number("lag_tau_days"),
+                                t.number("lag_complete_share"))
 
 
 def constant(name: str) -> Decimal:
     """A named constant of the vocabulary (the platforms' multiples from taxonomy.yaml)."""
     if name == "micros_factor":
         return Decimal(1_000_000)
-    from ..auditor.thresholds import DAILY_CAP, Thresholds
-
-    t = Thresholds().of(DAILY_CAP)
     key = {"google_daily_multiple": "google_multiple", "meta_daily_multiple": "meta_multiple",
            "meta_flexible_daily_multiple": "meta_flexible_multiple"}[name]
-    return dec(t.number(key))
-
-
-def poisson_at_most(observed: float, expected: float) -> float:
-    from ..auditor.efficiency import poisson_at_most as auditors
-
-    return auditors(observed, expected)
+    return dec(Thresholds().of(DAILY_CAP).number(key))
 
 
 # -- recomputing a finding's declarations ---------------------------------------------------------
@@ -400,13 +397,17 @@ _RATES: dict[str, tuple[str, str]] = {
 _STAT_WORDS = {"sum": "sum of {m}", "per_day": "{m} per day", "mean": "mean {m}", "share": "share of the account's {m}",
                "lag_adjusted": "{m} weighted by the share of each day's conversions recorded by as_of",
                "cpa": "CPA", "roas": "ROAS", "ctr": "CTR", "cpc": "CPC", "cvr": "conversion rate",
-               "value_per_conversion": "value per conversion", "days": "calendar days"}
+               "value_per_conversion": "value per conversion", "days": "calendar days",
+               "trend_z": "trend score of conversions per cost over the settled days",
+               "projection": "month-end projection of {m} (on the budget schedule)"}
 _CLIENT_STAT_WORDS = {"sum": "the total {m}", "per_day": "the average {m} per day", "mean": "the average {m}",
                       "share": "the share of the account's {m}",
                       "lag_adjusted": "the {m}, each day counted by the share of its conversions already recorded",
                       "cpa": "the cost per conversion", "roas": "the conversion value per unit of cost",
                       "ctr": "the click-through rate", "cpc": "the cost per click", "cvr": "the conversion rate",
-                      "value_per_conversion": "the value per conversion", "days": "the number of days"}
+                      "value_per_conversion": "the value per conversion", "days": "the number of days",
+                      "trend_z": "the trend in conversions per unit of cost, day by day (a score; below -2 a clear rise in cost per conversion)",
+                      "projection": "the spend projected to the end of the month at the recent pace against the planned budgets"}
 _READING_WORDS = {"duplicates_removed": "duplicate rows removed", "micros_converted": "costs in micros converted",
                   "shifted_one_day_later": "rows moved one day later", "shifted_one_day_earlier": "rows moved one day earlier",
                   "invalid_rows_left_out": "invalid rows left out", "partial_day_left_out": "the partial last day left out"}
@@ -430,8 +431,14 @@ def _aggregate(entry: Declared, item: dict[str, Any], rows: SnapshotRows) -> Non
     if stat in _RATES:
         used = list(_RATES[stat])
         metric_words = ""
-    elif stat == "days":
-        used, metric_words = [], ""
+    elif stat in ("days", "trend_z"):
+        used, metric_words = (["cost", "conversions"] if stat == "trend_z" else []), ""
+    elif stat == "projection":
+        if metric != "cost":
+            raise DeclarationError(f"stat projection projects cost: metric must be 'cost' (got {metric!r})")
+        if excluded:
+            raise DeclarationError("stat projection is of the account or of campaigns: except must be empty")
+        used, metric_words = [metric], metric
     else:
         if metric not in vocab.METRICS:
             raise DeclarationError(f"stat {stat} needs a metric, one of {', '.join(vocab.METRICS)} (got {metric!r})")
@@ -445,7 +452,11 @@ def _aggregate(entry: Declared, item: dict[str, Any], rows: SnapshotRows) -> Non
     chosen = set(campaigns) if campaigns else set(rows.campaigns) - set(excluded)
     sums, counts, weighted, indices = _sums(rows, reading, chosen, first, last, used)
     entry.rows.add("daily", indices)
-    if stat == "sum":
+    if stat == "trend_z":
+        entry.value = dec(chance.trend_z(_settled_days(rows, reading, chosen, first, last)))
+    elif stat == "projection":
+        entry.value = _projection(rows, reading, chosen if campaigns else None, first, last, sums[metric])
+    elif stat == "sum":
         entry.value = sums[metric]
     elif stat == "per_day":
         entry.value = sums[metric] / days
@@ -459,6 +470,38 @@ def _aggregate(entry: Declared, item: dict[str, Any], rows: SnapshotRows) -> Non
     else:
         top, bottom = _RATES[stat]
         entry.value = _divide(sums[top], sums[bottom], f"{bottom} is 0 over that range")
+
+
+def _settled_days(rows: SnapshotRows, reading: str, campaigns: set[str], first: date, last: date) -> list[tuple[float, float]]:
+    """(cost, conversions) of ``campaigns`` on each settled day from..to, up to the last complete day,
+    on which the account has rows, in date order: the days the auditor's trend score reads (a day
+    the account has and the scope has not counts (0, 0))."""
+    model = _model_of(rows.data)
+    end = min(last, rows.period.last_complete) if rows.period.last_complete else last
+    everyone = set(rows.campaigns)
+    out = []
+    day = first
+    while day <= end:
+        if model.settled(day) and _sums(rows, reading, everyone, day, day, ["cost"])[3]:
+            sums = _sums(rows, reading, campaigns, day, day, ["cost", "conversions"])[0]
+            out.append((float(sums["cost"]), float(sums["conversions"])))
+        day += timedelta(days=1)
+    return out
+
+
+def _projection(rows: SnapshotRows, reading: str, campaigns: set[str] | None, first: date, last: date,
+                spend: Decimal) -> Decimal:
+    """The glossary's month-end projection of the scope's spend from..to (``pacing.month_end_projection``;
+    the last 7 days' run rate when those days had no scheduled spend)."""
+    period = rows.period
+    if period.end is None or last > period.end:
+        raise DeclarationError("stat projection: to must be a day of the period (the last complete day)")
+    first7, last7 = pacing.last_seven_days(last)
+    seven = _sums(rows, reading, campaigns if campaigns is not None else set(rows.campaigns), first7, last7, ["cost"])[0]["cost"]
+    projected = pacing.month_end_projection(float(spend), float(seven), _schedule(rows, campaigns), last)
+    if projected is None:
+        projected = pacing.run_rate_projection(float(spend), float(seven), (period.end - last).days)
+    return dec(projected)
 
 
 def _divide(a: Decimal, b: Decimal, why: str) -> Decimal:
@@ -560,57 +603,65 @@ def _budget(entry: Declared, item: dict[str, Any], rows: SnapshotRows) -> None:
         raise DeclarationError(f"what {what!r} is not one of {', '.join(vocab.BUDGET_WHATS)}")
     campaigns = _campaign_ids(item, "campaigns", rows)
     first, last = _range(item, rows)
-    chosen, scope = _budgets_of(rows, campaigns, _strings(item, "budgets"))
+    budget_ids = _strings(item, "budgets")
     span = f"{first} to {last}" if first != last else f"on {first}"
     period = rows.period
-    if what == "monthly":
-        monthly = number(_dict(rows.data.get("targets")).get("monthly_budget"))
-        if monthly is not None:
-            entry.value, entry.what = dec(monthly), "the monthly budget (targets.monthly_budget)"
-            entry.rows.add_pointer("/targets/monthly_budget")
-        else:
-            entry.value = _scheduled(rows, None, period.start, _month_end(period))
-            entry.what = "the budget schedule's total for the month (no monthly budget)"
-        entry.note = "the monthly budget"
+    if what in ("monthly", "monthly_spread"):
+        if campaigns or budget_ids:
+            raise DeclarationError(f"what {what}: the monthly budget is the account's (campaigns and budgets must be empty)")
+        schedule = _schedule(rows, None)
+        monthly = pacing.monthly_budget(_dict(rows.data.get("targets")), schedule)
+        if monthly is None:
+            raise DeclarationError("the snapshot has no monthly budget and the budget schedule plans no spend")
+        entry.rows.add_pointer("/targets/monthly_budget")
+        if what == "monthly":
+            entry.value = dec(monthly)
+            entry.what, entry.note = "the monthly budget (targets.monthly_budget, else the budget schedule's total)", "the monthly budget"
+            return
+        spread = pacing.spread_on_schedule(monthly, schedule, last, first=first)
+        if spread is None:
+            raise DeclarationError("division by zero: the budget schedule plans no spend in the period")
+        entry.value = dec(spread)
+        entry.what = f"the monthly budget spread over {span} in proportion to the budget schedule"
+        entry.note = f"the part of the monthly budget planned for {span}"
         return
+    chosen, scope = _budgets_of(rows, campaigns, budget_ids)
     for i, _ in chosen:
         entry.rows.add("budgets", [i])
+    budgets = [b for _, b in chosen]
     if what == "daily_in_force":
-        entry.value = _daily_amount(chosen, first, period)
+        entry.value = dec(daily_amount(budgets, first, period.days))
         entry.what, entry.note = f"the daily budget of {scope} in force on {first}", f"the daily budget of {scope} on {first}"
     elif what == "daily_sum":
-        entry.value = sum((_daily_amount(chosen, first + timedelta(days=k), period) for k in range(span_days(first, last))), ZERO)
+        entry.value = sum((dec(daily_amount(budgets, first + timedelta(days=k), period.days))
+                           for k in range(span_days(first, last))), ZERO)
         entry.what = f"the daily budget of {scope} in force on each day, added up, {span}"
         entry.note = f"the daily budget of {scope} times the {span_days(first, last)} days {span}"
     elif what == "cap":
         multiple = dec(daily_cap_multiple(str(rows.data.get("platform") or ""), first))
-        entry.value = multiple * _daily_amount(chosen, first, period)
-        entry.what = f"the platform's daily maximum ({multiple}x) of the daily budget of {scope} on {first}"
+        entry.value = multiple * dec(daily_amount(budgets, first, period.days, cap_day=True))
+        entry.what = (f"the platform's daily maximum ({multiple}x) of the daily budget of {scope} on {first} "
+                      "(on the day of a change, the higher of the old and new amount)")
         entry.note = f"the most the platform lets {scope} spend in one day on {first} ({multiple} times its daily budget)"
-    else:
-        ids = None if not (campaigns or item.get("budgets")) else _campaigns_of(rows, chosen, campaigns)
-        scheduled = _scheduled(rows, ids, first, last)
-        if what == "scheduled":
-            entry.value = scheduled
-            entry.what = f"the budget schedule's planned spend of {scope}, {span}"
-            entry.note = f"the spend planned by the budgets of {scope}, {span}"
-        else:  # monthly_spread
-            month = _scheduled(rows, None, period.start, _month_end(period))
-            monthly = number(_dict(rows.data.get("targets")).get("monthly_budget"))
-            total = dec(monthly) if monthly is not None else month
-            entry.value = total * _divide(scheduled, month, "the budget schedule plans no spend in the month")
-            entry.what = f"the monthly budget spread over {span} in proportion to the budget schedule ({scope})"
-            entry.note = f"the part of the monthly budget planned for {span}"
-            entry.rows.add_pointer("/targets/monthly_budget")
+    else:  # scheduled
+        ids = None if not (campaigns or budget_ids) else _campaigns_of(rows, chosen, campaigns)
+        entry.value = dec(pacing.scheduled_spend(_schedule(rows, ids), first, last))
+        entry.what = f"the budget schedule's planned spend of {scope}, {span}"
+        entry.note = f"the spend planned by the budgets of {scope}, {span}"
 
 
-def _month_end(period: PeriodDates) -> date:
-    if period.start is None:
-        raise DeclarationError("the snapshot has no period to read the month from")
-    days = period.days or (span_days(period.start, period.end) if period.end else 0)
-    if not days:
-        raise DeclarationError("the snapshot's period has no days")
-    return period.start + timedelta(days=days - 1)
+def _schedule(rows: SnapshotRows, campaigns: set[str] | None) -> pacing.Schedule:
+    """The budget schedule of the account (None) or of some campaigns, added up per day."""
+    if rows.period.start is None:
+        raise DeclarationError("the snapshot has no period to read the budget schedule from")
+    account, per_campaign = schedule_of(rows.data, rows.period)
+    if campaigns is None:
+        return account
+    out: dict[date, float] = {}
+    for cid in campaigns:
+        for day, amount in per_campaign.get(cid, {}).items():
+            out[day] = out.get(day, 0.0) + amount
+    return out
 
 
 def _budgets_of(rows: SnapshotRows, campaigns: list[str], budget_ids: list[str]) -> tuple[list[tuple[int, dict[str, Any]]], str]:
@@ -637,25 +688,6 @@ def _campaigns_of(rows: SnapshotRows, chosen: list[tuple[int, dict[str, Any]]], 
         return set(campaigns)
     campaign_list = _list(rows.data.get("campaigns"))
     return {c for _, b in chosen for c in budget_campaigns(b, campaign_list)}
-
-
-def _daily_amount(chosen: list[tuple[int, dict[str, Any]]], day: date, period: PeriodDates) -> Decimal:
-    return dec(daily_amount([b for _, b in chosen], day, period.days))
-
-
-def _scheduled(rows: SnapshotRows, campaigns: set[str] | None, first: date | None, last: date) -> Decimal:
-    if first is None:
-        raise DeclarationError("the snapshot has no period to read the budget schedule from")
-    account, per_campaign = schedule_of(rows.data, rows.period)
-    total = ZERO
-    day = first
-    while day <= last:
-        if campaigns is None:
-            total += dec(account.get(day, 0.0))
-        else:
-            total += sum((dec(per_campaign.get(c, {}).get(day, 0.0)) for c in campaigns), ZERO)
-        day += timedelta(days=1)
-    return total
 
 
 _OP_WORDS = {"add": " + ", "subtract": " - ", "multiply": " x ", "divide": " / "}
@@ -696,14 +728,18 @@ def _calc(entry: Declared, item: dict[str, Any], rows: SnapshotRows, by_label: d
         entry.value = _divide(b - a, a, f"{args[0]} is 0")
     elif op == "floor":
         entry.value = a.to_integral_value(rounding=ROUND_FLOOR)
+    elif op == "min":
+        entry.value = min(values)
+    elif op == "max":
+        entry.value = max(values)
     elif op == "chance_at_most":
         if b < 0 or a < 0:
             raise DeclarationError("chance_at_most needs counts that are not negative")
-        entry.value = dec(poisson_at_most(float(a), float(b)))
+        entry.value = dec(chance.poisson_at_most(float(a), float(b)))
     else:  # z_score
         if b <= 0:
             raise DeclarationError(f"z_score needs an expected count above 0 ({args[1]} is {b})")
-        entry.value = (a - b) / b.sqrt()
+        entry.value = dec(chance.poisson_z(float(a), float(b)))
     if op in _OP_WORDS:
         entry.what = _OP_WORDS[op].join(shown)
         entry.note = _CLIENT_OP_WORDS[op].join(shown)
@@ -711,6 +747,8 @@ def _calc(entry: Declared, item: dict[str, Any], rows: SnapshotRows, by_label: d
         entry.what = entry.note = f"the change from {shown[0]} to {shown[1]}"
     elif op == "floor":
         entry.what = entry.note = f"{shown[0]} rounded down"
+    elif op in ("min", "max"):
+        entry.what = entry.note = f"the {'smaller' if op == 'min' else 'larger'} of {', '.join(shown)}"
     elif op == "chance_at_most":
         entry.what = f"the Poisson chance of at most {shown[0]} when {shown[1]} are expected"
         entry.note = f"the chance of seeing {shown[0]} or fewer when {shown[1]} are expected"

@@ -28,10 +28,11 @@ from typing import Any, Iterable
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_reader import number
-from .budget_schedule import budgets_paying_for, daily_amount, schedule_of
+from ..domain.budgets import budgets_paying_for, daily_amount, schedule_of
 from .daily_totals import (
     ALL_CONVERSIONS, CLICKS, CONVERSIONS, COST, DUPLICATES_ONCE, METRICS, WIDTH, DailyTotals, calendar_days,
 )
+from .declared import lag_share
 from .derived_index import window_numbers
 from .named_scope import NamedScope
 from .ranges import RangeValues
@@ -202,8 +203,6 @@ def _expected_counts(data: dict[str, Any], totals: DailyTotals, scope: NamedScop
                      cache: dict[Any, Any]) -> list[RangeValues]:
     """A conversion rate over one range the finding writes out times the clicks over another (or
     the same range of another scope), as they are and lag-adjusted: expected conversions."""
-    from .declared import lag_share
-
     ranges = list(dict.fromkeys(scope.explicit))[:MAX_EXPECTED_RANGES]
     if not ranges:
         return []

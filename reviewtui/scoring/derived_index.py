@@ -42,8 +42,9 @@ from ..caseset.snapshot_cache import SnapshotData, cache_of, snapshot_data
 from ..caseset.snapshot_reader import number
 from .daily_totals import (
     CLICKS, CONVERSIONS, COST, IMPRESSIONS, METRICS, SHARE_COUNT, SHARE_SUM, SHARES, VALUE, DailyTotals, DaySums,
-    PeriodDates, calendar_days, corrected_readings, daily_totals, span_days,
+    PeriodDates, calendar_days, corrected_readings, daily_totals,
 )
+from ..domain.budgets import span_days
 from .named_values import NamedValues, find_provenance, ratio
 from .pacing_figures import pacing_figures
 from .row_provenance import NAMED, PERIOD_ROWS, TARGET_OF_METRIC, TRAILING_ZERO, RowList, Rows, rows_of

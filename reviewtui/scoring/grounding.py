@@ -51,6 +51,7 @@ from .. import taxonomy
 from ..caseset.snapshot import as_object
 from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import number, parse_day, pointer_to
+from ..domain.chance import poisson_at_most, poisson_z
 from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals, named_readings
 from .derivations import derivations
 from .derived_index import derived_named, derived_rows
@@ -967,8 +968,6 @@ def _chances(a: float, b: float, la: str, lb: str, figure: Figure, expected: tup
              ) -> list[tuple[float, str, tuple[str, ...], str | None]]:
     """The Poisson chance of at most one count when the other, a count its words call expected, is
     expected (the reference auditor's ``poisson_at_most``), and (a - b) / sqrt(b), each way round."""
-    from .declared import poisson_at_most
-
     out: list[tuple[float, str, tuple[str, ...], str | None]] = []
     for observed, due, lo, le, is_expected in ((a, b, la, lb, expected[1]), (b, a, lb, la, expected[0])):
         expected_count = due
@@ -977,7 +976,7 @@ def _chances(a: float, b: float, la: str, lb: str, figure: Figure, expected: tup
         p = poisson_at_most(observed, expected_count)
         out.append((p * 100.0 if figure.measure == "percent" else p, f"Poisson chance of at most {lo} when {le} are expected",
                     ("ratio", "other"), ""))
-        out.append((abs(observed - expected_count) / math.sqrt(expected_count), f"({lo} - {le}) / sqrt({le})", ("ratio", "other", "count"), ""))
+        out.append((abs(poisson_z(observed, expected_count)), f"({lo} - {le}) / sqrt({le})", ("ratio", "other", "count"), ""))
     return out
 
 

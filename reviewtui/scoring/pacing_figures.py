@@ -16,8 +16,9 @@ from typing import Any
 
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot_reader import number
-from .budget_schedule import amount_on, budget_schedule, budget_steps, daily_cap_multiple
-from .daily_totals import COST, METRICS, DaySums, PeriodDates, span_days
+from ..domain.budgets import amount_on, budget_schedule, budget_steps, daily_cap_multiple, span_days
+from ..domain.pacing import month_end_projection, monthly_budget, run_rate_projection, scheduled_spend, spread_on_schedule
+from .daily_totals import COST, METRICS, DaySums, PeriodDates
 from .named_values import NamedValues, SuffixedValues, ratio
 from .row_provenance import BUDGET_FIGURE, NAMED, NAMED_BUDGET, PERIOD_ROWS, Rows
 
@@ -75,7 +76,7 @@ def pacing_figures(
     expected: dict[str, tuple[float | None, RowsOf]] = {}
     projected: dict[str, tuple[float | None, RowsOf]] = {
         "straight line": (ratio(spend.to_date * month.days, month.elapsed), (*spend.rows, PERIOD_ROWS)),
-        "last 7 days' rate": (spend.to_date + spend.last7 / 7 * month.remaining, (*spend.rows, PERIOD_ROWS)),
+        "last 7 days' rate": (run_rate_projection(spend.to_date, spend.last7, month.remaining), (*spend.rows, PERIOD_ROWS)),
     }
     if budget is not None:
         expected["straight line"] = (budget * month.elapsed / month.days, (*budget_rows, PERIOD_ROWS))
@@ -123,11 +124,10 @@ def _spend_figures(index: NamedValues, month: Month, account_day: dict[date, Day
 
 def _monthly_budget(index: NamedValues, targets: dict[str, Any], schedule: Schedule) -> tuple[float | None, RowsOf]:
     """The monthly budget and its rows: ``targets.monthly_budget``, else the budget schedule's month."""
-    budget = number(targets.get("monthly_budget"))
-    if budget is not None:
-        return budget, (Rows("targets", fields=("monthly_budget",)),)
-    scheduled: float = sum(schedule.values())
-    if not scheduled:
+    if number(targets.get("monthly_budget")) is not None:
+        return monthly_budget(targets, schedule), (Rows("targets", fields=("monthly_budget",)),)
+    scheduled = monthly_budget(targets, schedule)
+    if scheduled is None:
         return None, (Rows("targets", fields=("monthly_budget",)),)
     index.put("pacing: monthly budget from the budget schedule", scheduled)
     index.exact("pacing: monthly budget from the budget schedule", *SCHEDULE_ROWS, PERIOD_ROWS)
@@ -176,19 +176,19 @@ def _schedule_basis(
 ) -> None:
     """The whole month on one basis, and what it adds to the expected and projected spend."""
     lc = month.last_complete
-    to_date = sum(v for d, v in schedule.items() if d <= lc)
-    whole = sum(schedule.values())
-    last7_planned = sum(v for d, v in schedule.items() if lc - timedelta(days=6) <= d <= lc)
+    to_date = scheduled_spend(schedule, last=lc)
+    whole = scheduled_spend(schedule)
     expected[basis] = (to_date, SCHEDULE_ROWS)
     index.put(f"pacing: {basis}, whole month", whole)
     index.exact(f"pacing: {basis}, whole month", *SCHEDULE_ROWS, PERIOD_ROWS)
     rows = (*spend.rows, *SCHEDULE_ROWS)
     projected[basis] = (spend.to_date + (whole - to_date), rows)
-    rate = ratio(spend.last7, last7_planned)  # the share of its schedule the account spent over the last 7 days
-    if rate is not None:
-        projected[f"last 7 days' share of the {basis}"] = (spend.to_date + rate * (whole - to_date), rows)
-    if budget is not None and whole:
-        expected[f"monthly budget spread on the {basis}"] = (budget * to_date / whole, (*budget_rows, *SCHEDULE_ROWS))
+    projection = month_end_projection(spend.to_date, spend.last7, schedule, lc)
+    if projection is not None:
+        projected[f"last 7 days' share of the {basis}"] = (projection, rows)
+    spread = spread_on_schedule(budget, schedule, lc) if budget is not None else None
+    if spread is not None:
+        expected[f"monthly budget spread on the {basis}"] = (spread, (*budget_rows, *SCHEDULE_ROWS))
 
 
 def _expected_figures(index: NamedValues, spend: Spend, expected: dict[str, tuple[float | None, RowsOf]]) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Iterable, NamedTuple
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import escape_token, number, parse_day
-from .budget_schedule import budget_campaigns
+from ..domain.budgets import budget_campaigns
 from .daily_totals import CONVERSIONS, COST, daily_totals
 
 

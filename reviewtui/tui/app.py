@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 
 from ..backends.base import Backend
 from ..caseset.cases import CaseFileError, CaseSet
@@ -54,7 +54,7 @@ class ReviewApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("f2", "view('cases')", "Cases"),
         Binding("f3", "view('runs')", "Runs"),
-        Binding("f4", "view('weekly')", "Weekly", show=False),
+        Binding("f4", "view('weekly')", "Weekly"),
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
@@ -208,6 +208,25 @@ class ReviewApp(App[None]):
         super().notify(printable(message), title=printable(title, one_line=True), severity=severity,  # type: ignore[arg-type]
                        markup=False, **kwargs)
 
+    # Textual's own notices are written in markup, which ``notify`` shows as plain text: the two it gives
+    # here (ctrl+c's hint, the palette's Screenshot) are said without it.
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: say how to quit (Textual's hint reads ``[b]ctrl+q[/b]``)."""
+        self.notify("Press ctrl+q to quit the app", title="Do you want to quit?")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            yield command._replace(callback=self.save_screenshot_and_say) if command.title == "Screenshot" else command
+
+    def save_screenshot_and_say(self) -> None:
+        try:
+            path = self.save_screenshot()
+        except OSError as exc:
+            self.notify(f"Screenshot not saved: {exc.strerror or exc}", title="Screenshot", severity="error")
+            return
+        self.notify(f"Saved screenshot to {path}", title="Screenshot")
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -246,7 +265,10 @@ def describe_work(screen) -> str:
     return f"{getattr(screen, 'FORM', None) or 'open'} form"
 
 
-register_help("Everywhere", ReviewApp)
+register_help("Everywhere", ReviewApp, first=True, also=[
+    ("ctrl+p", "Palette: open a case, a run, a row; new run or case"),
+    ("tab, shift+tab", "Next / previous region or field"),
+])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,12 +14,16 @@ from __future__ import annotations
 import asyncio
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Callable, Sequence, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandListItem, CommandPalette, DiscoveryHit, Hit, Hits, Provider, SimpleProvider
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.markup import escape
 
 from ..runs.stored import RunInfo, list_runs, run_key
 from ..caseset.snapshot_reader import PointerError
+from ..caseset.untrusted import printable
 
 if TYPE_CHECKING:
     from .app import ReviewApp
@@ -31,12 +35,56 @@ def run_verdict(info: RunInfo) -> str:
 
 
 def run_help(info: RunInfo) -> str:
-    """One line about a run: model, backend, date, verdict, means."""
+    """One line about a run: prompt version, model, backend, date, verdict, means."""
     verdict = run_verdict(info)
-    parts = [info.model or "", info.backend or "", (info.date or "")[:16].replace("T", " "), verdict]
+    parts = [info.prompt_version, info.model or "", info.backend or "", (info.date or "")[:16].replace("T", " "), verdict]
     if info.mean_recall is not None and info.mean_precision is not None:
         parts.append(f"recall {info.mean_recall:.3f} precision {info.mean_precision:.3f}")
     return " · ".join(p for p in parts if p)
+
+
+# The palette reads a hit's text and help as Textual markup; here they hold case ids, run versions, evidence
+# and paths from files, so they are drawn as plain text (a "[b]" in a folder name stays "[b]").
+
+
+def shown(text: str) -> Content:
+    return Content(printable(text, one_line=True))
+
+
+def help_text(text: str) -> str:
+    return escape(printable(text, one_line=True))
+
+
+def highlighted(matcher: Matcher, text: str) -> Content:
+    """``text`` as plain text with the characters the query matched highlighted (``Matcher.highlight``
+    reads the text as markup)."""
+    content = shown(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets if score else ():
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
+class PlainCommands(SimpleProvider):
+    """A list of (text, callback, help) for the palette, drawn as plain text."""
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, callback, help in self._commands:
+            if (score := matcher.match(text)) > 0:
+                yield Hit(score, highlighted(matcher, text), callback, text=text, help=help_text(help or ""))
+
+    async def discover(self) -> Hits:
+        for text, callback, help in self._commands:
+            yield DiscoveryHit(shown(text), callback, text=text, help=help_text(help or ""))
+
+
+def search_plain(app, commands: Sequence[CommandListItem], placeholder: str) -> None:
+    """``App.search_commands`` with the entries drawn as plain text."""
+    # A provider instance stands for its class here, as in App.search_commands (SimpleProvider.__call__).
+    providers: list = [PlainCommands(app.screen, list(commands))]
+    app.push_screen(CommandPalette(providers=providers, placeholder=printable(placeholder, one_line=True)))
 
 
 class ReviewCommands(Provider):
@@ -69,10 +117,11 @@ class ReviewCommands(Provider):
              "an imported or redacted snapshot.json: type its path here, or pick one found in this folder"),
         ]
         for info in self.runs:
-            found.append((f"Open run {info.prompt_version}", partial(app.open_run, run_key(info, app.results_dir)), run_help(info)))
+            key = run_key(info, app.results_dir)  # the folder: two runs of one version differ there
+            found.append((f"Open run {key}", partial(app.open_run, key), run_help(info)))
         if len(self.runs) > 1:
             for info in self.runs:
-                found.append((f"Compare run {info.prompt_version} with…", partial(self.pick_second_run, info),
+                found.append((f"Compare run {run_key(info, app.results_dir)} with…", partial(self.pick_second_run, info),
                               "then pick the run to compare it with"))
         author = self._author()
         if author is not None:
@@ -87,11 +136,12 @@ class ReviewCommands(Provider):
         """The palette again, listing the other runs; choosing one opens the compare view."""
         app = self.review_app
         others = [
-            (info.prompt_version, partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)), run_help(info))
+            (run_key(info, app.results_dir), partial(app.compare_runs, run_key(first, app.results_dir), run_key(info, app.results_dir)),
+             run_help(info))
             for info in self.runs
             if info.run_dir != first.run_dir
         ]
-        app.search_commands(others, placeholder=f"Compare {first.prompt_version} with which run?")
+        search_plain(app, others, f"Compare {run_key(first, app.results_dir)} with which run?")
 
     def pick_snapshot_file(self) -> None:
         """The palette again, listing the JSON files of the working folder (and its folders' snapshot.json)."""
@@ -99,15 +149,28 @@ class ReviewCommands(Provider):
         cases_dir = app.cases_dir.resolve()
         found = sorted({p for pattern in ("*.json", "*/snapshot.json") for p in Path.cwd().glob(pattern)
                         if cases_dir not in p.resolve().parents})[:200]
-        app.search_commands([(str(p), partial(self.new_case, p), "copy it into the case set as a new case")
-                             for p in found], placeholder="Which snapshot file? (or type its path in the palette)")
+        search_plain(app, [(str(p), partial(self.new_case, p), "copy it into the case set as a new case") for p in found],
+                     "Which snapshot file? (or type its path in the palette)")
 
-    def new_case(self, path: Path) -> None:
-        from ..accounts.newcase import NewCaseError, new_case_from_snapshot
+    def new_case(self, path: Path, *, allow_unredacted: bool = False) -> None:
+        from ..accounts.newcase import NewCaseError, UnredactedError, new_case_from_snapshot
+        from .screens.dialogs import ConfirmModal
 
         app = self.review_app
         try:
-            case_id = new_case_from_snapshot(path, app.cases_dir)
+            case_id = new_case_from_snapshot(path, app.cases_dir, allow_unredacted=allow_unredacted)
+        except UnredactedError as exc:
+            def answer(choice: str | None) -> None:
+                if choice == "u":
+                    self.new_case(path, allow_unredacted=True)
+
+            app.push_screen(ConfirmModal(
+                "Not redacted", f"{path} is an imported account with its own names: {', '.join(exc.names[:5])}"
+                f"{' and more' if len(exc.names) > 5 else ''}. A case in the case set ({app.cases_dir}/) is shared "
+                f"with everyone who has it. Redact it first (reviewtui redact {path} -o <file> --key "
+                "~/.reviewtui/redact.key), then make the case from the redacted file.",
+                [("c", "Cancel"), ("u", "Copy it unredacted")]), answer)
+            return
         except (NewCaseError, OSError) as exc:
             app.notify(str(exc), title="No case made", severity="error", timeout=10)
             return
@@ -118,8 +181,8 @@ class ReviewCommands(Provider):
         app.open_case(case_id)
 
     async def discover(self) -> Hits:
-        for text, callback, help_text in self._targets():
-            yield DiscoveryHit(text, callback, help=help_text)
+        for text, callback, help in self._targets():
+            yield DiscoveryHit(shown(text), callback, text=text, help=help_text(help))
 
     async def search(self, query: str) -> Hits:
         author = self._author()
@@ -128,15 +191,18 @@ class ReviewCommands(Provider):
             try:
                 author.snapshot.resolve(pointer)
             except PointerError as exc:
-                yield Hit(0.1, f"Row {pointer}: does not resolve", lambda: None, help=str(exc))
+                text = f"Row {pointer}: does not resolve"
+                yield Hit(0.1, shown(text), lambda: None, text=text, help=help_text(str(exc)))
             else:
-                yield Hit(1.0, f"Go to row {pointer}", partial(author.go_to_pointer, pointer), help="snapshot row")
+                text = f"Go to row {pointer}"
+                yield Hit(1.0, shown(text), partial(author.go_to_pointer, pointer), text=text, help="snapshot row")
         typed = Path(pointer).expanduser() if pointer else None
         if typed is not None and typed.suffix.lower() == ".json" and typed.is_file():
-            yield Hit(1.0, f"New case from {pointer}", partial(self.new_case, typed),
+            text = f"New case from {pointer}"
+            yield Hit(1.0, shown(text), partial(self.new_case, typed), text=text,
                       help="copy this snapshot into the case set and open it")
         matcher = self.matcher(query)
-        for text, callback, help_text in self._targets():
+        for text, callback, help in self._targets():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), callback, help=help_text)
+                yield Hit(score, highlighted(matcher, text), callback, text=text, help=help_text(help))

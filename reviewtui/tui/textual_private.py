@@ -39,10 +39,20 @@ class KeysFooter(Footer):
     each key with the footer's compact setting from the start. What it shows is the same.
     """
 
+    # Below this width the keys go compact (one blank between them), so the view keys stay on an
+    # 80-column screen; a group's label ("1 2 3 Tag must/may/not") keeps its blank after it.
+    COMPACT_BELOW = 120
+    DEFAULT_CSS = """
+    KeysFooter.-compact FooterLabel { margin: 0 1 0 0; }
+    """
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._shown: tuple | None = None  # what the keys on screen were built from
         self._rebuild_pending = False
+
+    def on_resize(self) -> None:
+        self.compact = self.app.size.width < self.COMPACT_BELOW
 
     def _keys_wanted(self) -> tuple:
         active = self.screen.active_bindings

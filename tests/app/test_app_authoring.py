@@ -173,7 +173,7 @@ async def test_undo_and_redo_keys_across_a_delete_and_a_dispute(repo):
         await pilot.press("delete")  # focus selected the first entry
         assert screen.case.must_find == [] and screen.dirty
         await go_to_sentence(pilot, screen, BRAND_SENTENCE)
-        await pilot.press("d")
+        await pilot.press("t", "space", "d")  # a dispute cites at least one row: /daily/0
         await pilot.pause()
         await type_text(pilot, "brand spent 249.00 on 2025-03-01")
         await pilot.press("tab", "tab")
@@ -253,14 +253,19 @@ async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
         assert "row '/daily/400' does not resolve" in text
 
 
+async def must_not_say_form(pilot, kind: str):
+    """Open the case, press 3 and type ``kind``: (author screen, tag form)."""
+    screen = await open_case(pilot, CASE)
+    await pilot.press("3")
+    await pilot.pause()
+    await type_text(pilot, kind)
+    return screen, pilot.app.screen
+
+
 async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_case(pilot, CASE)
-        await pilot.press("3")
-        await pilot.pause()
-        modal = app.screen
-        await type_text(pilot, "pacing.overspent")
+        screen, modal = await must_not_say_form(pilot, "pacing.overspent")
         await pilot.press("ctrl+s")
         assert "unknown finding kind 'pacing.overspent'" in str(modal.query_one("#tag-error").render())
         await pilot.press("backspace", "d")  # pacing.overspend: already a must_not_say entry
@@ -322,5 +327,38 @@ async def test_help_lists_the_keys_of_every_region(repo):
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(app)
-        for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo"):
+        for words in ("Tag must_find", "Dispute / reopen", "Mark + down", "Open case", "Undo", "Kind filter"):
             assert words in text
+        # The keys a region answers through Textual or its table, listed too; the ones for everywhere first.
+        lines = [" ".join(line.strip("█▌▐ ").split()) for line in text.splitlines()]
+        assert lines.index("Everywhere") < lines.index("Author screen")
+        for line in ("^p Palette: open a case, a run, a row; new run or case",
+                     "tab, shift+tab Next / previous region or field", "f4 Weekly", "home, end First / last case",
+                     "⏎ Open the run", "⏎ Review the case", "tab Switch sides"):
+            assert line in lines, line
+
+
+async def test_tag_modal_refuses_a_says_pattern_check_would_reject(repo):
+    """One rule for `says` patterns: the form refuses, with check's own words, what check would report as an
+    error blocking the eval; a pattern check accepts is added."""
+    from reviewtui.caseset.cases import validate_case
+    from reviewtui.caseset.untrusted import says_problem
+
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, modal = await must_not_say_form(pilot, "pacing.underspend")
+        modal.query_one("#tag-evidence").value = "spend to date is on the budget schedule"
+        says = modal.query_one("#tag-says")
+        says.value = '["under-?pac", "underspen(?=d)"]'
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is modal
+        refused = says_problem("underspen(?=d)")
+        assert refused is not None and "lookaround" in refused
+        assert str(modal.query_one("#tag-error").render()) == f"{refused}; reviewtui check would reject it"
+        says.value = '["under-?pac", "underspend"]'
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.case.must_not_say[-1].says == ["under-?pac", "underspend"]
+        assert [p for p in validate_case(screen.case) if "says" in p.message] == []

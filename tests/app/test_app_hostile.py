@@ -24,7 +24,8 @@ from reviewtui.tui.screens.cases import CasesScreen
 from reviewtui.tui.screens.dispute import DisputeModal
 from reviewtui.tui.screens.run_review import RunScreen
 from tests.app.apphelpers import open_runs_view
-from tests.app.apphelpers import SIZE, copy_fixture, make_app, open_case, screen_text, settle
+from tests.app.apphelpers import SIZE, copy_fixture, make_app, open_case, screen_text, search_palette, settle
+from textual.command import CommandPalette
 from tests.app.review_fixture import make_review_app, review_repo, wait_until
 
 FAKE_KEY = "fake-hostile-key-app-93b2e1"
@@ -70,7 +71,7 @@ async def test_markup_and_escapes_from_case_files_are_shown_literally_in_the_cas
         table = app.screen.query_one(DataTable)
         cells = [str(cell) for cell in table.get_row(app.screen.rows[1].case_id)]
         assert cells[1] == "[@click=app.quit]x[/]␛]0;pwned␇␛[2J"  # kind, its escapes made visible
-        assert cells[5] == "[link=http://evil.example]y[/link]"  # source
+        assert cells[6] == "[link=http://evil.example]y[/link]"  # source
         screen = await open_case(pilot, "c02-garden-clean")
         assert isinstance(screen, AuthorScreen)
         text = shown(app)
@@ -259,3 +260,71 @@ async def test_a_case_folder_linked_out_of_the_case_root_is_never_opened_or_save
         assert isinstance(app.screen, CasesScreen)
         await pilot.press("ctrl+s")
     assert (outside / "expected.yaml").read_bytes() == before
+
+
+ODD_FOLDER_NAMES = ["c04 space", "c05-accént", "c06..dots", "c07\nnewline", "c08-[brackets]", "c09-[b]old"]
+
+
+async def test_case_folders_with_odd_names_open_and_the_other_cases_keep_their_edits(tmp_path):
+    """A folder name is no widget id: the author screen of "c04 space" once crashed the app, and with it
+    the unsaved edits of every other open case."""
+    repo = copy_fixture(tmp_path / "repo")
+    for name in ODD_FOLDER_NAMES:
+        shutil.copytree(repo / "cases" / "c01-shoes-tracking", repo / "cases" / name)
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        for name in ODD_FOLDER_NAMES:  # from the cases view, as a user opens one
+            screen = await open_case(pilot, name)
+            assert screen.case.case_id == name
+            assert shown(app).startswith(name.replace("\n", "␊") + " [ordinary]")
+            await pilot.press("escape")
+        await pilot.press("ctrl+p")  # the palette shows the names as they are, and opens the case
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette opens")
+        await search_palette(pilot, "c09")
+        assert "Open case c09-[b]old" in shown(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AuthorScreen) and app.screen.case.case_id == "c09-[b]old"
+        await pilot.press("escape")
+        edited = await open_case(pilot, "c01-shoes-tracking")
+        edited.query_one("#expectations").focus()
+        await pilot.press("delete")
+        assert edited.dirty
+        for name in ODD_FOLDER_NAMES:  # over a case with unsaved edits, as the palette's "Open case" does
+            app.open_case(name)
+            await settle(pilot)
+            assert isinstance(app.screen, AuthorScreen) and app.screen.case.case_id == name
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is edited
+        assert edited.dirty and app._exception is None
+
+
+async def test_a_tab_in_an_entry_is_written_back_as_a_tab_never_as_its_picture(tmp_path):
+    """The form shows a tab as ␉ (an Input draws its value raw); saving the form once wrote ␉ into
+    expected.yaml. A field is read back as the characters it shows: the evidence's tab is whitespace
+    (the line is normalised), the claim's and the pattern's stay tabs."""
+    repo = copy_fixture(tmp_path / "repo")
+    expected = repo / "cases" / "c01-shoes-tracking" / "expected.yaml"
+    expected.write_text(expected.read_text(encoding="utf-8").replace(
+        '    says: ["overspend"]', '    says: ["over\\tspend"]\n    claim: "Spend\\tis over."').replace(
+        "evidence: spend to date is on the budget schedule", 'evidence: "spend to date\\tis on the budget schedule"'),
+        encoding="utf-8")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, "c01-shoes-tracking")
+        screen.query_one("#expectations").focus()
+        await pilot.press("down", "e")  # the must_not_say entry
+        await settle(pilot)
+        form = app.screen
+        assert form.query_one("#tag-says").value == '["over␉spend"]'
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    text = expected.read_text(encoding="utf-8")
+    assert "␉" not in text
+    entry = screen.session.entry("must_not_say", 0)
+    assert entry["says"] == ["over\tspend"] and entry["claim"] == "Spend\tis over."
+    assert entry["evidence"] == "spend to date is on the budget schedule"

@@ -94,3 +94,20 @@ async def test_palette_starts_a_new_run(root):
         await palette(pilot, "new run")
         await wait_until(pilot, lambda: isinstance(app.screen, NewRunScreen), "the new-run form")
         assert app.current_mode == "runs"
+
+
+async def test_textuals_own_notices_show_no_markup(root):
+    """The app shows every notice as plain text; Textual's own two, ctrl+c's hint and the Screenshot
+    command's, are written in markup and once showed `[b]` and `[$text-success]` as such."""
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        await palette(pilot, "screenshot")
+        await wait_until(pilot, lambda: len(app._notifications) == 2, "two notices")
+        said = [(n.title, n.message) for n in app._notifications]
+        assert said[0] == ("Do you want to quit?", "Press ctrl+q to quit the app")
+        assert said[1][0] == "Screenshot" and said[1][1].startswith("Saved screenshot to ")
+        assert not any("[" in message for _title, message in said)
+        assert list(root.glob("*.svg"))

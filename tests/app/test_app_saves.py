@@ -33,7 +33,9 @@ async def form_on_sentence(pilot, sentence: str, key: str):
 
 async def fill_dispute(pilot) -> None:
     await type_text(pilot, "brand spent 249.00")
-    await pilot.press("tab", "tab")
+    await pilot.press("tab")
+    await type_text(pilot, "/daily/0")  # no row marked: the row the dispute cites, typed
+    await pilot.press("tab")
     await type_text(pilot, "no plan in the snapshot")
     await pilot.press("enter")
     await pilot.pause()

@@ -4,6 +4,7 @@ test_app_authoring.py; what the session does to the files, in tests/unit/test_au
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 
 from reviewtui.caseset import disputes
@@ -168,14 +169,73 @@ async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, cap
         assert [r.case_id for r in screen.visible_rows()] == ["c01-shoes-tracking"]
 
 
-async def test_the_dispute_form_refuses_a_row_the_snapshot_does_not_hold(repo):
+@pytest.mark.parametrize(("rows", "refused"), [
+    ("/daily/0, /daild/55", "disputed.md not changed: row /daild/55 does not resolve in snapshot.json"),
+    # A dispute cites the rows that show what they show instead; with none it used to be written as
+    # `**Rows:** (none)`, which check then let through and the write-up test tripped on.
+    (" ", f"Fill in {disputes.ROWS_NEEDED}."),
+])
+async def test_the_dispute_form_refuses_rows_that_cite_nothing(repo, rows, refused):
     disputed = repo / "disputed.md"
     before = disputed.read_text()
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_case(pilot, CASE)
-        await dispute_brand_sentence(pilot, screen, rows="/daily/0, /daild/55")
+        await dispute_brand_sentence(pilot, screen, rows=rows)
         assert isinstance(app.screen, DisputeModal)  # the form stays, with what was typed
-        error = str(app.screen.query_one("#dispute-error", Static).render())
-        assert error.startswith("disputed.md not changed: row /daild/55 does not resolve in snapshot.json")
+        assert str(app.screen.query_one("#dispute-error", Static).render()).startswith(refused)
     assert disputed.read_text() == before
+
+
+async def test_a_date_filter_that_is_no_date_is_said_not_silently_ignored(repo):
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        await pilot.press("t", "f", "tab")  # the campaign filter, then "from"
+        await type_text(pilot, "2025-13")
+        await settle(pilot)
+        status = str(screen.query_one("#snapshot-status", Static).render())
+        assert "from '2025-13' is not a date: write YYYY-MM-DD, YYYY-MM or YYYY: not applied" in status
+        table = screen.panel.active_table
+        assert len(table.order) == len(table.section)  # nothing filtered, and the line says why
+        for _ in range(2):
+            await pilot.press("backspace")
+        await type_text(pilot, "03-10")
+        await settle(pilot)
+        assert "not applied" not in str(screen.query_one("#snapshot-status", Static).render())
+        assert 0 < len(table.order) < len(table.section)
+        assert all(table.section.date_of(i) >= "2025-03-10" for i in table.order)
+
+
+async def test_the_write_ups_header_is_shown_line_by_line_and_cannot_be_tagged(repo):
+    writeup = repo / "writeups" / "wu01-shoes.md"
+    writeup.write_text(writeup.read_text(encoding="utf-8").replace(
+        "# Shoes & Co: March audit\n", "# Shoes & Co: March audit\n\n**To:** Ana Ruiz, Shoes & Co  \n**Date:** 20 March 2025\n"),
+        encoding="utf-8")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, CASE)
+        view = screen.query_one(WriteupView)
+        view.focus()
+        await pilot.press("home")
+        assert view.sentence.text.startswith("Reviewed on 2025-03-19")  # the header is no sentence
+        shown = screen_text(app)  # one field a line, the bold marks drawn as style
+        assert "│To: Ana Ruiz, Shoes & Co│" in shown and "│Date: 20 March 2025│" in shown
+        await pilot.press("1")
+        await settle(pilot)
+        assert "**" not in app.screen.query_one("#tag-claim").value
+
+
+async def test_an_80_by_24_terminal_shows_the_status_and_the_view_keys(repo):
+    """At 80x24 the status column was past the right edge and the footer lost its view keys."""
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        row = next(line for line in lines if line.strip().startswith("c03-bikes-broken"))
+        assert "✗ 1" in row
+        assert all(key in lines[-1] for key in ("? Help", "f2 Cases", "f3 Runs", "f4 Weekly", "^p palette"))
+        await pilot.press("f3")
+        await settle(pilot)
+        header = next(line for line in screen_text(app).splitlines() if "prompt version" in line)
+        assert "verdict" in header and "recall" in header

@@ -9,6 +9,8 @@ import pytest
 
 from reviewtui.cli import main
 from reviewtui.tui.screens.author import AuthorScreen
+from reviewtui.tui.screens.dialogs import ConfirmModal
+from tests.app.apphelpers import screen_text
 from tests.app.review_fixture import SIZE, make_review_app, review_repo, wait_until
 from tests.app.test_app_palette import palette, started
 
@@ -17,9 +19,12 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "accounts"
 
 @pytest.fixture
 def root(tmp_path, monkeypatch):
+    """The README's "real account as a case": an import, redacted, in the working folder."""
     root = review_repo(tmp_path, monkeypatch)
     assert main(["import", "--format", "google", str(FIXTURES / "google_campaign_daily.csv"),
-                 "-o", str(root / "uk-shop.json")]) == 0
+                 "-o", str(root / "import-raw.json")]) == 0
+    assert main(["redact", str(root / "import-raw.json"), "-o", str(root / "uk-shop.json"),
+                 "--key", str(tmp_path / "redact.key")]) == 0
     return root
 
 
@@ -62,3 +67,23 @@ async def test_an_unreadable_snapshot_makes_no_case(root):
         await wait_until(pilot, refused, "the import is refused with a message")
         assert not (root / "cases" / "bad").exists()
         assert not isinstance(app.screen, AuthorScreen)
+
+
+async def test_an_unredacted_import_is_not_copied_into_the_case_set_unless_asked(root):
+    """The palette's "New case" once copied an account's own names into cases/, shared with everyone who
+    has the set. It asks first, naming the names and the redact command; esc or c copies nothing."""
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await palette(pilot, "import-raw.json")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        question = screen_text(app)
+        assert "'Search | Brand | UK'" in question and "reviewtui redact" in question
+        await pilot.press("c")
+        await pilot.pause()
+        assert not (root / "cases" / "import-raw").exists() and not isinstance(app.screen, ConfirmModal)
+        await palette(pilot, "import-raw.json")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question again")
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen), "the case copied as asked opens")
+        assert (root / "cases" / "import-raw" / "snapshot.json").read_bytes() == (root / "import-raw.json").read_bytes()

@@ -73,7 +73,8 @@ async def test_runs_view_lists_every_run_newest_first(root):
         assert [r.prompt_version for r in screen.runs] == ["audit-t2", "audit-t1"]
         table = screen.query_one(DataTable)
         first = [str(cell) for cell in table.get_row_at(0)]
-        assert first[1:8] == ["audit-t2", "claude-sonnet-5-5", "replay", "2025-03-21 10:30", "ab12cd34", "FAIL", "0.600"]
+        assert first[1:6] == ["audit-t2", "audit-t2", "FAIL", "0.600", "0.800"]
+        assert first[8:] == ["2025-03-21 10:30", "replay", "claude-sonnet-5-5", "ab12cd34"]
 
 
 async def test_run_view_header_missed_ids_and_case_table(root):
@@ -214,6 +215,10 @@ async def test_fix_in_the_author_screen_then_rescore_changes_the_scores_without_
         assert backend.total_calls == 0  # stored outputs only
         change = run.changes["c01-tracking"]
         assert (change.recall_before, change.recall_after) == (0.0, 1.0)
+        # Moved to may_find, the id is no longer missed; the model did not find it either.
+        assert change.newly_found == [] and change.no_longer_must_find == ["tracking.conversions_stopped@333"]
+        found_cell = str(run.query_one(CaseDiffTable).get_row("c01-tracking")[5])
+        assert found_cell == "tracking.conversions_stopped@333 (no longer must_find)"
         assert [d.case_id for d in run.changes.values() if d.changed] == ["c01-tracking"]
         assert run.run.records["c01-tracking"].recall == 1.0
         manifest = read_manifest(root / "results/audit-t1/manifest.json")

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from textual.command import CommandPalette
+
 from reviewtui.tui.screens.run_review import RunScreen
-from tests.app.apphelpers import open_runs_view
+from tests.app.apphelpers import open_runs_view, screen_text, search_palette, wait_until
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 
 
@@ -28,15 +30,33 @@ async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_pa
         runs = await open_runs_view(pilot)
         table = runs.query_one(DataTable)
         assert table.row_count == 2
-        cells = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[3]) for i in range(2)}
+        def cell(row: int, column: str) -> str:
+            return str(table.get_cell_at((row, table.get_column_index(column))))
+
+        cells = {cell(i, "model"): cell(i, "backend") for i in range(2)}
         assert cells == {"reference-auditor-1": "rules · reference auditor", "claude-sonnet-5-5": "replay"}
-        row = next(i for i in range(2) if str(table.get_row_at(i)[2]) == "reference-auditor-1")
+        folders = {cell(i, "model"): cell(i, "folder") for i in range(2)}
+        assert folders == {"reference-auditor-1": "reference/audit-t1", "claude-sonnet-5-5": "audit-t1"}
+        row = next(i for i in range(2) if cell(i, "model") == "reference-auditor-1")
         table.move_cursor(row=row)
         await pilot.press("enter")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, RunScreen)
         assert app.screen.run_dir.resolve() == (reference / "audit-t1").resolve()
+        assert "audit-t1  reference/audit-t1" in screen_text(app)  # the header names the folder
+        await pilot.press("R")
+        await wait_until(pilot, lambda: app.screen.changes, "the re-score lands")
+        assert [n.title for n in app._notifications][-1] == "reference/audit-t1 re-scored"
+        await pilot.press("escape")
+
+        # The palette tells the two runs of audit-t1 apart by their folders.
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette opens")
+        await search_palette(pilot, "open run")
+        listed = "".join(screen_text(app).split())  # the highlighted letters are drawn apart
+        assert "Openrunreference/audit-t1" in listed and "Openrunaudit-t1" in listed
+        await pilot.press("escape")
 
 
 async def test_the_new_run_form_resumes_the_auditors_unfinished_run_from_its_own_folder(tmp_path, monkeypatch):

@@ -65,3 +65,33 @@ async def test_the_status_line_shows_the_current_cell_as_the_snapshot_has_it(rep
         await settle(pilot)
         assert f"{columns[-1]} = " in str(panel.query_one("#snapshot-status").render())
         assert columns[-1] in screen_text(app)  # its header is still shown above it
+
+
+async def test_columns_line_up_in_terminal_cells_with_wide_characters(repo):
+    """Twelve Japanese characters take 24 cells: the table pads by cells (rich's cell functions), so the
+    column after a Japanese campaign name starts where it starts after an ASCII one."""
+    from rich.cells import cell_len
+
+    from tests.app.apphelpers import SIZE, make_app, open_case, settle
+
+    snapshot_path = repo / "cases" / "c01-shoes-tracking" / "snapshot.json"
+    data = json.loads(snapshot_path.read_text(encoding="utf-8"))
+    data["campaigns"][0]["name"] = "東京本店ブランド検索広告"  # 12 characters, 24 cells
+    snapshot_path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, "c01-shoes-tracking")
+        panel = screen.panel
+        panel.show_tab(next(i for i, t in enumerate(panel.tables) if t.name == "campaigns"))
+        await settle(pilot)
+        table = panel.active_table
+        width = table.scrollable_content_region.width
+        lines = [table.render_line(y) for y in range(3)]  # the header and the two campaigns
+        assert all(strip.cell_length == width for strip in lines)
+        texts = [strip.text for strip in lines]
+        after_name = table.section.columns[table.section.columns.index("name") + 1]
+        starts = [cell_len(texts[0][:texts[0].index(after_name)])]
+        for row, text in zip((0, 1), texts[1:]):
+            value = table.section.cell(row, after_name)
+            starts.append(cell_len(text[:text.index(value, text.index(table.section.cell(row, "name")))]))
+        assert len(set(starts)) == 1, starts

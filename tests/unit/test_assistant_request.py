@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 
 from reviewtui.caseset.snapshot_compact import compact_text
 from reviewtui import assistant, taxonomy
-from reviewtui.auditor.lag import LagModel
+from reviewtui.domain.lag import LagModel
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset.cases import load_case
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
@@ -80,11 +80,11 @@ def test_every_threshold_reaches_the_system_text_in_words(sent):
 def test_pacing_baseline_and_settled_days_are_spelt_out(sent):
     body, _ = sent
     system = _system_text(body)
-    assert "spread over the month in proportion to the daily-budget schedule in force" in system
-    assert "targets.pacing_tolerance, else 10%" in system
-    assert "by at least 0.5 of the tolerance times the budget (5% of the budget with a 10% tolerance)" in system
+    assert "the monthly budget spread over the period in proportion to the budget schedule" in system
+    assert "above 1 + the tolerance (targets.pacing_tolerance, else the tolerance threshold)" in system
+    assert "by more than projection share of tolerance x the tolerance x the monthly budget" in system
     for lookback, k in ((7, 1), (30, 3), (60, 5), (90, 7)):
-        assert f"{lookback}-day lookback: the last settled day is as_of minus {k}" in system
+        assert f"{lookback}-day lookback window: the last settled day is as_of minus {k}" in system
 
 
 @pytest.mark.parametrize("lookback", [7, 14, 30, 60, 90])
@@ -113,16 +113,21 @@ def test_the_prompt_rules_for_findings(sent):
     body, _ = sent
     system = _system_text(body)
     # item 3: only problems; a clean account gets the summary alone, made of healthy figures
-    assert "Only problems are findings." in system
-    assert "Never write about an issue you checked and ruled out" in system
-    assert "summary.no_material_issues with scope null, and nothing else" in system
-    assert "spend to date against the expected spend on the budget schedule" in system
+    assert "Only problems are findings, and bidding.learning_period, a heads-up" in system
+    assert "Write about what you found, never about what you ruled out" in system
+    # a cause is explained by stating it, not by denying the problem it is not
+    assert "To explain a cause, state the cause itself" in system and '("not because tracking broke")' in system
+    assert "summary.no_material_issues with scope null and severity low, and nothing else" in system
+    assert "spend to date against the expected spend to date" in system
+    assert "Report causes, not symptoms" in system
     # item 4: aggregates name campaign and date range; row values exact; computed rounded or hedged
-    assert "Every aggregate names its campaign" in system and "2025-05-01 to 2025-05-14" in system
+    assert 'name the campaign (or "the account") and the date range of every aggregate' in system
+    assert "2025-05-01 to 2025-05-14" in system
     assert "copied exactly" in system and '"about"' in system
     # item 5: broken data is reported, then the audit runs on corrected figures
     assert "do not report the pacing or efficiency figures it would corrupt" not in system
-    assert "audit the account on corrected figures" in system and "say in the evidence how you corrected them" in system
+    assert "read duplicates and micros on the corrected reading" in system
+    assert "say in the text how the figures were corrected" in system
     # item 6: one finding per campaign
     assert "one finding per campaign" in system
     # item 8: Meta paces by the calendar week, not the month
@@ -218,8 +223,37 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
     assert len(assistant.prompt_sha256()) == 64
 
 
+# Each prompt version and the hash of the request it sends (assistant.prompt_sha256: the system text, the
+# schema and so the taxonomy, thinking, max_tokens, the user-message template). Edit any of them and the
+# hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
+PROMPT_HASHES = {
+    "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
+    "audit-v4": "9587266b1e0e623d6ef8caef39dc284e7b85aac9d712550a23ac5384d4ae206f",
+}
+
+
 def test_the_prompt_version_is_bumped():
-    assert assistant.PROMPT_VERSION == "audit-v3"
+    """The version was once only compared with a string, so an edit of the prompt without a bump passed."""
+    version, digest = assistant.PROMPT_VERSION, assistant.prompt_sha256()
+    assert version in PROMPT_HASHES, f"{version} is new: record its hash {digest} in PROMPT_HASHES"
+    assert digest == PROMPT_HASHES[version], (
+        f"the prompt of {version} changed (sha256 {digest}, recorded {PROMPT_HASHES[version]}): bump PROMPT_VERSION "
+        "in reviewtui/assistant.py and record the new version's hash in PROMPT_HASHES")
+    others = [v for v, h in PROMPT_HASHES.items() if h == digest and v != version]
+    assert not others, f"{version} sends the same request as {others}: a bump with no change"
+
+
+def test_an_edit_of_the_prompt_text_moves_the_hash(monkeypatch):
+    """What makes the test above fail on an edit without a bump."""
+    before = assistant.prompt_sha256()
+    monkeypatch.setattr(assistant, "_PROMPT_HEAD", assistant._PROMPT_HEAD.replace("the", "a", 1))
+    assistant.system_prompt.cache_clear()
+    try:
+        assert assistant.prompt_sha256() != before
+    finally:
+        monkeypatch.undo()
+        assistant.system_prompt.cache_clear()
+    assert assistant.prompt_sha256() == before
 
 
 def test_eval_stamps_the_backends_max_tokens(monkeypatch, tmp_path):
@@ -233,3 +267,14 @@ def test_eval_stamps_the_backends_max_tokens(monkeypatch, tmp_path):
     header = run_header(case_set, claude, figures="derived", concurrency=1, repeats=1)
     assert header["prompt_sha256"] == assistant.prompt_sha256(12000) != assistant.prompt_sha256()
     json.dumps(header)
+
+
+def test_each_kind_carries_its_severity_from_the_taxonomy():
+    system = assistant.system_prompt()
+    assert "- bidding.learning_period: " in system
+    line = next(l for l in system.splitlines() if l.startswith("- waste.zero_conv_campaign:"))
+    assert "Severity: medium; high when the campaign's share of account spend is 10% or more." in line
+    assert "high: money is lost or mis-measured every day until someone acts" in system
+    for kind in taxonomy.kinds().values():
+        line = next(l for l in system.splitlines() if l.startswith(f"- {kind.id}:"))
+        assert f"Severity: {kind.severity.level}" in line

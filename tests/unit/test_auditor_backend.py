@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.assistant import parse_output
-from reviewtui.auditor.thresholds import OVERRIDE_ENV
+from reviewtui.domain.thresholds import OVERRIDE_ENV
 from reviewtui.backends import BackendUsageError, create_backend
 from reviewtui.caseset.cases import load_case
 from reviewtui.eval import main as eval_main

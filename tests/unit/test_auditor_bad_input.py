@@ -170,14 +170,15 @@ def _corrupt(node, rng, depth=0):
     return node
 
 
-# Gaps the wider seed range found, open: each seed fails until its gap is closed (strict).
+# The seeds below 60, less seed 30, which found the gap pinned by the last test below (with the two values of
+# its seed that matter, found by removing the others one by one); seeds 23 and 28 found the gaps of the two
+# tests before it, now closed. Gaps the seed range found, open: each seed fails until its gap is closed (strict).
 KNOWN_GAPS = {
-    30: "a 1e308 conversion count is written out in full digits in an evidence",
     59: "the auditor's 'last 4 complete days' are its last 4 days with a readable date (one is '2025-13-45'); "
         "the scorer reads the window of the last 4 calendar days, without the row it quotes",
 }
 SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[s])) if s in KNOWN_GAPS else s
-         for s in range(60)]
+         for s in range(60) if s != 30]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -188,3 +189,32 @@ def test_random_corruption_never_crashes(tmp_path, seed):
     names = ["stop_account", "duplicates", "budget_raise", "misallocated", "meta_cap", "primary_demoted"]
     data = _corrupt(fixture(names[seed % len(names)]), rng)
     _run(tmp_path, data)
+
+
+def _with(name: str, changes: dict[tuple, object]) -> dict:
+    """Fixture ``name`` with the values at the given paths replaced."""
+    data = fixture(name)
+    for path, value in changes.items():
+        node = data
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return data
+
+
+def test_a_count_written_with_a_decimal_comma_is_not_quoted_as_another_number(tmp_path):
+    """The auditor reads the text '12,5' as 125 clicks and quotes it; the scorer reads numeric strings as the
+    same numbers (snapshot_reader.number), so the quoted figure is grounded."""
+    _run(tmp_path, _with("primary_demoted", {("search_terms", 17, "conversions"): 0, ("search_terms", 19, "clicks"): "12,5"}))
+
+
+def test_a_projection_from_an_unreadable_month_length_is_grounded_as_money(tmp_path):
+    """With days_in_month unreadable and targets not an object, the projected month-end spend is grounded
+    as money (a projection is a cost figure of the prose rules, never a ratio)."""
+    _run(tmp_path, _with("meta_cap", {("period", "days_in_month"): "12,5", ("targets",): [1]}))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open gap (auditor text): a conversion count of 1e308 is written out in full "
+                   "digits in the tracking evidence, a figure nothing grounds")
+def test_an_absurd_conversion_count_is_not_written_out_in_an_evidence(tmp_path):
+    _run(tmp_path, _with("stop_account", {("daily", 53, "conversions"): 1e308, ("daily", 75, "conversions"): [1]}))

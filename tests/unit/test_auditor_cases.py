@@ -33,3 +33,20 @@ def test_no_ungrounded_figure_on_a_shipped_case(case_dir):
         if not v.grounded
     ]
     assert bad == []
+
+
+@pytest.mark.skipif(not CASE_DIRS, reason="no shipped cases yet")
+def test_the_auditor_follows_each_kinds_severity_in_the_taxonomy():
+    """Severity is the taxonomy's (level, or high when the kind's condition holds), for the auditor as
+    for the prompt: no detector sets its own."""
+    from reviewtui import taxonomy
+
+    seen = set()
+    for case_dir in CASE_DIRS:
+        for finding in audit(load_case(case_dir).snapshot.data).output()["findings"]:
+            severity = taxonomy.kinds()[finding["id"]].severity
+            allowed = {severity.level} | ({"high"} if severity.high_when else set())
+            assert finding["severity"] in allowed, (case_dir.name, finding["id"], finding["severity"])
+            seen.add((finding["id"], finding["severity"]))
+    # both sides of a conditional severity occur on the fifty
+    assert {("tracking.missing_conversion_value", "high"), ("tracking.missing_conversion_value", "medium")} <= seen

@@ -75,9 +75,14 @@ def _withheld(result) -> set[tuple[str, str | None]]:
 
 
 def test_duplicates_withhold_the_sums_but_not_the_ratios(tmp_path):
-    withheld = _withheld(audit_snapshot(on_disk(tmp_path, fixture("duplicates"))))
-    assert {("pacing.overspend", None), ("pacing.underspend", None)} <= withheld
+    result = audit_snapshot(on_disk(tmp_path, fixture("duplicates")))
+    withheld = _withheld(result)
     assert ("pacing.daily_cap_exceeded", "222") in withheld
+    assert ("concentration.spend_single_campaign", None) in withheld
+    # Pacing is read on the rows without the duplicates (the first row of each date and campaign)
+    assert not any(kind.startswith(("pacing.overspend", "pacing.underspend")) for kind, _ in withheld)
+    [pacing] = result.assessments_for("pacing.overspend")
+    assert pacing.supported is False and pacing.explanation.startswith("After removing the duplicate rows, spend to date")
     # A duplicated row doubles cost and conversions alike: CPA against target is still read
     assert not any(kind == "efficiency.off_target" for kind, _ in withheld)
 

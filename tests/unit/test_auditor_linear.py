@@ -7,7 +7,7 @@ import random
 from reviewtui.auditor import efficiency, tracking
 from reviewtui.auditor.findings import Assessment, Context
 from reviewtui.auditor.series import METRICS, Totals, build_series
-from reviewtui.auditor.thresholds import Thresholds
+from reviewtui.domain.thresholds import Thresholds
 
 
 def _snapshot() -> dict:
@@ -25,9 +25,9 @@ def test_rows_of_is_the_filtered_rows_in_row_order():
 
 
 def _scan(ctx: Context, scope: str | None) -> str | None:
-    """What _explained answered before it was indexed: the first matching assessment."""
+    """What _explained answers, by a scan: the first matching assessment (for the account, a cause in any scope)."""
     for item in ctx.assessments:
-        if item.supported and item.kind in efficiency.EXPLAINED_BY and item.scope in (scope, None):
+        if item.supported and item.kind in efficiency.EXPLAINED_BY and (scope is None or item.scope in (scope, None)):
             return item.kind
         if item.supported and item.kind == "bidding.learning_period" and item.scope == scope and scope is not None:
             return item.kind

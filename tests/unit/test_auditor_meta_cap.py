@@ -13,7 +13,7 @@ from datetime import date
 import pytest
 
 from reviewtui.auditor.pacing import cap_multiple
-from reviewtui.auditor.thresholds import ThresholdError, Thresholds
+from reviewtui.domain.thresholds import ThresholdError, Thresholds
 from tests.fixtures.auditor.helpers import audit_snapshot, fixture, ids, on_disk, ungrounded
 
 CAP = "pacing.daily_cap_exceeded"

@@ -46,7 +46,7 @@ def test_what_cannot_be_assessed_is_none(tmp_path):
 
 def test_broken_data_leaves_the_corrupted_figures_unassessed(tmp_path):
     snapshot = on_disk(tmp_path, fixture("duplicates"))
-    assert check_support(snapshot, "pacing.overspend").supported is None
+    assert check_support(snapshot, "concentration.spend_single_campaign").supported is None
     assert check_support(snapshot, "data.duplicate_rows").supported is True
 
 

@@ -78,6 +78,7 @@ def test_every_check_of_the_set_and_of_the_auditor_runs_in_order():
 
     names = [f.__name__ for f in check.all_checks()]
     assert names == ["check_mix", "check_writeup_snapshots", "check_writeup_claims", "check_kind_coverage",
+                     "check_key_files", "check_disputes",
                      "support_problems"]
     assert check.all_checks() == [*set_checks.CHECKS, support_problems]
     assert [r.__name__ for r in check.all_reports()] == ["mix_report"]
@@ -113,3 +114,78 @@ def test_the_mix_report_is_printed_whatever_the_verdict(capsys):
     out = capsys.readouterr().out.splitlines()
     assert "case mix (found/planned): ordinary 4/30, broken_data 2/10, clean 2/5, trap 2/5; 0 case(s) built from write-ups" in out
     assert out[-1].startswith("10 case(s) checked:")
+
+
+DISPUTED_CHECKED = """\
+# Disputed claims
+
+Claims the rows do not support.
+
+## writeups/wu01-shoes.md
+
+### D-wu01-1
+> The account overspends by 40%.
+
+- **Case:** c01-tracking-stopped
+- **Rows show:** spend is on the schedule
+- **Rows:** /daily/0
+- **Why it stays out:** no overspend in the rows
+
+### D-wu01-2
+> Conversions doubled last week.
+
+- **Case:** c01-tracking-stopped
+- **Rows show:** conversions are flat
+- **Rows:** (none)
+- **Why it stays out:** no such rise
+
+### D-wu01-3
+> Brand carries everything.
+
+- **Case:** c01-tracking-stopped
+- **Rows show:** brand takes a fifth
+- **Rows:** /daily/0, /campaigns/99
+- **Why it stays out:** a fifth is not everything
+
+### D-wu01-4
+> A claim about another account.
+
+- **Case:** c99-elsewhere
+- **Rows show:** nothing here
+- **Rows:** /daily/0
+- **Why it stays out:** another case
+
+## What the disputes say about how we audit
+
+We over-read.
+"""
+
+
+def test_check_validates_disputed_md_beside_the_cases_folder(no_extra_checks, monkeypatch, tmp_path, capsys):
+    """A dispute without rows, or with a row its case's snapshot does not hold, is an error at its line in
+    disputed.md (and so blocks eval, which runs the same validation); a case not in the set is a warning."""
+    from reviewtui.caseset import set_checks
+
+    monkeypatch.setattr(check, "all_checks", lambda: [set_checks.check_disputes])
+    cases = copy_fixture_cases(tmp_path / "cases")
+    disputed = tmp_path / "disputed.md"
+    disputed.write_text(DISPUTED_CHECKED, encoding="utf-8")
+    lines_of = DISPUTED_CHECKED.splitlines()
+    none_line = lines_of.index("- **Rows:** (none)") + 1
+    bad_line = lines_of.index("- **Rows:** /daily/0, /campaigns/99") + 1
+    other_line = lines_of.index("### D-wu01-4") + 1
+
+    assert check.main(["--cases", str(cases)]) == 2
+    out = capsys.readouterr().out.splitlines()
+    problems = [line for line in out if line.startswith(str(disputed))]
+    assert problems == [
+        f"{disputed}:{none_line}: D-wu01-2 names no rows; list the JSON Pointers of the rows that show what the rows "
+        "show instead (/daily/12, /campaigns/0)",
+        f"{disputed}:{bad_line}: D-wu01-3: row '/campaigns/99' does not resolve in "
+        f"{cases / 'c01-tracking-stopped' / 'snapshot.json'} (/campaigns has 3 items; index 99 is past the end); fix the pointer",
+        f"{disputed}:{other_line}: warning: D-wu01-4 names case 'c99-elsewhere', which is not in {cases}; its rows are not checked",
+    ]
+    assert out[-1].endswith("2 error(s), 1 warning(s): fix the errors above")
+
+    disputed.write_text(DISPUTED_CHECKED.replace("(none)", "/daily/1").replace("/campaigns/99", "/campaigns/0"), encoding="utf-8")
+    assert check.main(["--cases", str(cases)]) == 0

@@ -129,6 +129,10 @@ def test_empty_fields_are_refused(tmp_path):
         disputes.append_dispute(
             tmp_path / "d.md", writeup="writeups/wu1.md", quote="q", case_id="c", rows_show=" ", rows=[], why="w"
         )
+    with pytest.raises(ValueError, match="needs the rows"):  # once written as `**Rows:** (none)`
+        disputes.append_dispute(
+            tmp_path / "d.md", writeup="writeups/wu1.md", quote="q", case_id="c", rows_show="r", rows=[" "], why="w"
+        )
     assert not (tmp_path / "d.md").exists()
 
 

@@ -105,7 +105,7 @@ def test_the_backend_is_chosen_from_the_setting_and_the_environment(backend, env
 def test_an_unknown_or_keyless_backend_is_refused_when_chosen():
     with pytest.raises(UsageError, match=r"^unknown backend 'gpt'; use one of claude, rules, replay$"):
         RunSettings(backend="gpt").chosen_backend({})
-    with pytest.raises(UsageError, match="--backend claude needs ANTHROPIC_API_KEY"):
+    with pytest.raises(UsageError, match="the claude backend needs ANTHROPIC_API_KEY"):
         RunSettings(backend="claude").chosen_backend({"ANTHROPIC_API_KEY": "  "})
 
 

@@ -9,6 +9,7 @@ right before renaming it over the target.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -20,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from reviewtui.caseset import disputes
-from reviewtui.caseset.cases import ExpectedDoc, ExternalChangeError, load_case_set
+from reviewtui.caseset.cases import ExpectedDoc, ExternalChangeError, load_case_set, validate_case
+from reviewtui.caseset.history import History
 
 from tests.unit.test_cases import EXPECTED, write_case
 
@@ -284,62 +286,123 @@ def test_a_long_evidence_line_is_not_folded_and_its_comment_stays_beside_it(tmp_
 # -- comments -------------------------------------------------------------------------------------
 
 EVERY_COMMENT_TEXT = EVERY_COMMENT.read_text()
+ENTRIES = [("must_find", 0), ("must_find", 1), ("must_find", 2), ("must_not_say", 0)]
+TAGS = {"must_find": "mf", "may_find": "my", "must_not_say": "mn"}
 
 
-def without(text: str, first: str, last: str) -> str:
-    """``text`` without the lines from the one starting with ``first`` to the one starting with ``last``."""
-    lines = text.splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(first))
-    end = next(i for i in range(start, len(lines)) if lines[i].lstrip().startswith(last))
-    return "".join(lines[:start] + lines[end + 1:])
+def comments(text: str) -> list[str]:
+    """Every comment of a YAML text, in order (no value of the fixture holds a " #")."""
+    return [m.group(1).strip() for m in re.finditer(r"(?:^|\s)(#.*)$", text, re.M)]
+
+
+def session_on(tmp_path: Path) -> tuple[Path, ExpectedDoc, History]:
+    """The fixture opened the way the author screen opens it: a document and its undo history."""
+    path = write(tmp_path / "expected.yaml", EVERY_COMMENT_TEXT)
+    doc = ExpectedDoc.load(path)
+    return path, doc, History(doc)
 
 
 def test_an_untouched_file_saves_byte_for_byte(tmp_path):
-    path = write(tmp_path / "expected.yaml", EVERY_COMMENT_TEXT)
-    doc = ExpectedDoc.load(path)
-    doc.save(force=True)
-    assert path.read_text() == EVERY_COMMENT_TEXT  # the comment inside the flow list included
+    """Every layout the seniors write is kept, a flow list whose "[" opens on its own line included,
+    however often the tree is written (the emitter once cleared the comments it wrote from the tree)."""
+    path, doc, history = session_on(tmp_path)
+    assert doc.dump() == doc.dump() == EVERY_COMMENT_TEXT
+    for _ in range(2):
+        doc.save(force=True)
+        assert path.read_text() == EVERY_COMMENT_TEXT
+    assert not history.dirty
 
 
-@pytest.mark.parametrize(
-    ("index", "first", "last"),
-    [
-        (0, "- id: tracking.conversions_stopped@333", "/daily/2]"),
-        (1, "- id: waste.zero_conv_search_terms", "evidence: 14 terms"),
-        (2, "- id: efficiency.off_target@111", "evidence: CPA 40.00"),
-    ],
-)
-def test_deleting_an_entry_removes_its_own_lines_and_keeps_every_other_comment(tmp_path, index, first, last):
-    path = write(tmp_path / "expected.yaml", EVERY_COMMENT_TEXT)
-    doc = ExpectedDoc.load(path)
-    doc.remove_entry("must_find", index)
+@pytest.mark.parametrize(("list_name", "index"), ENTRIES)
+def test_deleting_an_entry_removes_its_own_comments_and_keeps_every_other(tmp_path, list_name, index):
+    path, doc, history = session_on(tmp_path)
+    removed = history.remove(list_name, index)
     doc.save()
-    assert path.read_text() == without(EVERY_COMMENT_TEXT, first, last)
+    text = path.read_text()
+    own = f"# of {TAGS[list_name]}{index}:"
+    assert [c for c in comments(EVERY_COMMENT_TEXT) if not c.startswith(own)] == comments(text)
+    assert removed["id"] not in text
+    # Reopened, the file reads the same and saves byte for byte; undone, the edit gives the file back.
+    reopened = ExpectedDoc.load(path)
+    assert reopened.dump() == text and reopened.data == doc.data
+    history.undo()
+    assert doc.dump() == EVERY_COMMENT_TEXT and not history.dirty
+
+
+def test_deleting_every_entry_one_after_another_keeps_the_comments_of_no_entry(tmp_path):
+    path, doc, history = session_on(tmp_path)
+    for list_name, index in reversed(ENTRIES):
+        history.remove(list_name, index)
+        doc.save()
+    text = path.read_text()
+    assert [c for c in comments(EVERY_COMMENT_TEXT) if not c.startswith("# of ")] == \
+        [c for c in comments(text) if not c.startswith("# of mf1: after a dash alone")]
+    assert ExpectedDoc.load(path).data["must_find"] == [] and ExpectedDoc.load(path).dump() == text
 
 
 def test_deleting_the_only_entry_keeps_the_comments_around_it(tmp_path):
-    path = write(tmp_path / "expected.yaml", EVERY_COMMENT_TEXT)
-    doc = ExpectedDoc.load(path)
-    doc.remove_entry("must_not_say", 0)
+    path, doc, history = session_on(tmp_path)
+    history.remove("must_not_say", 0)
     doc.save()
-    expected = without(EVERY_COMMENT_TEXT, "- id: pacing.overspend", "says:").replace("must_not_say:\n", "must_not_say: []\n")
-    assert path.read_text() == expected
-    assert expected.endswith("# above the only must_not_say entry\n# the file's closing comment\n# its second line\n")
+    text = path.read_text()
+    assert text.endswith("must_not_say: []\n  # above the only must_not_say entry\n# the file's closing comment\n# its second line\n")
     assert ExpectedDoc.load(path).data["must_not_say"] == []
 
 
-def test_an_entry_added_at_the_end_goes_above_the_closing_comment(tmp_path):
-    path = write(tmp_path / "expected.yaml", EVERY_COMMENT_TEXT)
-    doc = ExpectedDoc.load(path)
-    doc.add_entry("must_not_say", {"id": "pacing.underspend", "evidence": "b"})
-    doc.add_entry("must_find", {"id": "pacing.overspend@111", "evidence": "c"})
+@pytest.mark.parametrize("list_name", ["must_find", "may_find", "must_not_say"])
+def test_an_entry_added_at_the_end_goes_above_the_closing_comments(tmp_path, list_name):
+    path, doc, history = session_on(tmp_path)
+    history.add(list_name, {"id": "pacing.underspend", "evidence": "b", "rows": ["/daily/1"]})
     doc.save()
     text = path.read_text()
-    assert text.endswith('   # end of the says line\n  - id: pacing.underspend\n    evidence: b\n'
-                         "# the file's closing comment\n# its second line\n")
-    assert "CPA 40.00 against a target of 20.00\n  - id: pacing.overspend@111\n    evidence: c\n  # after the last entry" in text
-    for line in EVERY_COMMENT_TEXT.splitlines():
-        assert line in text.splitlines()
+    assert comments(text) == comments(EVERY_COMMENT_TEXT)
+    assert "  - id: pacing.underspend\n    evidence: b\n    rows: [/daily/1]\n" in text
+    if list_name == "must_not_say":
+        assert text.endswith("  - id: pacing.underspend\n    evidence: b\n    rows: [/daily/1]\n"
+                             "# the file's closing comment\n# its second line\n")
+    if list_name == "must_find":
+        assert text.index("pacing.underspend") < text.index("# after the last entry of must_find")
+    reopened = ExpectedDoc.load(path)
+    assert reopened.dump() == text and reopened.entry(list_name, -1)["id"] == "pacing.underspend"
+
+
+def test_editing_and_moving_an_entry_keeps_every_comment_not_its_own(tmp_path):
+    path, doc, history = session_on(tmp_path)
+    history.replace("must_find", 1, {"id": "waste.zero_conv_search_terms", "evidence": "14 terms, 1,240.50",
+                                     "rows": ["/daily/3", "/daily/4"]})
+    doc.save()
+    assert comments(path.read_text()) == comments(EVERY_COMMENT_TEXT)
+    history.replace("must_find", 0, {"id": "tracking.conversions_stopped@333", "evidence": "e"}, new_list="may_find")
+    doc.save()
+    assert [c for c in comments(EVERY_COMMENT_TEXT) if not c.startswith("# of mf0:")] == comments(path.read_text())
+
+
+def test_editing_a_list_down_moves_the_comments_of_the_items_gone_to_its_end(tmp_path):
+    path, doc, history = session_on(tmp_path)
+    for index, field, values in ((0, "rows", ["/daily/9"]), (1, "rows", ["/daily/3"]), (2, "says", ["CPA (up|rose)"])):
+        entry = doc.entry("must_find", index)
+        history.replace("must_find", index, {**entry, field: values})
+    doc.save()
+    text = path.read_text()
+    assert comments(text) == comments(EVERY_COMMENT_TEXT)
+    reopened = ExpectedDoc.load(path)
+    assert [e.get("rows") or e.get("says") for e in reopened.data["must_find"]] == [["/daily/9"], ["/daily/3"], ["CPA (up|rose)"]]
+    assert reopened.dump() == text
+
+
+def test_a_comment_inside_a_flow_mapping_is_named_since_a_save_after_an_edit_drops_it(tmp_path):
+    """ruamel.yaml does not read a comment inside {...}: an untouched save keeps it (the file is written back
+    as it was), an edited one cannot; check and the live validation say so at its line, before it is lost."""
+    text = EVERY_COMMENT_TEXT.replace(
+        "    says: [\"over-?pac\", \"overspend\"]   # of mn0: end of the says line\n",
+        "    says: [\"over-?pac\", \"overspend\"]   # of mn0: end of the says line\n"
+        "  - {id: pacing.underspend,   # inside a flow mapping\n     evidence: spend is on pace}\n")
+    case_dir = write_case(tmp_path, expected=text.replace("c01-demo", "c01-demo"))
+    case = load_case_set(tmp_path).cases[0]
+    line = text.splitlines().index("  - {id: pacing.underspend,   # inside a flow mapping") + 1
+    assert [(p.line, p.severity) for p in validate_case(case) if "flow mapping" in p.message] == [(line, "warning")]
+    case.doc.save(force=True)
+    assert (case_dir / "expected.yaml").read_text() == text
 
 
 # -- numbering and hashing -------------------------------------------------------------------------

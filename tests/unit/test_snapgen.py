@@ -151,3 +151,12 @@ def test_a_side_effect_says_a_cpa_is_inflated_and_a_roas_depressed(tmp_path):
     expected = yaml.safe_load((tmp_path / "cases" / "c14-university" / "expected.yaml").read_text(encoding="utf-8"))
     side = next(e for e in expected["may_find"] if e["id"].startswith("efficiency.off_target@"))
     assert "measured CPA" in side["evidence"] and side["evidence"].endswith("inflated by the stopped tracking")
+
+
+def test_the_weekly_sample_accounts_regenerate_byte_for_byte_and_load_as_accounts():
+    from reviewtui.weekly.accounts import load_accounts
+    from tools.snapgen.samples import SAMPLES_DIR, verify_samples
+
+    assert verify_samples(REPO) == []
+    accounts = load_accounts(REPO / SAMPLES_DIR)
+    assert len(accounts) == 6 and [a.problem for a in accounts] == [None] * 6

@@ -11,7 +11,7 @@ import pytest
 from reviewtui.auditor.data_quality import micros_not_converted
 from reviewtui.auditor.findings import Context
 from reviewtui.auditor.series import build_series
-from reviewtui.auditor.thresholds import Thresholds
+from reviewtui.domain.thresholds import Thresholds
 from reviewtui.caseset.snapshot_reader import (
     MICROS_OVER_MEDIAN, PointerError, escape_token, last_complete_day, micros_limits, micros_suspects, number,
     parse_day, pointer_to, resolve_pointer, unescape_token,

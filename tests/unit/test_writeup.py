@@ -66,3 +66,14 @@ def test_find_matches_a_claim_without_markup():
     assert wu.find("Something else.") is None
     assert plain_text("a **b** `c` [d](http://x) *e*") == "a b c d e"
     assert claim_key("  A\n b ") == "a b"
+
+
+def test_a_header_of_label_fields_holds_no_sentence():
+    """"**To:** ... / **Date:** ..." is the write-up's header, not a claim: no sentence of it can be tagged
+    (it once was, with its raw `**`) or disputed. A paragraph with one such line among others stays prose."""
+    text = ("# Audit\n\n**To:** Jonas Weber, Head of E-commerce  \n**From:** Margit Halvorsen  \n**Date**: 20 March 2025\n\n"
+            "Purchase tracking has stopped.\n\n**Note:** this one is prose. It has two sentences.\n")
+    writeup = parse_writeup(text)
+    assert [b.kind for b in writeup.blocks] == ["heading", "fields", "paragraph", "paragraph"]
+    assert [s.text for s in writeup.sentences] == [
+        "Purchase tracking has stopped.", "**Note:** this one is prose.", "It has two sentences."]

@@ -4,6 +4,7 @@
     python -m tools.snapgen generate c01-outdoor-retail [more ids] | --all [--root DIR] [--stdout-draft]
     python -m tools.snapgen verify [--root DIR]      # committed snapshots == regenerated, no unlisted condition
     python -m tools.snapgen ready [--root DIR]       # writes writeups/.snapshots-ready for the write-up author
+    python -m tools.snapgen samples [--verify]       # the weekly run's sample accounts, examples/accounts/
 """
 
 from __future__ import annotations
@@ -95,6 +96,20 @@ def cmd_ready(args) -> int:
     return 0
 
 
+def cmd_samples(args) -> int:
+    from .samples import verify_samples, write_samples
+
+    root = _root(args)
+    if args.verify:
+        problems = verify_samples(root)
+        for problem in problems:
+            print(problem)
+        return 1 if problems else 0
+    for path in write_samples(root):
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def PROFILE_LINE(snap) -> str:  # noqa: N802 - a formatting helper used once
     p, a, t = snap["period"], snap["account"], snap["targets"]
     target = f"target CPA {t['target_cpa']}" if t.get("target_cpa") else f"target ROAS {t['target_roas']}"
@@ -118,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("ready", help="write writeups/.snapshots-ready")
     p.add_argument("--root", default=".")
     p.set_defaults(func=cmd_ready)
+    p = sub.add_parser("samples", help="write the weekly run's sample accounts, examples/accounts/")
+    p.add_argument("--root", default=".")
+    p.add_argument("--verify", action="store_true", help="only check the committed samples regenerate byte for byte")
+    p.set_defaults(func=cmd_samples)
     args = parser.parse_args(argv)
     return args.func(args)
 

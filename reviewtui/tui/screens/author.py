@@ -73,7 +73,7 @@ class AuthorScreen(ReviewScreen[None]):
         Binding("1", "tag('must_find')", "Tag must_find", group=TAG_KEYS),
         Binding("2", "tag('may_find')", "Tag may_find", group=TAG_KEYS),
         Binding("3", "tag('must_not_say')", "Tag must_not_say", group=TAG_KEYS),
-        Binding("d", "dispute", "Dispute / reopen"),
+        Binding("d", "dispute", "Dispute", tooltip="Dispute / reopen"),
         Binding("ctrl+z", "undo", "Undo", show=False),
         Binding("ctrl+y", "redo", "Redo", show=False),
         Binding("w", "focus('writeup')", "Write-up", show=False),
@@ -84,7 +84,7 @@ class AuthorScreen(ReviewScreen[None]):
     ]
 
     def __init__(self, case_dir: Path) -> None:
-        super().__init__(id=f"author-{case_dir.name}")
+        super().__init__()  # no id from the folder name: a space, an accent or a bracket is no widget id
         self.session = AuthoringSession(case_dir)
         self.snapshot: Snapshot | None = None
         self.panel: SnapshotPanel | None = None
@@ -560,5 +560,5 @@ register_help("Write-up", WriteupView)
 register_help("Expectations", ExpectationList)
 register_help("Snapshot", SnapshotPanel)
 register_help("Snapshot table", VirtualTable)
-register_help("Tag modal", TagModal)
-register_help("Dispute modal", DisputeModal)
+register_help("Tag modal", TagModal, also=[("tab", "Next field"), ("enter", "Save entry (in a field)")])
+register_help("Dispute modal", DisputeModal, also=[("tab", "Next field"), ("enter", "Next field; in the last, add")])

@@ -280,4 +280,7 @@ class CaseReviewScreen(ReviewScreen[None]):
         self._show()
 
 
-register_help("Case review", CaseReviewScreen)
+register_help("Case review", CaseReviewScreen, also=[
+    ("enter", "Rows of an expectation, figure or finding"),
+    ("tab", "Switch sides"),
+])

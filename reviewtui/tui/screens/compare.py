@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...runs.compare import PairedComparison, interval_line, kinds_line, paired_comparison
 from ...runs.files import ResultsError
-from ...runs.stored import RunInfo, load_run
+from ...runs.stored import RunInfo, load_run, run_folder
 from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .base import ReviewScreen
@@ -28,8 +28,8 @@ from .help import register_help
 from .run_review import open_rows, review_screen
 
 
-def _run_label(info: RunInfo) -> str:
-    return f"{info.prompt_version} ({info.model or info.backend or '?'}, {(info.date or '')[:16].replace('T', ' ')})"
+def _run_label(info: RunInfo, results_dir: Path) -> str:
+    return f"{run_folder(info.run_dir, results_dir)} ({info.model or info.backend or '?'}, {(info.date or '')[:16].replace('T', ' ')})"
 
 
 def _signed(value: float | None) -> Text:
@@ -38,10 +38,11 @@ def _signed(value: float | None) -> Text:
     return Text(f"{value:+.3f}", style="bold green" if value > 0 else "bold red" if value < 0 else "")
 
 
-def comparison_header(paired: PairedComparison) -> Text:
+def comparison_header(paired: PairedComparison, results_dir: Path) -> Text:
     comparison = paired.comparison
     a, b = comparison.before, comparison.after
-    text = Text.assemble(("Compare ", "bold"), (_run_label(a), "bold"), "  →  ", (_run_label(b), "bold"), "\n")
+    text = Text.assemble(("Compare ", "bold"), (_run_label(a, results_dir), "bold"), "  →  ",
+                         (_run_label(b, results_dir), "bold"), "\n")
     text.append_text(Text.assemble(
         "mean recall ", _signed(comparison.mean_recall_delta),
         "   mean precision ", _signed(comparison.mean_precision_delta),
@@ -78,7 +79,7 @@ class CompareScreen(ReviewScreen[None]):
         self.comparison = self.paired.comparison
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(comparison_header(self.paired)), id="compare-header")
+        yield Static(safe(comparison_header(self.paired, Path(self.app.results_dir))), id="compare-header")
         yield Static("", id="compare-hint")
         yield CaseDiffTable(id="compare-table")
         yield Footer()
@@ -112,13 +113,14 @@ class CompareScreen(ReviewScreen[None]):
             self.notify(str(exc), title=f"Cannot open the {which} run", severity="error", timeout=15)
             return
         if case_id not in run.records:
-            self.notify(f"{case_id} is not in the {which} run ({info.prompt_version})", severity="warning")
+            self.notify(f"{case_id} is not in the {which} run ({run_folder(info.run_dir, self.app.results_dir)})",
+                        severity="warning")
             return
         cases_dir = Path(self.app.cases_dir)
         self.app.push_screen(review_screen(run, cases_dir, case_id,
                                            open_rows=lambda case, pointers: open_rows(self.app, case, pointers),
                                            edit_case=lambda case: self.app.open_case(case.case_id)))
-        self.notify(f"{case_id} as the {which} run ({info.prompt_version}) scored it")
+        self.notify(f"{case_id} as the {which} run ({run_folder(info.run_dir, self.app.results_dir)}) scored it")
 
 
 register_help("Compare view", CompareScreen)

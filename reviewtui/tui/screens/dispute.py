@@ -81,11 +81,12 @@ class DisputeModal(ReviewModal[DisputeDraft]):
     def action_save(self) -> None:
         rows_show = " ".join(self.query_one("#dispute-rows-show", Input).value.split())
         why = " ".join(self.query_one("#dispute-why", Input).value.split())
-        missing = field_problems(rows_show, why)
+        rows = parse_rows(self.query_one("#dispute-rows", Input).value)
+        missing = field_problems(rows_show, why, rows)
         if missing:
             self.query_one("#dispute-error", Static).update(f"Fill in {' and '.join(missing)}.")
             return
-        draft = DisputeDraft(rows_show, parse_rows(self.query_one("#dispute-rows", Input).value), why)
+        draft = DisputeDraft(rows_show, rows, why)
         error = self.submit(draft) if self.submit is not None else None
         if error:
             self.query_one("#dispute-error", Static).update(error)

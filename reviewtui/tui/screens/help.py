@@ -20,11 +20,17 @@ __all__ = ["HELP_SECTIONS", "HelpScreen", "KeysFooter", "bindings_of", "register
 
 # (region title, class whose BINDINGS are listed); filled by the modules that define them.
 HELP_SECTIONS: list[tuple[str, type]] = []
+# Keys a region answers that are not its own bindings (a table's enter, Textual's tab and ctrl+p): (keys, what).
+HELP_ALSO: dict[type, list[tuple[str, str]]] = {}
 
 
-def register_help(title: str, owner: type) -> None:
+def register_help(title: str, owner: type, *, also: list[tuple[str, str]] | None = None, first: bool = False) -> None:
+    """List ``owner``'s bindings under ``title`` in ``?``, with the keys in ``also`` after them;
+    ``first`` puts the section at the top (the keys that work everywhere)."""
     if all(existing is not owner for _t, existing in HELP_SECTIONS):
-        HELP_SECTIONS.append((title, owner))
+        HELP_SECTIONS.insert(0 if first else len(HELP_SECTIONS), (title, owner))
+    if also:
+        HELP_ALSO[owner] = list(also)
 
 
 def bindings_of(owner: type) -> list[Binding]:
@@ -44,13 +50,14 @@ class HelpScreen(ReviewModal[None]):
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
         for title, owner in HELP_SECTIONS:
-            bindings = bindings_of(owner)
-            if not bindings:
+            # A binding's tooltip, when it has one, is the longer name its footer label is short for.
+            rows = [(b.key, b.tooltip or b.description) for b in bindings_of(owner)] + HELP_ALSO.get(owner, [])
+            if not rows:
                 continue
             table.add_row(Text(title, style="bold underline"), "")
-            for binding in bindings:
-                keys = ", ".join(self.app.get_key_display(Binding(key, binding.action)) for key in binding.key.split(","))
-                table.add_row(keys, binding.description)
+            for key_list, description in rows:
+                keys = ", ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in key_list.split(","))
+                table.add_row(keys, description)
             table.add_row("", "")
         with Vertical(classes="dialog help"):
             yield Static("Keys (esc closes)", classes="dialog-title")

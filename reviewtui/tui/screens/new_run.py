@@ -67,7 +67,7 @@ class NewRunScreen(ReviewScreen[None]):
     ]
     DEFAULT_CSS = """
     NewRunScreen #new-run-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-    NewRunScreen #new-run-form { grid-size: 3; grid-columns: 14 40 1fr; grid-rows: 1; grid-gutter: 0 1;
+    NewRunScreen #new-run-form { grid-size: 3; grid-columns: 13 32 1fr; grid-rows: auto; grid-gutter: 0 1;
                                  height: auto; padding: 1 1 0 1; }
     NewRunScreen #new-run-form Label { color: $text-muted; }
     NewRunScreen #new-run-form .note { color: $text-muted; text-style: italic; }
@@ -388,4 +388,4 @@ class NewRunScreen(ReviewScreen[None]):
         self.app.push_screen(RunScreen(self.run.run_dir, self.run_cases_dir))
 
 
-register_help("New run", NewRunScreen)
+register_help("New run", NewRunScreen, also=[("enter", "Start (in a field)")])

@@ -2,10 +2,11 @@
 
 Each row is one run folder: the assistant's ``results/<prompt_version>/``,
 or the reference auditor's and replays' own folders (``identity.py``),
-whose backend cell says so. Columns: prompt version, model, backend, date, case-set hash, gate verdict, mean recall and
-precision, fabrications. ``enter`` opens a run, ``n`` starts a new run (or
-resumes an unfinished one), ``space`` marks a run and ``c`` compares the
-marked run with the one under the cursor.
+whose backend cell says so. Columns: prompt version, folder (which tells two
+runs of one version apart), gate verdict, mean recall and precision,
+fabrications, cases, date, backend, model, case-set hash. ``enter`` opens a
+run, ``n`` starts a new run (or resumes an unfinished one), ``space`` marks a
+run and ``c`` compares the marked run with the one under the cursor.
 """
 
 from __future__ import annotations
@@ -52,13 +53,19 @@ def short_date(iso: str | None) -> str:
     return (iso or "")[:16].replace("T", " ")
 
 
+COLUMNS = (("", "mark"), ("prompt version", "version"), ("folder", "folder"), ("verdict", "verdict"),
+           ("recall", "recall"), ("precision", "precision"), ("fab", "fab"), ("cases", "cases"), ("date", "date"),
+           ("backend", "backend"), ("model", "model"), ("case set", "hash"))
+
+
 class RunsScreen(ReviewScreen[None]):
     BINDINGS = [
         Binding("n", "new_run", "New run"),
-        Binding("space", "mark", "Mark for compare"),
-        Binding("c", "compare", "Compare"),
+        # Short footer labels (the help shows the tooltips) so the view keys fit 80 columns.
+        Binding("space", "mark", "Mark", tooltip="Mark for compare"),
+        Binding("c", "compare", "Compare", tooltip="Compare with the marked run"),
         Binding("r", "reload", "Reload"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.quit", "Quit", show=False),
     ]
     DEFAULT_CSS = """
     RunsScreen #runs-header { height: auto; padding: 0 1; background: $panel; }
@@ -87,9 +94,8 @@ class RunsScreen(ReviewScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for label, key in (("", "mark"), ("prompt version", "version"), ("model", "model"), ("backend", "backend"),
-                           ("date", "date"), ("case set", "hash"), ("verdict", "verdict"), ("recall", "recall"),
-                           ("precision", "precision"), ("fab", "fab"), ("cases", "cases")):
+        # The verdict and the means before the details, so an 80-column terminal shows them.
+        for label, key in COLUMNS:
             table.add_column(label, key=key)
         self.action_reload()
         table.focus()
@@ -109,16 +115,17 @@ class RunsScreen(ReviewScreen[None]):
             table.add_row(*cells(
                 Text("●", style="bold cyan") if name == self.marked else "",
                 Text(info.prompt_version, style="bold"),
-                info.model or "–",
-                backend_cell(info),
-                short_date(info.date),
-                (info.case_set_hash or "")[:8],
+                name,
                 verdict_cell(info),
                 _ratio(info.mean_recall),
                 _ratio(info.mean_precision),
                 Text(str(info.fabrications if info.fabrications is not None else "–"),
                      style="bold red" if info.fabrications else ""),
                 str(info.cases if info.cases is not None else "–"),
+                short_date(info.date),
+                backend_cell(info),
+                info.model or "–",
+                (info.case_set_hash or "")[:8],
             ), key=name)
         names = [run_key(info, self.results_dir) for info in self.runs]
         if keep in names:
@@ -186,4 +193,4 @@ class RunsScreen(ReviewScreen[None]):
         self.app.push_screen(screen)
 
 
-register_help("Runs view", RunsScreen)
+register_help("Runs view", RunsScreen, also=[("enter", "Open the run")])

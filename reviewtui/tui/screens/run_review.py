@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
 from ...runs.files import ResultsError
-from ...runs.stored import CaseDiff, Run, load_run, rescore_run
+from ...runs.stored import CaseDiff, Run, load_run, rescore_run, run_folder
 from ...scoring.score import CaseScore
 from ...caseset.snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored
@@ -103,6 +103,11 @@ class RunScreen(ReviewScreen[None]):
         self.run: Run = load_run(self.run_dir)  # ResultsError reaches the caller, which names the file
         self.changes: dict[str, CaseDiff] = {}
 
+    @property
+    def folder(self) -> str:
+        """The run's folder under the results folder: what tells it from another run of its version."""
+        return run_folder(self.run_dir, self.app.results_dir)
+
     def compose(self) -> ComposeResult:
         yield RunHeader(id="run-header")
         yield Static("", id="run-stale")
@@ -131,7 +136,7 @@ class RunScreen(ReviewScreen[None]):
 
     def _show_run(self) -> None:
         manifest = self.run.manifest
-        self.query_one(RunHeader).show(manifest)
+        self.query_one(RunHeader).show(manifest, self.folder)
         unscored = {r.case_id: r.status for r in sorted(self.run.records.values(), key=lambda r: r.case_id)
                     if r.status != "ok"}
         self.query_one(MissedIdsPanel).show(manifest.get("missed_by_kind") or {}, manifest.get("miss_pattern"),
@@ -191,7 +196,7 @@ class RunScreen(ReviewScreen[None]):
     # -- re-scoring -------------------------------------------------------------------------
 
     def action_rescore(self) -> None:
-        self.notify("Re-scoring from the stored outputs…")
+        self.notify(f"Re-scoring {self.folder} from the stored outputs…")
         self.rescore()
 
     @work(thread=True, exclusive=True, group="rescore")
@@ -223,10 +228,10 @@ class RunScreen(ReviewScreen[None]):
         self.query_one(CaseDiffTable).show(diffs)
         self.query_one("#run-changes").add_class("-shown")
         self._show_stale(False)
-        self.notify(line, timeout=8)
+        self.notify(line, title=f"{self.folder} re-scored", timeout=8)
         if isinstance(self.app.screen, CaseReviewScreen):
             self.app.screen.reload()
 
 
 register_help("Run view", RunScreen)
-register_help("Run view case table", ReviewCaseTable)
+register_help("Run view case table", ReviewCaseTable, also=[("enter", "Review the case")])

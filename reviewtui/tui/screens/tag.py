@@ -20,9 +20,9 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import taxonomy
 from ...caseset.cases import LISTS
-from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says, unresolved_row
+from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says
 from ...caseset.snapshot import Snapshot
-from ...caseset.untrusted import printable
+from ...caseset.untrusted import printable, unprintable
 from ..plain import para, plain
 from ...caseset.support_checks import SupportVerdict
 from .dialogs import ReviewModal
@@ -164,7 +164,11 @@ class TagModal(ReviewModal[TagDraft]):
         self.dismiss(draft)
 
     def _read(self) -> TagDraft:
-        value = lambda selector: self.query_one(selector, Input).value.strip()  # noqa: E731
+        def value(selector: str) -> str:
+            # A field shows the file's text through ``printable`` (a tab as ␉): it is read back as the
+            # characters it shows, so an untouched field writes what the file held, not ␉.
+            return unprintable(self.query_one(selector, Input).value).strip()
+
         list_name = self.query_one("#tag-list", Select).value
         scope = self.query_one("#tag-scope", Select).value
         draft = TagDraft(
@@ -176,12 +180,6 @@ class TagModal(ReviewModal[TagDraft]):
             claim=value("#tag-claim") or None,
             says=parse_says(value("#tag-says")),
         )
-        if not taxonomy.is_kind(draft.kind):
-            raise ValueError(f"unknown finding kind {draft.kind!r}: pick one from the completion (reviewtui/taxonomy.yaml)")
-        if not draft.evidence:
-            raise ValueError("evidence is empty: write one line with the figures the rows show")
-        if draft.id in self.taken_ids:
-            raise ValueError(f"{draft.id} is already an entry of this case: ids are unique across the three lists")
-        if self.snapshot is not None and (problem := unresolved_row(self.snapshot, draft.rows)) is not None:
+        if (problem := draft.problem(self.snapshot, self.taken_ids)) is not None:
             raise ValueError(problem)
         return draft

@@ -13,7 +13,6 @@ shared sets, so it shows what it would have shown had it been built at once.
 
 from __future__ import annotations
 
-import re
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,11 +21,8 @@ from textual.message import Message
 from textual.widgets import Input, Select, Static, TabbedContent, TabPane
 
 from ..plain import label, plain
-from ...caseset.snapshot_sections import SectionTable, locate, section_title
+from ...caseset.snapshot_sections import DateFilterError, SectionTable, date_bound, locate, section_title
 from .virtual_table import VirtualTable
-
-DATE_PREFIX = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
-
 
 def pointer_order(tables: list[SectionTable], pointers: set[str]) -> list[str]:
     """Pointers in tab order, then row order (unknown pointers last, as given)."""
@@ -60,6 +56,7 @@ class SnapshotPanel(Vertical):
         self.marks: set[str] = set()
         self.highlights: set[str] = set()
         self.filters: dict[str, str | None] = {}
+        self.filter_problems: list[str] = []  # date filters that are not dates, said in the status line
         self._built: dict[int, VirtualTable] = {}  # position -> its table, once its tab has been shown
 
     def compose(self) -> ComposeResult:
@@ -184,20 +181,21 @@ class SnapshotPanel(Vertical):
         self._apply_filters()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        value = event.value
-        event.input.set_class(bool(value) and not DATE_PREFIX.match(value), "-invalid")
         self._apply_filters()
 
     def _apply_filters(self) -> None:
         campaign = self.query_one("#filter-campaign", Select).value
-        date_from = self.query_one("#filter-from", Input).value
-        date_to = self.query_one("#filter-to", Input).value
-        self.filters = {
-            "campaign": campaign if isinstance(campaign, str) else None,
-            "date_from": date_from if DATE_PREFIX.match(date_from) else None,
-            # "2025-03" as an upper bound means the whole of March.
-            "date_to": (date_to + "\uffff") if DATE_PREFIX.match(date_to) else None,
-        }
+        self.filter_problems = []
+        bounds: dict[str, str | None] = {}
+        for key, selector, name in (("date_from", "#filter-from", "from"), ("date_to", "#filter-to", "to")):
+            field = self.query_one(selector, Input)
+            try:
+                bounds[key] = date_bound(field.value, upper=key == "date_to")
+            except DateFilterError as exc:
+                bounds[key] = None  # not applied: the status line says so, the field is outlined
+                self.filter_problems.append(f"{name} {exc}: not applied")
+            field.set_class(bounds[key] is None and bool(field.value.strip()), "-invalid")
+        self.filters = {"campaign": campaign if isinstance(campaign, str) else None, **bounds}
         for table in self.table_widgets():
             table.apply_view(**self.filters)
         self._update_status()
@@ -235,4 +233,8 @@ class SnapshotPanel(Vertical):
                 parts.append(f"sorted by {table.sort_column} {'desc' if table.descending else 'asc'}")
         if self.marks:
             parts.append(f"{len(self.marks)} marked: {', '.join(self.marked_rows()[:4])}{' …' if len(self.marks) > 4 else ''}")
-        self.query_one("#snapshot-status", Static).update(plain("  ·  ".join(parts)))
+        status = plain("  ·  ".join(parts))
+        for problem in self.filter_problems:
+            status.append("  ·  ")
+            status.append_text(plain(problem, style="bold red"))
+        self.query_one("#snapshot-status", Static).update(status)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -106,7 +107,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self.order: list[int] = section.view(**self.filters) if any(self.filters.values()) else list(range(len(section)))
         self._widths = self._measure()
         self._label_width = max(
-            [len("#")] + [len(section.label(i)) for i in self._sample()] + [len(section.label(len(section) - 1)) if len(section) else 0]
+            [len("#")] + [_cells(section.label(i)) for i in self._sample()]
+            + [_cells(section.label(len(section) - 1)) if len(section) else 0]
         ) + 3  # the mark before the label, the gutter after it
         self._update_virtual_size()
 
@@ -123,7 +125,7 @@ class VirtualTable(ScrollView, can_focus=True):
         widths = []
         sample = self._sample()
         for column in self.section.columns:
-            width = max([len(column) + 1] + [len(self.section.cell(i, column)) for i in sample])
+            width = max([_cells(column) + 1] + [_cells(self.section.cell(i, column)) for i in sample])
             widths.append(min(width, MAX_COLUMN_WIDTH))
         return widths
 
@@ -307,10 +309,20 @@ class VirtualTable(ScrollView, can_focus=True):
         return Strip.join([label, body]).crop(0, width)
 
 
+def _shown(text: str) -> str:
+    return printable(text.replace("\n", " "), one_line=True)  # cells hold snapshot text: no escapes to the terminal
+
+
+def _cells(text: str) -> int:
+    """How many terminal cells ``text`` takes as a cell shows it."""
+    return cell_len(_shown(text))
+
+
 def _fit(text: str, width: int) -> str:
-    """Pad (or cut with an ellipsis) to ``width`` cells plus two spaces of gutter."""
-    text = printable(text.replace("\n", " "), one_line=True)  # cells hold snapshot text: no escapes to the terminal
-    if len(text) > width:
-        text = text[: max(0, width - 1)] + "…"
-    return text.ljust(width) + "  "
+    """Pad (or cut with an ellipsis) to ``width`` terminal cells plus two spaces of gutter. Cells, not
+    characters: a Japanese campaign name takes two cells a character."""
+    text = _shown(text)
+    if cell_len(text) > width:
+        text = set_cell_size(text, max(0, width - 1)) + "…"
+    return set_cell_size(text, width) + "  "
 

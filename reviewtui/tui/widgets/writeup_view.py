@@ -38,14 +38,20 @@ def render_block(source: str, block: Block) -> tuple[Text, list[int]]:
     text = Text()
     offsets: list[int] = []
 
+    # A header's fields keep their lines; elsewhere a line break inside a block is a space.
+    line_break = "\n" if block.kind == "fields" else " "
+
     def put(chunk_start: int, chunk_end: int, style: Style | None = None) -> None:
         chunk = source[chunk_start:chunk_end]
         # Line breaks inside a paragraph (and quote markers after them) display as one space.
         pos = 0
         for m in _CONTINUATION.finditer(chunk):
-            text.append(chunk[pos:m.start()], style)
-            offsets.extend(range(chunk_start + pos, chunk_start + m.start()))
-            text.append(" ", style)
+            line_end = m.start()
+            if line_break == "\n":  # a header line's trailing blanks (markdown's hard break) are not shown
+                line_end = pos + len(chunk[pos:line_end].rstrip(" "))
+            text.append(chunk[pos:line_end], style)
+            offsets.extend(range(chunk_start + pos, chunk_start + line_end))
+            text.append(line_break, style)
             offsets.append(chunk_start + m.start())
             pos = m.end()
         text.append(chunk[pos:], style)

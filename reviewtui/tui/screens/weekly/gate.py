@@ -56,7 +56,8 @@ class GateScreen(ReviewModalScreen[None]):
                                   "for the weekly run", "bold red"), "\n")
             for reason in self.reasons:
                 text.append_text(para(f"\n• {reason}"))
-            text.append("\n\nescape closes", style="dim")
+            # The reasons are the command line's (they name `reviewtui eval`); here the same run is a form away.
+            text.append("\n\nIn the app, a Claude run of the cases is f3, n, backend claude. escape closes", style="dim")
         else:
             text = Text.assemble((f"Allowed: {self.manifest} is a complete Claude run of prompt version "
                                   f"{assistant.PROMPT_VERSION} that passed the gate", "bold green"),

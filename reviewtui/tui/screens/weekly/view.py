@@ -43,7 +43,7 @@ class WeeklyScreen(ReviewScreen[None]):
         Binding("v", "toggle_reviewed", "Mark reviewed"),
         Binding("g", "gate", "Gate check"),
         Binding("r", "reload", "Reload"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("q", "app.quit", "Quit", show=False),
     ]
     DEFAULT_CSS = """
     WeeklyScreen #weekly-header { height: auto; padding: 0 1; background: $panel; }
@@ -101,7 +101,8 @@ class WeeklyScreen(ReviewScreen[None]):
         header = Text.assemble(("Weekly runs", "bold"), f" in {self.results_dir / 'weekly'} · {len(self.runs)} · "
                                "enter opens an account's report, v marks it reviewed, g checks the gate")
         if not self.runs:
-            header.append("\nNo weekly run yet. Press g to check the gate, then run `reviewtui weekly ACCOUNTS`.")
+            header.append("\nNo weekly run yet. Press g: it checks the gate and, when the gate allows it, runs the "
+                          "accounts folder you name.")
         self.query_one("#weekly-header", Static).update(header)
         keep = self.current.run_dir.name if self.current else None
         names = [p.run_dir.name for p in self.runs]
@@ -164,5 +165,5 @@ class WeeklyScreen(ReviewScreen[None]):
         self.app.push_screen(GateScreen(check.reasons, str(check.manifest_path)), lambda _: self.action_reload())
 
 
-register_help("Weekly view", WeeklyScreen)
+register_help("Weekly view", WeeklyScreen, also=[("enter", "Open the account's report")])
 register_help("Account report", AccountReportScreen)

@@ -65,8 +65,9 @@ class ReviewCaseTable(DataTable):
         self.changes: dict[str, CaseDiff] = {}
 
     def on_mount(self) -> None:
-        for label, key in (("case", "case"), ("kind", "kind"), ("status", "status"), ("recall", "recall"),
-                           ("precision", "precision"), ("fab", "fabrication"), ("missed ids", "missed")):
+        # The scores before the kind, so an 80-column terminal shows them beside the missed-ids panel.
+        for label, key in (("case", "case"), ("status", "status"), ("recall", "recall"), ("precision", "precision"),
+                           ("fab", "fabrication"), ("missed ids", "missed"), ("kind", "kind")):
             self.add_column(label, key=key)
         self._rebuild()
 
@@ -116,7 +117,6 @@ class ReviewCaseTable(DataTable):
             change = self.changes.get(record.case_id)
             self.add_row(*cells(
                 Text(record.case_id + (" *" if change else ""), style="bold" if case_fails(record) else ""),
-                record.kind,
                 Text(record.status, style="" if record.status == "ok" else "bold red"),
                 Text.assemble(Text(f"{record.recall:.2f}", style="red" if record.recall < 1 else ""),
                               _moved(change.recall_delta if change else None)),
@@ -124,6 +124,7 @@ class ReviewCaseTable(DataTable):
                               _moved(change.precision_delta if change else None)),
                 Text(str(record.fabrication), style="bold red" if record.fabrication else ""),
                 Text("; ".join(record.missed_ids), style="red"),
+                record.kind,
             ), key=record.case_id)
         if keep is not None:
             self.select_case(keep)

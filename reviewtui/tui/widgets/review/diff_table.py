@@ -34,6 +34,16 @@ def _items(items: Sequence[str], style: str) -> Text:
     return Text("; ".join(items), style=style)
 
 
+def _found(d: CaseDiff) -> Text:
+    """Ids newly found, then (dim) the ones the case no longer lists as must_find: a re-score after an id
+    moved to may_find no longer misses it, which is no find."""
+    text = _items(d.newly_found, "green")
+    for item in d.no_longer_must_find:
+        text.append("; " if text.plain else "")
+        text.append(f"{item} (no longer must_find)", style="dim")
+    return text
+
+
 class CaseDiffTable(DataTable):
     """One row per case of a ``CaseDiff`` list."""
 
@@ -81,7 +91,7 @@ class CaseDiffTable(DataTable):
                 delta_text(d.precision_before, d.precision_after, d.precision_delta),
                 Text(str(status), style="" if d.status_before == d.status_after else "bold yellow"),
                 _items(d.newly_missed, "red"),
-                _items(d.newly_found, "green"),
+                _found(d),
                 _items(d.fabrications_added, "bold red"),
                 _items(d.fabrications_removed, "green"),
             ), key=d.case_id)

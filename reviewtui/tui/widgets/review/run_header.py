@@ -37,7 +37,7 @@ def _against(value: float | None, threshold: float | None, label: str) -> Text:
                          (f" (gate ≥ {threshold:.2f})", "dim"))
 
 
-def header_renderable(manifest: Mapping[str, Any]) -> Group:
+def header_renderable(manifest: Mapping[str, Any], folder: str = "") -> Group:
     summary = manifest.get("summary") or {}
     thresholds = manifest.get("thresholds") or {}
     gate = manifest.get("gate") or {}
@@ -46,6 +46,7 @@ def header_renderable(manifest: Mapping[str, Any]) -> Group:
     line1 = Text.assemble(
         verdict_text(manifest), "  ",
         (str(manifest.get("prompt_version", "?")), "bold"),
+        (f"  {folder}" if folder and folder != manifest.get("prompt_version") else "", "bold"),
         (f"  {manifest.get('backend', '?')}", ""),
         (f" · {manifest.get('model') or '-'}", "dim"),
         (f" · {summary.get('cases', 0)} cases", "dim"),
@@ -77,5 +78,6 @@ class RunHeader(Static):
     }
     """
 
-    def show(self, manifest: Mapping[str, Any]) -> None:
-        self.update(header_renderable(manifest))
+    def show(self, manifest: Mapping[str, Any], folder: str = "") -> None:
+        """``folder``: the run's folder under the results folder, shown when it is not the version alone."""
+        self.update(header_renderable(manifest, folder))
