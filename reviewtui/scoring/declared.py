@@ -22,6 +22,7 @@ recomputed, and nothing here raises on any input.
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import ROUND_FLOOR, Decimal
@@ -99,27 +100,29 @@ def compared_value(figure: Figure, declared: Declared) -> float:
 
 def check(figure: Figure, declared: Declared) -> tuple[bool, str]:
     """(does the printed figure hold the recomputed value at its printed precision, the reason)."""
-    from .grounding import show_number
-
     if declared.error is not None or declared.value is None:
         return False, f"declared {declared.printed!r} ({declared.label}): {declared.error}"
     value = compared_value(figure, declared)
     low, high = figure.bounds
     slack = 1e-9 * max(1.0, high)
-    shown = show_number(value, computed=True)
     if low - slack <= value <= high + slack:
-        return True, f"declared and recomputed: {declared.what} = {shown}"
-    return False, (f"declared {figure.text!r} as {declared.what}; the rows give {shown} "
-                   f"({_bounds_words(figure)})")
+        return True, f"declared and recomputed: {declared.what} = {_shown(value, _decimals(figure) + 2)}"
+    hedge = f"{figure.approximate} " if figure.approximate else ""
+    return False, (f"declared {figure.text!r} as {declared.what}; the rows give {_shown(value, _decimals(figure) + 2)} "
+                   f"({hedge}{figure.text} accepts {_shown(low, _decimals(figure) + 1)} to {_shown(high, _decimals(figure) + 1)})")
 
 
-def _bounds_words(figure: Figure) -> str:
-    from .grounding import show_number
+def _decimals(figure: Figure) -> int:
+    """The digits after the point of the figure's last printed digit, in its own unit (1.2k: none)."""
+    return max(0, figure.decimals - figure.rounded_to - round(math.log10(figure.scale)) if figure.scale > 0 else 0)
 
-    low, high = figure.bounds
-    if figure.approximate:
-        return f"{figure.approximate} {figure.text} accepts {show_number(low, computed=True)} to {show_number(high, computed=True)}"
-    return f"{figure.text} accepts {show_number(low, computed=True)} to {show_number(high, computed=True)}"
+
+def _shown(value: float, decimals: int) -> str:
+    """A value at ``decimals`` digits after the point, without the trailing zeros (1,101.105; 1,101.1)."""
+    if not math.isfinite(value):
+        return str(value)
+    text = f"{value:,.{min(decimals, 12)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 # -- the snapshot, read once for every declaration -------------------------------------------------
@@ -274,6 +277,8 @@ def recompute(data: dict[str, Any], items: list[Any], invalid: dict[int, str] | 
         entry = _declared_from(i, item)
         out.append(entry)
         try:
+            if not isinstance(item, dict):
+                raise DeclarationError(f"figure {i + 1} is {_kind_of(item)}, not an object of the figures vocabulary")
             if i in invalid:
                 raise DeclarationError(f"not of the figures vocabulary: {invalid[i]}")
             if entry.figure is None:

@@ -203,3 +203,25 @@ def test_score_round_trips_through_json_and_loads_the_snapshot_when_needed(tmp_p
     again = CaseScore.from_dict(json.loads(text))
     assert again == score
     assert again.figures[0]["reason"].startswith("derived over a range this finding names: campaign 333: cost")
+
+
+C34 = Path(__file__).parents[2] / "cases" / "c34-skincare-duplicates"
+
+
+def test_a_broken_data_finding_cannot_make_another_kinds_claim_in_words(tmp_path: Path) -> None:
+    """c34: a correct data.duplicate_rows finding says its rows are "double-counted" and "above budget" as
+    supplied; that describes the export, not tracking counting twice or an overspend. The same words in a
+    finding of another kind still hit (must_not_say by ``says``), and a hit by id always counts."""
+    case_dir = tmp_path / "cases" / C34.name
+    shutil.copytree(C34, case_dir)
+    case = load_case(case_dir)
+    words = ("Account, 2025-08-01 to 2025-08-21: cost 26,173.00 as supplied, above budget on the schedule; "
+             "2,196.16 double-counted, conversions double-counted on 2025-08-08 and 2025-08-09.")
+    data_finding = finding("data.duplicate_rows", None, "Rows of 2025-08-08 and 2025-08-09 appear twice.", words)
+    assert score_case(case, output(case.case_id, data_finding)).must_not_say_hits == []
+    other = finding("efficiency.off_target", "120265452869448590", "Campaign 120265452869448590 is off target.", words)
+    hits = score_case(case, output(case.case_id, other)).must_not_say_hits
+    assert [(h["entry_id"], h["by"]) for h in hits] == [("pacing.overspend", "says"), ("tracking.double_counting", "says")]
+    # the tightened pattern: "2,196.16 double-counted" (cost of the repeated rows) alone is no claim of double counting
+    cost_only = finding("efficiency.off_target", "120265452869448590", "Off target.", "2,196.16 double-counted in the rows.")
+    assert score_case(case, output(case.case_id, cost_only)).must_not_say_hits == []
