@@ -41,6 +41,9 @@ from tests.stub_backends import (
 REPO = Path(__file__).resolve().parent.parent
 VERSION = assistant.PROMPT_VERSION
 MADE_UP = ("c04-overspend-disapproved", "$48,213.77")
+# What an answer that misses a case reports instead (an empty findings list is unparseable): a kind no
+# fixture case expects or rules out, with no figure.
+OTHER_FINDING = finding("bidding.learning_limited")
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +146,8 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     columns, rows = read_csv(tmp_path)
     assert columns[:5] == ["case_id", "recall", "precision", "fabrication", "missed_ids"]
     assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
-                           "repeats_passed", "pass_all", "pass_any", "flip", "found_in"]
+                           "repeats_passed", "pass_all", "pass_any", "flip", "found_in",
+                           "figures_grounded", "figures_untraceable", "figures_fabricated", "untraceable_figures"]
     assert list(rows) == sorted(c.case_id for c in fixture_set.cases)
     assert rows["c07-clean-steady"]["kind"] == "clean"
 
@@ -168,7 +172,8 @@ def test_missed_ids_grouped_by_kind_one_finding_missed_everywhere(fixture_set, t
     class NoSummary(CorrectAssistant):
         def text_for(self, case):
             doc = json.loads(super().text_for(case))
-            return output_text(f for f in doc["findings"] if f["id"] != "summary.no_material_issues")
+            kept = [f for f in doc["findings"] if f["id"] != "summary.no_material_issues"]
+            return output_text(kept or [OTHER_FINDING])
 
     assert run_replay(NoSummary(), fixture_set, tmp_path) == 1
     out = capsys.readouterr().out
@@ -186,7 +191,7 @@ def test_missed_ids_grouped_by_kind_many_findings_missed_once(fixture_set, tmp_p
 
     class DropsThree(CorrectAssistant):
         def text_for(self, case):
-            return output_text([]) if case.case_id in dropped else super().text_for(case)
+            return output_text([OTHER_FINDING]) if case.case_id in dropped else super().text_for(case)
 
     assert run_replay(DropsThree(), fixture_set, tmp_path) == 1
     out = capsys.readouterr().out

@@ -48,6 +48,7 @@ def format_summary(manifest: dict[str, Any]) -> str:
         lines.append(f"  {entry['case_id']}: {entry['fabrication']}: {shown}")
     if len(worst) > WORST_CASES_SHOWN:
         lines.append(f"  ... and {len(worst) - WORST_CASES_SHOWN} more case(s) with fabrications (see the CSV)")
+    lines += _figure_lines(s)
 
     by_kind = manifest.get("missed_by_kind") or {}
     if by_kind:
@@ -93,6 +94,25 @@ def format_summary(manifest: dict[str, Any]) -> str:
     for reason in gate.get("reasons") or []:
         lines.append(f"  - {reason}")
     return "\n".join(lines) + "\n"
+
+
+def _figure_lines(s: dict[str, Any]) -> list[str]:
+    """The figures by status (not gated but the fabricated), and where the untraceable ones are;
+    nothing for a manifest written before the split."""
+    counts = s.get("figures")
+    if not isinstance(counts, dict):
+        return []
+    total = sum(int(counts.get(k) or 0) for k in ("grounded", "untraceable", "fabricated"))
+    lines = [f"figures         {total:<7} {counts.get('grounded', 0)} grounded, {counts.get('untraceable', 0)} untraceable "
+             f"(grounded by the prose rules only, not declared), {counts.get('fabricated', 0)} fabricated"]
+    untraceable = s.get("untraceable_cases") or []
+    for entry in untraceable[:WORST_CASES_SHOWN]:
+        items = entry["items"]
+        shown = "; ".join(items[:ITEMS_SHOWN_PER_CASE]) + (f"; +{len(items) - ITEMS_SHOWN_PER_CASE} more" if len(items) > ITEMS_SHOWN_PER_CASE else "")
+        lines.append(f"  {entry['case_id']}: {entry['untraceable']} untraceable: {shown}")
+    if len(untraceable) > WORST_CASES_SHOWN:
+        lines.append(f"  ... and {len(untraceable) - WORST_CASES_SHOWN} more case(s) with untraceable figures (see the CSV)")
+    return lines
 
 
 def _usage_line(usage: dict[str, Any]) -> str:

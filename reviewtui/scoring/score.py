@@ -47,6 +47,15 @@ STATUSES = ("ok", "unparseable", "error")
 # declares its figures, or supported by nothing.
 GROUNDED, UNTRACEABLE, FABRICATED = "grounded", "untraceable", "fabricated"
 FIGURE_STATUSES = (GROUNDED, UNTRACEABLE, FABRICATED)
+
+
+def figure_status(row: dict[str, Any]) -> str:
+    """A figure row's status; a row of a result file written before statuses existed has only
+    ``grounded`` (nothing was untraceable then)."""
+    status = row.get("status")
+    if status in FIGURE_STATUSES:
+        return str(status)
+    return GROUNDED if row.get("grounded") else FABRICATED
 FINDING_VERDICTS = ("matched", "may_find", "extra", "duplicate", "must_not_say")
 
 
