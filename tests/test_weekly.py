@@ -20,6 +20,9 @@ from reviewtui.eval import main as eval_main
 from tests.fake_messages_api import answer, findings_json, overloaded, serving_in_env, write_case
 from tests.stub_backends import FIXTURE_CASES
 
+# An answer that finds none of what the cases expect (an empty findings list is unparseable, another failure).
+MISSED = "bidding.learning_limited"
+
 KEY = "fake-anthropic-key-dummy-key-for-the-weekly-test-9a2e"
 VERSION = assistant.PROMPT_VERSION
 CASE_MARKERS = {"c01-one": "CASE-0001", "c02-two": "CASE-0002"}
@@ -105,7 +108,7 @@ def test_refused_with_only_reference_auditor_results(api, repo, capsys, monkeypa
 
 def test_refused_after_a_failing_claude_run(api, repo, capsys):
     for marker in CASE_MARKERS.values():
-        api.plan(marker, answer(findings_json()))  # no findings: recall 0
+        api.plan(marker, answer(findings_json(MISSED)))  # nothing the cases expect: recall 0
     assert claude_eval() == 1
     capsys.readouterr()
     [reason] = assert_refused(api, accounts_folder(repo), capsys)
@@ -160,7 +163,7 @@ def test_refused_when_the_stamp_is_older_than_max_age(api, repo, capsys):
 
 def test_refused_with_every_reason_at_once(api, repo, capsys, monkeypatch):
     for marker in CASE_MARKERS.values():
-        api.plan(marker, answer(findings_json()))
+        api.plan(marker, answer(findings_json(MISSED)))
     assert claude_eval("--model", OTHER_MODEL) == 1
     capsys.readouterr()
     monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "e" * 64)
@@ -187,7 +190,7 @@ def test_allowed_after_a_passing_claude_run_writes_the_reports(api, repo, capsys
     api.plan("900-000-0001", answer(json.dumps({"findings": [
         {"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
          "claim": "Conversions stopped being recorded.",
-         "evidence": f"Cost was {cost} on {outdoor['daily'][0]['date']}."}]})))
+         "evidence": f"Campaign {outdoor['daily'][0]['campaign_id']}: cost was {cost} on {outdoor['daily'][0]['date']}."}]})))
     api.plan("900-000-0002", answer(json.dumps({"findings": [
         {"id": "pacing.overspend", "scope": None, "severity": "medium",
          "claim": "The account spends ahead of its budget.", "evidence": "Spend was $48,213.77 this month."}]})))
@@ -207,7 +210,7 @@ def test_allowed_after_a_passing_claude_run_writes_the_reports(api, repo, capsys
     report = (run_dir / "accounts" / "outdoor" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Account audit: ACCT-01 Outdoor (900-000-0001)\n")
     assert "Every figure in this report (" in report and "## High severity" in report
-    assert f"Evidence: Cost was {cost} on {outdoor['daily'][0]['date']}." in report
+    assert f"Evidence: Campaign {outdoor['daily'][0]['campaign_id']}: cost was {cost} on {outdoor['daily'][0]['date']}." in report
     assert report.index("## For the reviewer: the reference auditor's second opinion") > report.index("## High")
     assert (run_dir / "accounts" / "outdoor" / "raw.txt").read_text(encoding="utf-8").startswith('{"findings"')
 
@@ -279,7 +282,11 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
     folder = tmp_path / "accounts"
     account(folder, "first", "c01-tracking-stopped", "900-000-0001")
     account(folder, "second", "c02-brand-lost-is", "900-000-0002")
-    backend = GatedBackend()
+    from reviewtui.backends.base import CaseOutput
+    from tests.stub_backends import finding, output_text
+
+    summary = output_text([finding("summary.no_material_issues", severity="low")])  # an answer that can be sent
+    backend = GatedBackend(lambda case: CaseOutput(case.case_id, summary, input_tokens=100, output_tokens=10))
     paths = WeeklyPaths(tmp_path / "weekly")
 
     async def scenario():
