@@ -382,8 +382,28 @@ def _value(entry: Declared, item: dict[str, Any], rows: SnapshotRows) -> None:
     key = pointer.rsplit("/", 1)[-1].lower()
     entry.in_percent = any(word in key for word in _PERCENT_KEY)
     entry.what = f"the snapshot value {pointer}"
-    entry.note = f"the value {pointer.rsplit('/', 1)[-1]} as the account's data gives it"
+    entry.note = _value_note(rows, pointer)
     entry.rows.add_pointer(pointer)
+
+
+def _value_note(rows: SnapshotRows, pointer: str) -> str:
+    """A snapshot value in a client's words: "the cost of campaign Brand (111) on 2025-03-04"."""
+    parts = pointer.split("/")
+    field = parts[-1].replace("_", " ")
+    if len(parts) == 4 and parts[1] in ("daily", "search_terms", "ads") and parts[2].isdigit():
+        try:
+            row = resolve_pointer(rows.data, "/".join(parts[:3]))
+        except PointerError:
+            row = None
+        if isinstance(row, dict):
+            cid = str(row.get("campaign_id") or "")
+            campaign = f"campaign {rows.campaigns.get(cid) or ''} ({cid})".replace("  (", " (") if cid else "the account"
+            if parts[1] == "daily":
+                return f"the {field} of {campaign} on {row.get('date')}"
+            if parts[1] == "search_terms":
+                return f"the {field} of the search term \"{row.get('search_term')}\" in {campaign}"
+            return f"the {field} of ad {row.get('ad_id') or row.get('id') or parts[2]} in {campaign}"
+    return f"the {field} in the account's data ({pointer})"
 
 
 def _kind_of(value: Any) -> str:
@@ -794,6 +814,21 @@ def how_computed(declared: Declared) -> str:
     if declared.error is not None or not declared.note:
         return ""
     return declared.note[0].upper() + declared.note[1:] + "."
+
+
+def how_computed_lines(figure_rows: Iterable[dict[str, Any]]) -> list[str]:
+    """A report's "how the figures were computed" lines for one finding, from its scored figure rows:
+    one bullet per figure its text prints that was declared and recomputed (``how_computed``'s note),
+    under a heading; nothing when no printed figure was declared (a prose answer)."""
+    notes: dict[str, str] = {}
+    for row in figure_rows:
+        found = row.get("declared")
+        if isinstance(found, dict) and row.get("grounded") and row.get("field") != "figures" and found.get("note"):
+            note = str(found["note"])
+            notes.setdefault(str(row.get("text")), note[0].upper() + note[1:] + ".")
+    if not notes:
+        return []
+    return ["How the figures were computed:", "", *(f"- {text}: {note}" for text, note in notes.items()), ""]
 
 
 def declared_by_key(entries: Iterable[Declared]) -> dict[tuple[float, int, float, str], Declared]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..caseset.atomic import atomic_write_text
 from ..backends.base import CaseOutput
+from ..scoring.declared import how_computed_lines
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 
 SEVERITY_ORDER = ("high", "medium", "low")
@@ -70,6 +71,7 @@ def report_markdown(result: dict[str, Any]) -> str:
                 lines += [finding["claim"], ""]
             if finding.get("evidence"):
                 lines += [f"Evidence: {finding['evidence']}", ""]
+            lines += how_computed_lines(finding["figures"])
 
     lines += ["---", "", "## For the reviewer: the reference auditor's second opinion", ""]
     opinion = result.get("second_opinion") or {}
