@@ -7,37 +7,50 @@ happens only when no subcommand is given.
 from __future__ import annotations
 
 import sys
+from typing import Callable
+
+from .cli_args import EXIT_CANCELLED, cancelled_line
+
+SUBCOMMANDS = ("eval", "compare", "weekly", "check", "import", "redact")
+
+
+def _command(name: str) -> Callable[[list[str]], int]:
+    """The subcommand's ``main``, imported only now (the headless core only)."""
+    if name == "eval":
+        from .eval import main as eval_main
+
+        return eval_main
+    if name == "compare":
+        from .runs.compare import main as compare_main
+
+        return compare_main
+    if name == "weekly":
+        from .weekly.cli import main as weekly_main
+
+        return weekly_main
+    if name == "check":
+        from .check import main as check_main
+
+        return check_main
+    if name == "import":
+        from .accounts.importer import main as import_main
+
+        return import_main
+    from .accounts.redact import main as redact_main
+
+    return redact_main
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "eval":
-        try:  # Ctrl-C while the eval's modules load: no traceback, the eval's exit code for it
-            from .eval import main as eval_main
+    if args and args[0] in SUBCOMMANDS:
+        # Ctrl-C at any moment of any subcommand (its imports included): exit 3, one line, no traceback.
+        # eval and weekly stop their runs themselves and say what was kept; this catches the rest.
+        try:
+            return _command(args[0])(args[1:])
         except KeyboardInterrupt:
-            print("cancelled before the run started: nothing was run or written", file=sys.stderr)
-            return 3
-        return eval_main(args[1:])
-    if args and args[0] == "compare":
-        from .runs.compare import main as compare_main
-
-        return compare_main(args[1:])
-    if args and args[0] == "weekly":
-        from .weekly.cli import main as weekly_main
-
-        return weekly_main(args[1:])
-    if args and args[0] == "check":
-        from .check import main as check_main
-
-        return check_main(args[1:])
-    if args and args[0] == "import":
-        from .accounts.importer import main as import_main
-
-        return import_main(args[1:])
-    if args and args[0] == "redact":
-        from .accounts.redact import main as redact_main
-
-        return redact_main(args[1:])
+            print(cancelled_line(args[0]), file=sys.stderr)
+            return EXIT_CANCELLED
     if args and args[0] in ("-h", "--help"):
         print(
             "usage: reviewtui [--cases DIR] [--results-dir DIR]   open the app\n"

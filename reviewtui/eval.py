@@ -28,23 +28,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
-from .cli_args import exit_from_module, parse_args
+from .cli_args import emit, exit_from_module, parse_args
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
 from .runs.settings import API_KEY_ENV, BOUNDS, DEFAULT_CONCURRENCY, RunSettings, UsageError
 from .runs.identity import results_home, results_role
-from .runs.files import ResultsError, RunPaths, now_iso
+from .runs.files import (ResultsError, ResultsWriteError, RunPaths, now_iso, refuse_results_in_cases,
+                         write_error)
+from .runs.run_folder import RunFolder, RunLockedError
 from .runs.gate import THRESHOLDS
-from .runs.recorder import RunRecorder
+from .runs.recorder import NothingToResume, RunRecorder
 from .runs.records import CaseRecord
 from .runs.summary import format_summary
-from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, STATE_FILE, BatchState, BatchStateError, run_batch
+from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError, run_batch
 from .runs.ci_reports import colour_summary, summary_json, use_colour, write_junit
-from .runs.runner import Progress, cancel_on_sigint, run_cases
-from .runs.scoring_pool import scoring_for_run
-from .runs.stored import Run
+from .runs.runner import Progress, cancel_on_sigint, run_cases, skip_collection_at_exit
+from .runs.scoring_pool import ScoringPool, scoring_for_run, start_pool
+from .runs.signature import KEY_ENV, SignatureError, key_path, load_key, sign_run
+from .runs.stored import Run, load_run
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
 
@@ -80,32 +83,60 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
 
 def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
                 on_record: Callable[[CaseRecord], None] | None = None) -> RunRecorder:
-    """Check the prompt-hash guard and start the results folder. Raises ResultsError (exit 2).
+    """Take the version's lock, check the prompt-hash guard and start the run's own folder.
 
-    The folder is the backend's own under ``settings.results_dir`` (``identity.results_home``):
+    Raises ResultsError (exit 2; RunLockedError, exit 3, when another run writes the version),
+    and NothingToResume when a resume finds nothing to run.
+
+    The record is the backend's own under ``settings.results_dir`` (``identity.results_home``):
     only Claude writes the assistant's. ``settings.resume`` keeps the cases the previous run of
     this version finished (``RunRecorder.resume``).
     """
+    refuse_results_in_cases(settings.results_dir, case_set.root)
     header = run_header(case_set, backend, figures=settings.figures, concurrency=settings.concurrency,
                         repeats=settings.repeats, max_unparseable=settings.max_unparseable, batch=settings.batch)
     paths = RunPaths(results_home(settings.results_dir, backend), assistant.PROMPT_VERSION)
+    key = _stamp_key(settings)
     recorder = RunRecorder(paths, header, case_set.cases,
                            figures=settings.figures, repeats=settings.repeats)
+    if key is not None:
+        recorder.sign = lambda run_dir: sign_run(run_dir, key)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
-    if settings.resume:
-        recorder.resume()
-    else:
-        recorder.start()
+    try:
+        if settings.resume:
+            recorder.resume()
+        else:
+            recorder.start()
+    except NothingToResume:
+        raise
+    except BaseException:
+        recorder.abandon()
+        raise
     return recorder
+
+
+def _stamp_key(settings: RunSettings) -> bytes | None:
+    """The key to sign the record under (``--stamp-key``, else ``REVIEWTUI_STAMP_KEY``); UsageError when unusable."""
+    path = key_path(settings.stamp_key)
+    if path is None:
+        return None
+    try:
+        return load_key(path, cases_dir=settings.cases_dir, results_dir=settings.results_dir)
+    except SignatureError as exc:
+        raise UsageError(str(exc)) from None
 
 
 async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSettings, *,
                      on_progress: Callable[[Progress], None] | None = None,
-                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None) -> str:
+                     cancel: asyncio.Event | None = None, on_note: Callable[[str], None] | None = None,
+                     pool: ScoringPool | None = None) -> str:
     """Run the backend over the recorder's cases; returns the run status. Does not close the backend.
 
     With ``settings.batch``, through a Message Batch whose id is kept in the run folder's
-    batch.json; ``on_note`` hears what the wait for it says.
+    batch.json; ``on_note`` hears what the wait for it says. Otherwise the backend plans the
+    run first (``Backend.plan``: the requests built, the response cache read), and only a run
+    with requests to send loads what sending needs (``Backend.connect``: the SDK) and scores in
+    a worker process; ``pool``: that worker, started already (``scoring_pool.start_pool``).
     """
 
     def progress(p: Progress) -> None:
@@ -114,13 +145,16 @@ async def record_run(recorder: RunRecorder, backend: Backend, settings: RunSetti
             on_progress(p)
 
     if settings.batch:
-        outcome = await run_batch(recorder.pending_cases(), backend, state_path=recorder.paths.run_dir / STATE_FILE,
+        outcome = await run_batch(recorder.pending_cases(), backend, state_path=recorder.folder.batch_state,
                                   repeats=settings.repeats, poll_seconds=settings.batch_poll,
                                   timeout_seconds=settings.batch_timeout, on_note=on_note,
                                   on_progress=progress, cancel=cancel, on_case_done=recorder.case_done)
     else:
         pending = recorder.pending_cases()
-        with scoring_for_run(recorder, backend, len(pending) * settings.repeats):
+        requests = backend.plan(pending, settings.repeats)
+        with scoring_for_run(recorder, requests, pool):
+            if requests:
+                backend.connect()
             outcome = await run_cases(pending, backend, concurrency=settings.concurrency,
                                       repeats=settings.repeats, on_progress=progress, cancel=cancel,
                                       on_case_done=recorder.case_done)
@@ -139,18 +173,34 @@ async def run_eval(case_set: CaseSet, backend: Backend, settings: RunSettings, *
                    cancel: asyncio.Event | None = None) -> Run:
     """The whole eval for a valid case set: results written, manifest returned.
 
-    With ``settings.resume``, only the cases the previous run of this version did not finish run.
+    With ``settings.resume``, only the cases the previous run of this version did not finish run;
+    when there are none and that run is complete, nothing runs or is written: the stored run
+    comes back with its ``note`` saying so.
 
-    Raises ResultsError (the prompt-hash guard) before anything runs. The
-    caller owns the backend and closes it.
+    Raises ResultsError (the prompt-hash guard, another run writing the version) before
+    anything runs, and ResultsWriteError when the results cannot be written (a full disk, a
+    read-only folder: the previous record stays as it was). The caller owns the backend and
+    closes it.
     """
-    recorder = prepare_run(case_set, backend, settings, on_record=on_record)
+    try:
+        recorder = prepare_run(case_set, backend, settings, on_record=on_record)
+    except NothingToResume as done:
+        run = load_run(RunPaths(results_home(settings.results_dir, backend), assistant.PROMPT_VERSION).run_dir)
+        run.note = str(done)
+        return run
     status = "cancelled"
     try:
         status = await record_run(recorder, backend, settings, on_progress=on_progress, cancel=cancel)
-    finally:
-        result = finish_run(recorder, backend, status)
-    return result
+    except OSError as exc:  # the results could not be written: the record stays as it was
+        recorder.abandon()
+        raise write_error(recorder.paths, exc) from None
+    except BaseException:
+        finish_run(recorder, backend, status)  # cancelled: what finished is kept
+        raise
+    try:
+        return finish_run(recorder, backend, status)
+    except OSError as exc:
+        raise write_error(recorder.paths, exc) from None
 
 
 # --------------------------------------------------------------------------
@@ -199,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--junit", metavar="FILE",
                         help="also write a JUnit XML report: one testcase per case, a failure naming the missed ids "
                         "and fabrications")
+    parser.add_argument("--stamp-key", metavar="FILE",
+                        help="sign the run's record with this key (hex, kept outside the repository) so "
+                        "`reviewtui weekly --stamp-key FILE` can tell it was not changed (default: the file "
+                        f"{KEY_ENV} names, if set)")
     parser.add_argument("--batch", action="store_true",
                         help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
                         "the batch id is kept in the run folder, so rerunning the same command resumes it")
@@ -237,11 +291,17 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         max_retries=args.max_retries, concurrency=args.concurrency, repeats=args.repeats,
         max_unparseable=args.max_unparseable, figures=args.figures, batch=args.batch,
         batch_poll=args.batch_poll, batch_timeout=args.batch_timeout,
+        stamp_key=Path(args.stamp_key) if args.stamp_key else None,
     )
 
 
-def make_backend(name: str, settings: RunSettings) -> Backend:
-    """Build the named backend from the settings. Raises UsageError."""
+def make_backend(name: str, settings: RunSettings, *, connect: bool = True) -> Backend:
+    """Build the named backend from the settings. Raises UsageError.
+
+    ``connect``: load what sending requests needs now (the claude backend: the SDK and its client,
+    where a malformed ANTHROPIC_BASE_URL is found). ``reviewtui eval`` passes False and connects
+    only when its run has requests to send, so a rerun answered from the cache never loads the SDK.
+    """
     if name != "claude":
         for flag in settings.claude_options_set():
             print(f"note: {flag} applies to the claude backend only; ignored", file=sys.stderr)
@@ -257,7 +317,10 @@ def make_backend(name: str, settings: RunSettings) -> Backend:
                    "cache_dir": default_cache_dir(settings.results_dir), "use_cache": settings.use_cache,
                    "timeout": settings.timeout, "max_retries": settings.max_retries}
     try:
-        return create_backend(name, **options)
+        backend = create_backend(name, **options)
+        if connect:
+            backend.connect()
+        return backend
     except BackendUsageError as exc:
         raise UsageError(str(exc)) from None
 
@@ -311,17 +374,23 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     args, code = parse_args(parser, argv)
     if args is None:
         return code
+    skip_collection_at_exit()
 
     info = sys.stderr if args.format == "json" else sys.stdout  # stdout holds only the JSON then
+    pool: ScoringPool | None = None
     try:
         settings = settings_from_args(args)
         if args.estimate:
             pass  # no run: the backend is chosen for counting tokens only
         elif backend is None:
             name, why = settings.chosen_backend()
-            print(why, file=info, flush=True)
+            emit([why], info)
+            if name == "claude" and _requests_sure_to_be_sent(settings):
+                from .backends.claude import preload_sdk
+
+                preload_sdk()
         else:
-            print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
+            emit([f"backend {backend.name}: supplied by the caller"], info)
         case_set, problems = check.validate(settings.cases_dir)
         if check.has_errors(problems):
             for problem in problems:
@@ -338,35 +407,55 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
         if args.estimate:
             return _print_estimate(case_set, settings, backend, as_json=args.format == "json")
         if backend is None:
-            backend = make_backend(name, settings)
+            backend = make_backend(name, settings, connect=settings.batch)  # a direct run connects once it knows it sends
         if settings.batch:
             if not backend.supports_batch:
                 raise UsageError(f"--batch needs the claude backend (Message Batches), not {backend.name}")
             try:  # a damaged state file stops the run before the folder is touched
-                BatchState.load(RunPaths(settings.results_dir, assistant.PROMPT_VERSION).run_dir / STATE_FILE)
+                BatchState.load(RunFolder(RunPaths(results_home(settings.results_dir, backend),
+                                                   assistant.PROMPT_VERSION)).batch_state)
             except BatchStateError as exc:
                 raise UsageError(str(exc)) from None
+        else:
+            pool = _connect_for(backend, case_set, settings)
         recorder = prepare_run(case_set, backend, settings)
     except (UsageError, ResultsError, OSError) as exc:
-        message = (f"cannot write the results under --results-dir {args.results_dir}: {exc.strerror or exc}"
-                   if isinstance(exc, OSError) else str(exc))
-        print(printable(f"reviewtui eval: {message}"), file=sys.stderr)
+        if isinstance(exc, OSError):
+            exc = write_error(RunPaths(Path(args.results_dir), assistant.PROMPT_VERSION), exc)
+        print(printable(f"reviewtui eval: {exc}"), file=sys.stderr)
+        if pool is not None:
+            pool.close()
         if backend is not None:
             asyncio.run(backend.aclose())
-        return EXIT_USAGE
+        # Another run writing the version, a full disk, a read-only folder: run again later (exit 3).
+        return EXIT_INCOMPLETE if isinstance(exc, (RunLockedError, ResultsWriteError)) else EXIT_USAGE
     _note_replaced_results(recorder)
 
     how = "as a Message Batch" if settings.batch else f"with concurrency {settings.concurrency}"
     print(f"running {len(case_set.cases)} case(s) x {settings.repeats} {how}; "
           f"results in {recorder.paths.run_dir}", file=sys.stderr, flush=True)
     status = "cancelled"
+    failure: OSError | None = None
     try:
-        status = asyncio.run(_run_until_interrupted(recorder, backend, settings))
+        status = asyncio.run(_run_until_interrupted(recorder, backend, settings, pool))
     except KeyboardInterrupt:
         status = "cancelled"
-    finally:
+    except OSError as exc:  # the results could not be written: the record stays as it was
+        failure = exc
+    except BaseException:
         with _sigint_held():
-            result = finish_run(recorder, backend, status)
+            finish_run(recorder, backend, status)
+        raise
+    if failure is None:
+        try:
+            with _sigint_held():
+                result = finish_run(recorder, backend, status)
+        except OSError as exc:
+            failure = exc
+    if failure is not None:
+        recorder.abandon()
+        print(printable(f"reviewtui eval: {write_error(recorder.paths, failure)}"), file=sys.stderr)
+        return EXIT_INCOMPLETE
     if result.manifest["status"] == "cancelled":
         print("cancelled: what finished is kept; a rerun answers finished cases from the cache", file=sys.stderr)
     if args.junit:
@@ -374,12 +463,14 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
             write_junit(args.junit, result.manifest, result.records.values())
         except OSError as exc:
             print(f"reviewtui eval: cannot write --junit {args.junit}: {exc.strerror or exc}", file=sys.stderr)
+    # A reader that stopped early (`| head`) changes nothing: the results are written, the exit code stands.
     if args.format == "json":
-        print(json.dumps(summary_json(result.manifest), indent=2))
+        emit([json.dumps(summary_json(result.manifest), indent=2)])
     else:
         summary = printable(format_summary(result.manifest))
-        sys.stdout.write(colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary)
-    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", file=info, flush=True)
+        text = colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary
+        emit([text.removesuffix("\n")])
+    emit([f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/"], info)
     return result.exit_code
 
 
@@ -463,16 +554,57 @@ def _print_note(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings) -> str:
+async def _run_until_interrupted(recorder: RunRecorder, backend: Backend, settings: RunSettings,
+                                 pool: ScoringPool | None) -> str:
     """Ctrl-C sets the cancel event, so the runner stops and keeps what finished."""
     cancel = asyncio.Event()
     try:
         with cancel_on_sigint(cancel):
             return await record_run(recorder, backend, settings,
                                     on_progress=_ProgressPrinter(sys.stderr, recorder.records), cancel=cancel,
-                                    on_note=_print_note)
+                                    on_note=_print_note, pool=pool)
     finally:
         await backend.aclose()
+
+
+def _requests_sure_to_be_sent(settings: RunSettings) -> bool:
+    """Before the case set is read: fewer stored answers than the run's requests (or --no-cache), so at
+    least one request will go out and the SDK is worth loading already. A folder that may answer
+    everything says no: a rerun from the cache must not pay for the import."""
+    if settings.batch:
+        return False
+    if not settings.use_cache:
+        return True
+    from .caseset.cases import case_dirs
+    from .runs.cache import default_cache_dir
+
+    try:
+        jobs = sum(1 for _ in case_dirs(settings.cases_dir)) * settings.repeats
+    except OSError:
+        return False  # the check of the case set says what is wrong
+    try:
+        with os.scandir(default_cache_dir(settings.results_dir)) as stored:
+            answers = sum(1 for _ in stored)
+    except OSError:
+        answers = 0  # no cache folder yet
+    return answers < jobs
+
+
+def _connect_for(backend: Backend, case_set: CaseSet, settings: RunSettings) -> ScoringPool | None:
+    """Before the results folder is touched: plan the run and, when it has requests to send, start the
+    scoring worker and then load the SDK (its import overlaps the worker's start-up on the other core;
+    a malformed ANTHROPIC_BASE_URL is a usage error here). Returns the worker, if one was started."""
+    requests = backend.plan(case_set.cases, settings.repeats)
+    if not requests:
+        return None
+    pool = start_pool(requests)
+    try:
+        backend.connect()
+    except BackendUsageError as exc:
+        if pool is not None:
+            pool.close()
+        raise UsageError(str(exc)) from None
+    return pool
 
 
 if __name__ == "__main__":

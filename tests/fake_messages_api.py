@@ -19,6 +19,7 @@ implements ``POST /v1/messages``:
   (``usage.cache_read_input_tokens``), at about 4 characters a token.
 
 It also serves the Message Batches endpoints (``POST /v1/messages/batches``,
+``GET /v1/messages/batches`` (newest first, ``limit`` and ``after_id``),
 ``GET /v1/messages/batches/{id}``, ``GET /v1/messages/batches/{id}/results``
 as JSONL, in reverse order of the requests, as the API promises no order)
 and ``POST /v1/messages/count_tokens``. Each request of a batch is checked
@@ -27,6 +28,9 @@ created: a planned answer is a ``succeeded`` result, a planned API error an
 ``errored`` one, ``batch_canceled()`` and ``batch_expired()`` the other two
 result types. A batch reports ``in_progress`` for its first
 ``batch_polls`` retrieves (``None``: until ``end_batches()``), then ``ended``.
+``create_batch_delay`` and ``results_delay`` hold the answer to a batch's
+creation (made at once) or to its results for that many seconds, so a test
+can kill a client at those moments.
 
 Use (``serving_in_env`` also sets ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL)::
 
@@ -47,6 +51,7 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -321,6 +326,10 @@ class FakeMessagesAPI:
         self.batches: dict[str, dict[str, Any]] = {}  # id -> {"requests": [...], "results": [...], "retrieves": n}
         self.batch_polls: int | None = 1  # retrieves that report in_progress before a batch ends; None: never
         self.extra_result_lines: list[dict[str, Any]] = []  # appended to every results file (unknown custom_ids)
+        self.create_batch_delay = 0.0  # seconds before the answer to a batch's creation (the batch exists at once)
+        self.results_delay = 0.0  # seconds before a batch's results are sent
+        self.served = 0  # responses sent (numbers each one's request-id header)
+        self.messages_made = 0  # messages answered (numbers each one's id)
         self.in_flight = 0  # direct requests being answered now
         self.max_in_flight = 0
 
@@ -417,7 +426,10 @@ class FakeMessagesAPI:
         marker = self._marker_in(user_text(body)) if isinstance(body, dict) else None
         usage, prefixes = None, []
         if planned.status == 200 and planned.body is not None and planned.body.get("type") == "message":
-            planned = _fill_in(planned, body, len(self.requests) + 1)
+            with self._lock:  # unique ids, as the API's are: never reused, whatever was cleared or sent at once
+                self.messages_made += 1
+                number = self.messages_made
+            planned = _fill_in(planned, body, number)
             prefixes = cache_prefixes(body)
             with self._lock:
                 _cache_usage(planned.body["usage"], prefixes, self.prompt_cache)
@@ -434,7 +446,8 @@ class FakeMessagesAPI:
         if not headers.get("anthropic-version"):
             return api_error(400, "invalid_request_error", "anthropic-version: header is required")
         if route.startswith("/v1/messages/batches"):
-            return self._batches(method, route, body)
+            query = dict(urllib.parse.parse_qsl(path.split("?", 1)[1])) if "?" in path else {}
+            return self._batches(method, route, body, query)
         if (method, route) == ("POST", "/v1/messages/count_tokens"):
             return self._count_tokens(body)
         if method != "POST" or route != "/v1/messages":
@@ -461,10 +474,24 @@ class FakeMessagesAPI:
             return api_error(400, "invalid_request_error", f"{(unknown or ['max_tokens'])[0]}: Extra inputs are not permitted")
         return Planned(body={"input_tokens": request_tokens(body)}, label="count_tokens")
 
-    def _batches(self, method: str, route: str, body: Any) -> Planned:
+    def _list_batches(self, query: dict[str, str]) -> Planned:
+        with self._lock:
+            ids = list(reversed(self.batches))  # newest first
+        if query.get("after_id") in ids:
+            ids = ids[ids.index(query["after_id"]) + 1:]
+        limit = int(query.get("limit") or 20)
+        page = [self._batch_object(batch_id) for batch_id in ids[:limit]]
+        return Planned(body={"data": page, "has_more": len(ids) > limit, "first_id": page[0]["id"] if page else None,
+                             "last_id": page[-1]["id"] if page else None}, label="batch list")
+
+    def _batches(self, method: str, route: str, body: Any, query: dict[str, str]) -> Planned:
         parts = route.split("/")[4:]  # after /v1/messages/batches
         if method == "POST" and not parts:
-            return self._create_batch(body)
+            created = self._create_batch(body)
+            created.delay = self.create_batch_delay if created.status == 200 else 0.0
+            return created
+        if method == "GET" and not parts:
+            return self._list_batches(query)
         batch = self.batches.get(parts[0]) if parts else None
         if batch is None:
             return api_error(404, "not_found_error", f"message batch {parts[0] if parts else ''!r} not found")
@@ -477,7 +504,8 @@ class FakeMessagesAPI:
                 return api_error(400, "invalid_request_error", "the batch has not ended yet")
             lines = [*reversed(batch["results"]), *self.extra_result_lines]
             return Planned(body=None, label="results", headers={"content-type": "application/binary"},
-                           raw="".join(json.dumps(line) + "\n" for line in lines).encode("utf-8"))
+                           raw="".join(json.dumps(line) + "\n" for line in lines).encode("utf-8"),
+                           delay=self.results_delay)
         return api_error(404, "not_found_error", f"the fake does not serve {method} {route}")
 
     def _create_batch(self, body: Any) -> Planned:
@@ -505,7 +533,8 @@ class FakeMessagesAPI:
                 self.prompt_cache.update(record.cache_prefixes)
             results.append({"custom_id": item["custom_id"], "result": _batch_result(planned)})
         with self._lock:
-            self.batches[batch_id] = {"results": results, "retrieves": 0}
+            self.batches[batch_id] = {"results": results, "retrieves": 0,
+                                      "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         return Planned(body=self._batch_object(batch_id), label="batch created")
 
     def _batch_ended(self, batch: dict[str, Any]) -> bool:
@@ -519,7 +548,8 @@ class FakeMessagesAPI:
             counts[line["result"]["type"] if ended else "processing"] += 1
         return {
             "id": batch_id, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
-            "request_counts": counts, "created_at": "2026-01-01T00:00:00Z", "expires_at": "2026-01-02T00:00:00Z",
+            "request_counts": counts, "created_at": batch.get("created_at", "2026-01-01T00:00:00Z"),
+            "expires_at": "2026-01-02T00:00:00Z",
             "ended_at": "2026-01-01T01:00:00Z" if ended else None, "archived_at": None, "cancel_initiated_at": None,
             "results_url": f"{self.base_url}/v1/messages/batches/{batch_id}/results" if ended else None,
         }  # fmt: skip
@@ -610,13 +640,15 @@ class _Handler(BaseHTTPRequestHandler):
                     api.in_flight -= 1
         with api._lock:  # the answer is on its way: its prefixes are cached from now on
             api.prompt_cache.update(record.cache_prefixes)
+            api.served += 1
+            serial = api.served
         payload = planned.raw if planned.raw is not None else json.dumps(planned.body or {}).encode("utf-8")
         try:
             self.send_response(planned.status)
             if "content-type" not in planned.headers:
                 self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
-            self.send_header("request-id", "req_fake")
+            self.send_header("request-id", f"req_fake_{serial:05d}")  # unique per response, as the API's are
             for name, value in planned.headers.items():
                 self.send_header(name, value)
             self.end_headers()

@@ -398,7 +398,7 @@ def test_results_dir_that_cannot_be_written_exits_2(fixture_set, tmp_path, capsy
                  "--results-dir", str(blocker)])
     assert code == 2
     err = without_warning_note(capsys.readouterr().err).strip()
-    assert err.startswith(f"reviewtui eval: cannot write the results under --results-dir {blocker}:")
+    assert err.startswith(f"reviewtui eval: cannot write the results under {blocker}:")
     assert "\n" not in err
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -51,23 +53,13 @@ def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
         for i in range(6):
             api.plan(f"ACCT-I0{i}", hang(60))
         env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
-        proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "reviewtui.cli", "eval", "--backend",
-                                 "claude", "--cases", str(cases), "--results-dir", str(tmp_path / "r")], cwd=REPO,
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-        lines: list[str] = []
-        reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines), daemon=True)
-        reader.start()  # read as it comes: the import lines would fill the pipe and stall the process
-        try:
+
+        def started_then_wait(proc: subprocess.Popen, lines: list[str]) -> None:
             started_reviewtui(proc, lines)
             time.sleep(delay)
-            proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=60)
-            out = proc.stdout.read()
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        reader.join(timeout=10)
-    err = "".join(line for line in lines if not line.startswith("import time:"))
+
+        proc, out, err = _interrupt(["eval", "--backend", "claude", "--cases", str(cases), "--results-dir",
+                                     str(tmp_path / "r")], started_then_wait, env)
     assert proc.returncode == 3, out + err
     assert "Traceback" not in err
     assert "cancelled" in err
@@ -125,3 +117,57 @@ def test_a_second_ctrl_c_while_the_run_stops_waits_for_it_and_exits_3(gap, tmp_p
     assert proc.returncode == 3, (proc.returncode, err[-2000:])
     assert "Traceback" not in err
     assert "cancelled: what finished is kept" in err
+
+
+def _interrupt(argv: list[str], wait: Callable[[subprocess.Popen, list[str]], None],
+               env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str, str]:
+    """Start ``reviewtui ARGV`` in a real process, ``wait`` (it reads the process's stderr lines as they come),
+    send one SIGINT; the process, its stdout and its stderr less the import-time lines."""
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "reviewtui.cli", *argv], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines), daemon=True)
+    reader.start()  # read as it comes: the import lines would fill the pipe and stall the process
+    try:
+        wait(proc, lines)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(timeout=10)
+    return proc, out, "".join(line for line in lines if not line.startswith("import time:"))
+
+
+def _until(text: str) -> Callable[[subprocess.Popen, list[str]], None]:
+    """Wait until a stderr line holds ``text``."""
+
+    def wait(proc: subprocess.Popen, lines: list[str]) -> None:
+        deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+        while not any(text in line for line in lines):
+            assert proc.poll() is None and time.monotonic() < deadline, "".join(lines[-5:])
+            time.sleep(0.002)
+
+    return wait
+
+
+def test_ctrl_c_stops_a_run_of_the_reference_auditor_and_exits_3(tmp_path):
+    """The reference auditor computes its answers without ever waiting: Ctrl-C must still stop the run."""
+    from reviewtui import assistant
+
+    results = tmp_path / "r"
+    cases = len(list((REPO / "cases").glob("*/expected.yaml")))
+    proc, out, err = _interrupt(["eval", "--backend", "rules", "--results-dir", str(results)], _until(f"[2/{cases}]"))
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err and "cancelled: what finished is kept" in err
+    assert "gate            PASSED" not in out
+    manifest = json.loads((results / "reference" / assistant.PROMPT_VERSION / "manifest.json").read_text())
+    assert manifest["status"] == "cancelled" and manifest["gate"]["passed"] is None  # no verdict
+
+
+def test_ctrl_c_in_another_subcommand_exits_3_without_a_traceback(tmp_path):
+    proc, out, err = _interrupt(["check"], _until("| reviewtui.check"))
+    assert proc.returncode == 3, out + err
+    assert "Traceback" not in err
+    assert "reviewtui check: cancelled (Ctrl-C) before it finished" in err

@@ -25,6 +25,7 @@ from reviewtui.runs import records, scoring_pool
 from reviewtui.runs.settings import RunSettings
 from reviewtui.runs.stored import Run
 from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, slow_answer, write_case
+from tests.processes import alive, children
 
 KEY = "fake-anthropic-key-scoring-pool-test-7d2e"
 REPO = Path(__file__).resolve().parents[1]
@@ -41,6 +42,12 @@ ANSWERS = {
     "c05-two": findings_json("tracking.conversions_stopped", "pacing.overspend"),
     "c06-found": findings_json("tracking.conversions_stopped"),
 }
+
+
+@pytest.fixture(autouse=True)
+def scores_not_stored_yet(tmp_path, monkeypatch):
+    """These tests are about where an answer is scored: no score stored by an earlier test may answer for it."""
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "disk-cache"))
 
 
 @pytest.fixture
@@ -62,29 +69,25 @@ def eval_args(cases_dir: Path, results_dir: Path) -> list[str]:
             "--concurrency", "4", "--repeats", str(REPEATS)]
 
 
-CACHE_SPLIT = ("cache_creation_input_tokens", "cache_read_input_tokens")
+API_DETAILS = ("provenance", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
-def without_the_cache_split(node):
-    """A record with each answer's prompt-cache split (written or read) replaced by its sum.
-
-    Which of the requests in flight at once writes the fake's prompt cache and which read it depends on
-    when each is answered, not on the scoring: the sum is the same in every run, the split is not."""
+def without_api_details(node):
+    """A case file's record less what the API says of each answer beside the answer: its provenance (ids and
+    endpoint differ from one fake server to another) and how its input split into prompt-cache writes and reads
+    (which of the first requests, sent at once, finds the shared prefix already written is a matter of timing)."""
     if isinstance(node, dict):
-        out = {k: without_the_cache_split(v) for k, v in node.items() if k not in CACHE_SPLIT}
-        if all(k in node for k in CACHE_SPLIT):
-            out["cache_tokens"] = sum(node[k] for k in CACHE_SPLIT)
-        return out
+        return {k: without_api_details(v) for k, v in node.items() if k not in API_DETAILS}
     if isinstance(node, list):
-        return [without_the_cache_split(v) for v in node]
+        return [without_api_details(v) for v in node]
     return node
 
 
 def result_files(results_dir: Path) -> dict[str, object]:
-    """Every case file (its record, less the cache split) and the CSV's bytes, by name (the manifest
+    """Every case file (its record, less ``without_api_details``) and the CSV's bytes, by name (the manifest
     differs by its times and paths)."""
     [run_dir] = [p for p in results_dir.iterdir() if p.is_dir() and not p.name.startswith(".")]
-    files: dict[str, object] = {p.name: without_the_cache_split(json.loads(p.read_bytes()))
+    files: dict[str, object] = {p.name: without_api_details(json.loads(p.read_bytes()))
                                 for p in (run_dir / "cases").glob("*.json")}
     files.update({p.name: p.read_bytes() for p in results_dir.glob("*.csv")})
     return files
@@ -121,6 +124,7 @@ def test_a_pooled_run_writes_the_records_of_a_run_scored_in_process(cases_dir, t
     pooled = result_files(tmp_path / "pooled")
 
     monkeypatch.setattr(scoring_pool, "MIN_POOLED_JOBS", 10**6)  # the same run, scored here
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "disk-cache-2"))  # not the pooled run's stored scores
     with serving_in_env(monkeypatch, KEY) as api:  # a fresh fake: its prompt cache starts empty again
         plan_answers(api, delays=(0.0, 0.06))  # answered at another pace: the records do not depend on it
         main(eval_args(cases_dir, tmp_path / "here"))
@@ -214,7 +218,7 @@ def test_sigint_at_the_worker_does_not_stop_it(tmp_path):
 def _sigint_settled(pid: int) -> bool:
     """The worker is past a SIGINT sent to it: held (blocked), ignored, or gone; a handler that caught it may still
     be raising KeyboardInterrupt, so that is not settled until the process ends."""
-    if not _alive(pid):
+    if not alive(pid):
         return True
     fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
     bit = 1 << (signal.SIGINT - 1)
@@ -259,7 +263,7 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
             assert pid is not None
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and _alive(pid):  # gone before the next case is scored
+            while time.monotonic() < deadline and alive(pid):  # gone before the next case is scored
                 time.sleep(0.01)
 
     with serving_in_env(monkeypatch, KEY) as api:
@@ -281,7 +285,8 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
     failed = [r for r in seen if any((s.error or "").startswith("scoring failed: the scoring process stopped")
                                      for s in r.scores)]
     assert len(failed) == 1 and failed[0] is seen[1]  # the next case to score after the kill, and only it
-    assert all(s.status == "error" for s in failed[0].scores)
+    # Its answer that had just arrived is the error row; a repeat of it scored before keeps its stored score.
+    assert [s.status == "error" for s in failed[0].scores].count(True) == 1
     assert made.pools[0].restarts == 1
     later = seen[2:]
     assert all("scoring failed" not in (s.error or "") for r in later for s in r.scores)  # a fresh worker scored them
@@ -289,29 +294,30 @@ def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir
     assert (tmp_path / "r" / PROMPT_VERSION / "manifest.json").exists()
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+def start_pooled_run(api, cases_dir: Path, results_dir: Path, output: int) -> subprocess.Popen:
+    """A real eval process, its own process group (as a terminal's job), whose last three cases hang: it scores
+    the first three in its worker and waits."""
+    for i, case_id in enumerate(ANSWERS):
+        api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
+    return subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+                            cwd=REPO, env=env, stdout=output, stderr=output, text=True, start_new_session=True)
+
+
+def landed(results_dir: Path) -> list[Path]:
+    """The case files a running eval has written so far (in its own folder until it ends)."""
+    return list((results_dir / ".work" / PROMPT_VERSION / "cases").glob("*.json"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
 def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, tmp_path, monkeypatch):
     with serving_in_env(monkeypatch, KEY) as api:
-        for i, case_id in enumerate(ANSWERS):
-            api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
-        env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
         results_dir = tmp_path / "r"
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
-                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)  # its own process group, as a terminal's job has
+        proc = start_pooled_run(api, cases_dir, results_dir, subprocess.PIPE)
         try:
             case_files = results_dir / PROMPT_VERSION / "cases"
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and len(list(case_files.glob("*.json"))) < 3:
+            while time.monotonic() < deadline and len(landed(results_dir)) < 3:
                 time.sleep(0.02)
             os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the eval and its scoring worker
             out, err = proc.communicate(timeout=60)
@@ -323,3 +329,29 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
     records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in case_files.glob("*.json")}
     assert set(records) == set(list(ANSWERS)[:3])
     assert "scoring failed" not in json.dumps(records)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
+def test_the_scoring_worker_ends_when_its_run_is_killed(cases_dir, tmp_path, monkeypatch):
+    """kill -9 leaves no clean-up to the run: its scoring worker must notice and end, not live on under PID 1."""
+    with serving_in_env(monkeypatch, KEY) as api:
+        results_dir = tmp_path / "r"
+        proc = start_pooled_run(api, cases_dir, results_dir, subprocess.DEVNULL)
+        workers: list[int] = []
+        try:
+            deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
+            while not (len(landed(results_dir)) >= 3 and (workers := children(proc.pid))):
+                assert proc.poll() is None and time.monotonic() < deadline, "the run ended before the kill"
+                time.sleep(0.02)
+            proc.kill()
+            proc.wait(timeout=30)
+            deadline = time.monotonic() + 30
+            while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            left = [pid for pid in workers if alive(pid)]
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of its group, so the suite leaves nothing
+            except ProcessLookupError:
+                pass
+    assert workers and not left, f"still running after their parent was killed: {left}"

@@ -1,15 +1,18 @@
-"""``reviewtui weekly`` through its real path: the stamp left by ``reviewtui eval --backend claude``
-against the fake Messages API on 127.0.0.1, then the weekly run through the same SDK.
+"""``reviewtui weekly`` through its real path: the stamp left by ``reviewtui eval --backend claude`` on the
+project's fifty cases against the fake Messages API on 127.0.0.1 (tests/stamp_fixture.py), then the weekly
+run through the same SDK.
 
-Every refusal names its reason and no request reaches the fake; an allowed
-run writes a report per account, holds the one with a made-up figure, skips
-the broken snapshot and finishes the rest.
+Every honest refusal names its reason and no request reaches the fake (the tampers are in
+test_stamp_tampers.py); an allowed run writes a report per account, holds the ones a person must look at,
+fails the hollow ones, skips the broken snapshot and finishes the rest.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,51 +20,27 @@ import pytest
 from reviewtui import assistant
 from reviewtui.cli import main as cli_main
 from reviewtui.eval import main as eval_main
-from tests.fake_messages_api import answer, findings_json, overloaded, serving_in_env, write_case
+from tests.fake_messages_api import FakeMessagesAPI, answer, overloaded
+from tests.stamp_fixture import CASE_COUNT, EVAL_ARGS, KEY, account_snapshot
 from tests.stub_backends import FIXTURE_CASES
 
-# An answer that finds none of what the cases expect (an empty findings list is unparseable, another failure).
-MISSED = "bidding.learning_limited"
-
-KEY = "fake-anthropic-key-dummy-key-for-the-weekly-test-9a2e"
 VERSION = assistant.PROMPT_VERSION
-CASE_MARKERS = {"c01-one": "CASE-0001", "c02-two": "CASE-0002"}
-GOOD = findings_json("tracking.conversions_stopped")
 OTHER_MODEL = "claude-haiku-4-5"
-
-
-@pytest.fixture
-def api(monkeypatch):
-    with serving_in_env(monkeypatch, KEY) as server:
-        for marker in CASE_MARKERS.values():
-            server.plan(marker, answer(GOOD))
-        yield server
-
-
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    """A working folder with ./cases (two cases) and ./results, as a user runs the commands."""
-    for case_id, marker in CASE_MARKERS.items():
-        write_case(tmp_path / "cases", case_id, marker)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+DAY = "2026-12-07"
+MADE_UP = "$48,213.77"
 
 
 def claude_eval(*extra: str) -> int:
-    return eval_main(["--backend", "claude", "--timeout", "2", "--max-retries", "0", *extra])
+    return eval_main([*EVAL_ARGS, *extra])
 
 
 def weekly(accounts: Path, *extra: str) -> int:
     return cli_main(["weekly", str(accounts), "--timeout", "2", "--max-retries", "0", *extra])
 
 
-def account(folder: Path, name: str, source: str, marker: str) -> dict:
-    """An account snapshot copied from a fixture case, with its own account id (the fake's marker)."""
-    data = json.loads((FIXTURE_CASES / source / "snapshot.json").read_text(encoding="utf-8"))
-    data["account"]["id"] = marker
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
-    return data
+def account(folder: Path, stem: str, source: str, marker: str, **fields: object) -> Path:
+    """``folder/<stem>.json``: a fixture case's snapshot with its own account id (the fake's marker) and fields."""
+    return account_snapshot(folder, stem, FIXTURE_CASES / source / "snapshot.json", marker, **fields)
 
 
 def refusal_lines(err: str) -> list[str]:
@@ -85,89 +64,112 @@ def assert_refused(api, accounts: Path, capsys, *extra: str) -> list[str]:
     return reasons
 
 
+def first_case_marker(root: Path) -> str:
+    return json.loads((root / "cases" / "c01-outdoor-retail" / "snapshot.json").read_text())["account"]["id"]
+
+
+def index_of(run_dir: Path) -> dict[str, dict[str, str]]:
+    with (run_dir / "index.csv").open(newline="", encoding="utf-8") as fh:
+        return {row["account"]: row for row in csv.DictReader(fh)}
+
+
+@pytest.fixture
+def api(stamp_kit, stamped):
+    return stamp_kit.api
+
+
 # --------------------------------------------------------------------------
-# Refusals
+# Refusals: the honest mistakes, one reason each
 # --------------------------------------------------------------------------
 
 
-def test_refused_with_no_results(api, repo, capsys):
-    reasons = assert_refused(api, accounts_folder(repo), capsys)
+def test_refused_with_no_results(api, stamped, capsys):
+    shutil.rmtree(stamped / "results")
+    reasons = assert_refused(api, accounts_folder(stamped), capsys)
     assert reasons == [f"no Claude run of prompt version {VERSION}: results/{VERSION}/manifest.json not found; "
                        "run `reviewtui eval --backend claude`"]
 
 
-def test_refused_with_only_reference_auditor_results(api, repo, capsys, monkeypatch):
+def test_refused_with_only_reference_auditor_results(api, stamped, capsys):
+    shutil.rmtree(stamped / "results")
     assert eval_main(["--backend", "rules"]) in (0, 1)
-    assert (repo / "results" / "reference" / f"{VERSION}.csv").is_file()
-    assert not (repo / "results" / f"{VERSION}.csv").exists()  # the auditor never writes the assistant's place
+    assert (stamped / "results" / "reference" / f"{VERSION}.csv").is_file()
+    assert not (stamped / "results" / f"{VERSION}.csv").exists()  # the auditor never writes the assistant's place
     capsys.readouterr()
-    [reason] = assert_refused(api, accounts_folder(repo), capsys)
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys)
     assert reason.startswith(f"no Claude run of prompt version {VERSION}")
     assert "results/reference/" in reason and "reference auditor, which does not clear the assistant" in reason
 
 
-def test_refused_after_a_failing_claude_run(api, repo, capsys):
-    for marker in CASE_MARKERS.values():
-        api.plan(marker, answer(findings_json(MISSED)))  # nothing the cases expect: recall 0
-    assert claude_eval() == 1
+def test_refused_after_a_failing_claude_run(api, stamped, capsys):
+    api.plan(first_case_marker(stamped), answer(json.dumps({"findings": [
+        {"id": "pacing.overspend", "scope": None, "severity": "high", "claim": "Spend runs ahead.",
+         "evidence": f"Spend was {MADE_UP} this month.", "figures": []}]})))
+    assert claude_eval("--no-cache") == 1
     capsys.readouterr()
-    [reason] = assert_refused(api, accounts_folder(repo), capsys)
-    assert reason == f"the run of {VERSION} failed the gate: mean recall 0.000 is below 0.90"
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys)
+    assert reason.startswith(f"the run of {VERSION} failed the gate: ") and "fabrication(s)" in reason
 
 
-def test_refused_after_an_incomplete_claude_run(api, repo, capsys):
-    api.plan(CASE_MARKERS["c02-two"], overloaded())
-    assert claude_eval() == 3
+def test_refused_after_an_incomplete_claude_run(api, stamped, capsys):
+    api.plan(first_case_marker(stamped), overloaded())
+    assert claude_eval("--no-cache") == 3
     capsys.readouterr()
-    [reason] = assert_refused(api, accounts_folder(repo), capsys)
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys)
     assert reason.startswith(f"the run of {VERSION} is incomplete, not complete: no gate verdict")
 
 
-def test_refused_after_a_passing_run_of_other_prompt_text(api, repo, capsys, monkeypatch):
-    assert claude_eval() == 0
-    capsys.readouterr()
+def test_refused_after_a_passing_run_of_other_prompt_text(api, stamped, capsys, monkeypatch):
     monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "e" * 64)  # the prompt was edited since
-    [reason] = assert_refused(api, accounts_folder(repo), capsys)
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys)
     assert reason.startswith(f"the run of {VERSION} was made with other prompt text")
     assert "now eeeeeeeeeeee" in reason and "bump PROMPT_VERSION" in reason
 
 
-def test_refused_after_a_passing_run_on_another_case_set(api, repo, capsys):
-    assert claude_eval() == 0
-    capsys.readouterr()
-    expected = repo / "cases" / "c01-one" / "expected.yaml"
+def test_refused_after_a_passing_run_on_another_case_set(api, stamped, capsys):
+    expected = stamped / "cases" / "c01-outdoor-retail" / "expected.yaml"
     expected.write_text(expected.read_text(encoding="utf-8") + "notes: edited after the run\n", encoding="utf-8")
-    [reason] = assert_refused(api, accounts_folder(repo), capsys)
-    assert reason.startswith(f"the case set changed since the run of {VERSION} (hash ")
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys)
+    assert reason.startswith(f"the run of {VERSION} was made on another case set ({CASE_COUNT} case(s) in ")
+    assert f"now {CASE_COUNT} in cases" in reason
 
 
-def test_refused_after_a_passing_run_with_another_model(api, repo, capsys):
+def test_refused_after_a_passing_run_with_another_model(api, stamped, capsys):
     assert claude_eval("--model", OTHER_MODEL) == 0
     capsys.readouterr()
-    [reason] = assert_refused(api, accounts_folder(repo), capsys)
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys)
     assert reason == (f"the run of {VERSION} used model {OTHER_MODEL}, the weekly run would use "
                       f"{assistant.DEFAULT_MODEL}; run the eval with --model {assistant.DEFAULT_MODEL}, "
                       f"or the weekly run with --model {OTHER_MODEL}")
 
 
-def test_refused_when_the_stamp_is_older_than_max_age(api, repo, capsys):
-    assert claude_eval() == 0
-    capsys.readouterr()
-    manifest_path = repo / "results" / VERSION / "manifest.json"
+def test_refused_when_the_stamp_is_older_than_max_age(api, stamped, capsys):
+    manifest_path = stamped / "results" / VERSION / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     manifest["finished_at"] = "2020-01-01T09:00:00+00:00"
     manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
-    [reason] = assert_refused(api, accounts_folder(repo), capsys, "--max-age", "7")
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys, "--max-age", "7")
     assert reason.startswith(f"the run of {VERSION} finished ") and "older than --max-age 7" in reason
 
 
-def test_refused_with_every_reason_at_once(api, repo, capsys, monkeypatch):
-    for marker in CASE_MARKERS.values():
-        api.plan(marker, answer(findings_json(MISSED)))
+def test_refused_when_the_weekly_run_would_ask_another_endpoint(api, stamped, capsys, monkeypatch):
+    with FakeMessagesAPI(api_key=KEY) as other:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", other.base_url)
+        [reason] = assert_refused(api, accounts_folder(stamped), capsys)
+        assert other.count() == 0
+    endpoint = api.base_url.split("//")[1]
+    assert reason.startswith(f"the run of {VERSION} asked the API at {endpoint}, the weekly run would send to "
+                             f"{other.base_url.split('//')[1]} (ANTHROPIC_BASE_URL)")
+
+
+def test_refused_with_every_reason_at_once(api, stamped, capsys, monkeypatch):
+    api.plan(first_case_marker(stamped), answer(json.dumps({"findings": [
+        {"id": "pacing.overspend", "scope": None, "severity": "high", "claim": "Spend runs ahead.",
+         "evidence": f"Spend was {MADE_UP} this month.", "figures": []}]})))
     assert claude_eval("--model", OTHER_MODEL) == 1
     capsys.readouterr()
     monkeypatch.setattr(assistant, "prompt_sha256", lambda *a, **k: "e" * 64)
-    reasons = assert_refused(api, accounts_folder(repo), capsys)
+    reasons = assert_refused(api, accounts_folder(stamped), capsys)
     assert [r.split(" ")[:5] for r in reasons] == [
         ["the", "run", "of", VERSION, "failed"],
         ["the", "run", "of", VERSION, "was"],
@@ -175,72 +177,101 @@ def test_refused_with_every_reason_at_once(api, repo, capsys, monkeypatch):
     ]
 
 
+def test_a_stamp_made_on_a_one_case_folder_does_not_clear_the_weekly_run(api, stamped, capsys):
+    one = stamped / "one-case"
+    shutil.copytree(stamped / "cases" / "c01-outdoor-retail", one / "c01-outdoor-retail")
+    shutil.rmtree(stamped / "results")
+    assert claude_eval("--cases", str(one)) == 0  # one request: a stamp of one case
+    capsys.readouterr()
+    [named] = assert_refused(api, accounts_folder(stamped), capsys, "--cases", str(one))
+    assert named.startswith(f"the case set {one} is not the project's: 1 case(s), ordinary 1/30")
+    [project] = assert_refused(api, accounts_folder(stamped), capsys)
+    assert project.startswith(f"the run of {VERSION} was made on another case set (1 case(s) in {one}")
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--max-age", "nan"), ("--max-age", "-1"), ("--max-age", "inf"),
+                                             ("--max-age", "0"), ("--date", "../../evil"), ("--date", "2025-13-01"),
+                                             ("--date", "20251201")])
+def test_bad_max_age_and_date_are_bad_usage(api, stamped, capsys, flag, value):
+    assert weekly(accounts_folder(stamped), flag, value) == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: " in err and api.count() == 0
+    assert not (stamped / "results" / "weekly").exists() and not (stamped / "evil").exists()
+
+
 # --------------------------------------------------------------------------
 # The allowed run
 # --------------------------------------------------------------------------
 
 
-def test_allowed_after_a_passing_claude_run_writes_the_reports(api, repo, capsys):
-    assert claude_eval() == 0
-    capsys.readouterr()
-    accounts = repo / "accounts"
+def test_allowed_after_a_passing_claude_run_writes_the_reports(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
     outdoor = account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001")
     account(accounts, "shoes", "c02-brand-lost-is", "900-000-0002")
-    cost = outdoor["daily"][0]["cost"]
-    api.plan("900-000-0001", answer(json.dumps({"findings": [
-        {"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
-         "claim": "Conversions stopped being recorded.",
-         "evidence": f"Campaign {outdoor['daily'][0]['campaign_id']}: cost was {cost} on {outdoor['daily'][0]['date']}."}]})))
+    stamp_kit.plan_account(outdoor, "900-000-0001")  # the auditor's own findings: figures checked, no disagreement
     api.plan("900-000-0002", answer(json.dumps({"findings": [
         {"id": "pacing.overspend", "scope": None, "severity": "medium",
-         "claim": "The account spends ahead of its budget.", "evidence": "Spend was $48,213.77 this month."}]})))
+         "claim": "The account spends ahead of its budget.", "evidence": f"Spend was {MADE_UP} this month."}]})))
     api.clear_requests()
 
-    assert weekly(accounts, "--date", "2026-12-07") == 3  # one account on hold
+    assert weekly(accounts, "--date", DAY) == 3  # one account on hold
     out = capsys.readouterr().out
-    assert out.splitlines()[0].startswith(f"stamp ok: results/{VERSION}/manifest.json: prompt {VERSION}")
+    assert out.splitlines()[0].startswith(f"stamp ok: results/{VERSION}/manifest.json: prompt {VERSION} (sha256 ")
+    assert f"on {CASE_COUNT} cases (case set " in out.splitlines()[0]
     assert api.count() == 2 and {r.marker for r in api.requests} == {"900-000-0001", "900-000-0002"}
 
-    run_dir = repo / "results" / "weekly" / "2026-12-07"
-    with (run_dir / "index.csv").open(newline="", encoding="utf-8") as fh:
-        index = {row["account"]: row for row in csv.DictReader(fh)}
+    run_dir = stamped / "results" / "weekly" / DAY
+    index = index_of(run_dir)
     assert index["outdoor"]["status"] == "ready to send" and index["outdoor"]["ungrounded"] == "0"
     assert index["shoes"]["status"] == "hold for review" and index["shoes"]["ungrounded"] == "1"
 
     report = (run_dir / "accounts" / "outdoor" / "report.md").read_text(encoding="utf-8")
     assert report.startswith("# Account audit: ACCT-01 Outdoor (900-000-0001)\n")
     assert "Every figure in this report (" in report and "## High severity" in report
-    assert f"Evidence: Campaign {outdoor['daily'][0]['campaign_id']}: cost was {cost} on {outdoor['daily'][0]['date']}." in report
     assert report.index("## For the reviewer: the reference auditor's second opinion") > report.index("## High")
-    assert (run_dir / "accounts" / "outdoor" / "raw.txt").read_text(encoding="utf-8").startswith('{"findings"')
+    assert json.loads((run_dir / "accounts" / "outdoor" / "raw.txt").read_text(encoding="utf-8"))["findings"]
 
     held = (run_dir / "accounts" / "shoes" / "report.md").read_text(encoding="utf-8")
-    top = held.split("\n\n")[2] if held.split("\n\n")[1].startswith("Period") else held.split("\n\n")[1]
-    assert top.startswith("**HOLD FOR REVIEW: 1 figure(s) in this report are not found in the account's data.")
+    assert "**HOLD FOR REVIEW: check this report against the account before sending.**" in held
+    assert "- 1 figure(s) not found in the account's data\n" in held
+    assert "- the reference auditor disagrees: it finds 1 finding(s) the assistant does not say" in held
     assert '- "$48,213.77" in finding 1 (evidence)' in held
     findings = json.loads((run_dir / "accounts" / "shoes" / "findings.json").read_text(encoding="utf-8"))
-    assert [f["text"] for f in findings["ungrounded"]] == ["$48,213.77"]
-    # the reference auditor does not support the assistant's budget finding on this account
+    assert [f["text"] for f in findings["ungrounded"]] == [MADE_UP]
     assert [f["id"] for f in findings["second_opinion"]["assistant_only"]] == ["pacing.overspend"]
-    assert "hold for review" in (run_dir / "index.md").read_text(encoding="utf-8")
+    index_md = (run_dir / "index.md").read_text(encoding="utf-8")
+    assert "hold for review" in index_md and f"on {CASE_COUNT} cases (case set " in index_md
     manifest = json.loads((run_dir / "weekly.json").read_text(encoding="utf-8"))
     assert manifest["stamp"]["backend"] == "claude" and manifest["stamp"]["gate"]["passed"] is True
-    assert manifest["counts"]["hold for review"] == 1 and manifest["status"] == "complete"
+    assert manifest["stamp"]["cases"] == CASE_COUNT and manifest["counts"]["hold for review"] == 1
+    assert manifest["status"] == "complete"
 
-    # A rerun the same day answers from the response cache: no request.
+    # A rerun of the same folder the same day answers from the response cache and replaces its own run.
     api.clear_requests()
-    assert weekly(accounts, "--date", "2026-12-07") == 3
-    assert api.count() == 0
-    for path in (repo / "results").rglob("*"):
+    assert weekly(accounts, "--date", DAY) == 3
+    assert api.count() == 0 and sorted(p.name for p in (stamped / "results" / "weekly").iterdir()) == [".work", DAY]
+    for path in (stamped / "results").rglob("*"):
         if path.is_file():
             assert KEY.encode() not in path.read_bytes()
 
 
-def test_a_broken_account_is_skipped_and_an_api_failure_is_per_account(api, repo, capsys):
-    assert claude_eval() == 0
-    capsys.readouterr()
-    accounts = repo / "accounts"
-    account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001")
+def test_two_runs_of_one_day_on_other_folders_keep_each_other(stamp_kit, api, stamped, capsys):
+    first = stamped / "first"
+    stamp_kit.plan_account(account(first, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    second = stamped / "second"
+    stamp_kit.plan_account(account(second, "software", "c03-zero-conv-campaign", "900-000-0003"), "900-000-0003")
+    assert weekly(first, "--date", DAY) == 0
+    before = (stamped / "results" / "weekly" / DAY / "accounts" / "outdoor" / "report.md").read_bytes()
+    assert weekly(second, "--date", DAY) == 0
+    weekly_dir = stamped / "results" / "weekly"
+    assert (weekly_dir / DAY / "accounts" / "outdoor" / "report.md").read_bytes() == before
+    assert list(index_of(weekly_dir / DAY)) == ["outdoor"]
+    assert list(index_of(weekly_dir / f"{DAY}-2")) == ["software"]
+
+
+def test_a_broken_account_is_skipped_and_an_api_failure_is_per_account(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
     account(accounts, "software", "c03-zero-conv-campaign", "900-000-0003")
     (accounts / "broken.json").write_text('{"schema_version": "1.0",\n "account": ', encoding="utf-8")
     (accounts / "noperiod").mkdir()
@@ -248,27 +279,112 @@ def test_a_broken_account_is_skipped_and_an_api_failure_is_per_account(api, repo
         "schema_version": "1.0", "platform": "google_ads", "account": {"id": "x", "currency_code": "EUR",
                                                                         "time_zone": "UTC"}, "daily": []}),
         encoding="utf-8")
-    api.plan("900-000-0001", answer(findings_json("summary.no_material_issues")))
     api.plan("900-000-0003", overloaded())
     api.clear_requests()
 
-    assert weekly(accounts, "--date", "2026-12-07") == 3
+    assert weekly(accounts, "--date", DAY) == 3
     captured = capsys.readouterr()
     assert f"skipped broken: {accounts / 'broken.json'}:2: malformed JSON" in captured.err
     assert "skipped noperiod:" in captured.err and "missing required field 'period'" in captured.err
-    with (repo / "results" / "weekly" / "2026-12-07" / "index.csv").open(newline="", encoding="utf-8") as fh:
-        index = {row["account"]: row for row in csv.DictReader(fh)}
+    index = index_of(stamped / "results" / "weekly" / DAY)
     assert {name: row["status"] for name, row in index.items()} == {
         "broken": "skipped", "noperiod": "skipped", "outdoor": "ready to send", "software": "failed"}
     assert index["software"]["reason"].startswith("API overloaded (HTTP 529")
     assert {r.marker for r in api.requests} == {"900-000-0001", "900-000-0003"}
 
 
-def test_every_account_ready_exits_0(api, repo, capsys):
-    assert claude_eval() == 0
-    api.plan("900-000-0001", answer(findings_json("summary.no_material_issues")))
-    assert weekly(accounts_folder(repo)) == 0
+def test_every_account_ready_exits_0(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    assert weekly(accounts) == 0
     assert "outdoor                  ready to send" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------
+# What is not ready to send
+# --------------------------------------------------------------------------
+
+
+def _one_account(stamp_kit, stamped, text: str, **fields: object) -> dict:
+    """Run the weekly job on one account answered ``text``; its findings.json."""
+    accounts = stamped / "accounts"
+    account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001", **fields)
+    stamp_kit.api.plan("900-000-0001", answer(text))
+    weekly(accounts, "--date", DAY)
+    return json.loads((stamped / "results" / "weekly" / DAY / "accounts" / "outdoor" / "findings.json").read_text())
+
+
+# An answer without a finding, or with a finding that lacks claim or evidence, is not of the output
+# schema: a failed account whose reason is the parser's; an empty claim or evidence is a hollow one.
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"findings": []}', "the answer cannot be read: not the output schema: findings: [] should be non-empty"),
+    (json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
+                               "claim": "", "evidence": "Cost was 1,234.50 on 2025-03-09.", "figures": []}]}),
+     "the answer is hollow: finding 1 (tracking.conversions_stopped) has no claim"),
+    (json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
+                               "claim": "Conversions stopped."}]}),
+     "the answer cannot be read: not the output schema: findings[0]: 'evidence' is a required property"),
+])
+def test_a_hollow_answer_is_not_ready(stamp_kit, stamped, capsys, text, why):
+    result = _one_account(stamp_kit, stamped, text)
+    assert result["status"] == "failed" and result["reason"].startswith(why)
+
+
+def test_a_report_the_auditor_disagrees_with_is_held(stamp_kit, stamped, capsys):
+    own = json.loads(stamp_kit.plan_account(account(stamped / "probe", "p", "c01-tracking-stopped", "900-000-0001"),
+                                            "900-000-0001"))
+    # the auditor's finding and one more it does not support
+    extra = dict(own["findings"][0], id="tracking.double_counting")
+    result = _one_account(stamp_kit, stamped, json.dumps({"findings": [*own["findings"], extra]}))
+    assert result["status"] == "hold for review"
+    assert "the reference auditor disagrees: it finds 0 finding(s) the assistant does not say, and does not " \
+        "support 1 the assistant says" in result["reason"]
+
+
+def test_a_finding_with_no_checked_figure_is_held(stamp_kit, stamped, capsys):
+    result = _one_account(stamp_kit, stamped, json.dumps({"findings": [
+        {"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
+         "claim": "Conversions stopped being recorded.", "evidence": "Clicks held while conversions fell away."}]}))
+    assert result["status"] == "hold for review"
+    assert "finding(s) 1 (tracking.conversions_stopped) have no figure checked against the account's data" \
+        in result["reason"]
+    report = (stamped / "results" / "weekly" / DAY / "accounts" / "outdoor" / "report.md").read_text()
+    assert "Every figure in this report (0)" not in report and "HOLD FOR REVIEW" in report
+
+
+def test_amounts_in_another_currency_than_the_accounts_are_held(stamp_kit, stamped, capsys):
+    outdoor = json.loads((FIXTURE_CASES / "c01-tracking-stopped" / "snapshot.json").read_text())
+    own = json.loads(stamp_kit.plan_account(account(stamped / "probe", "p", "c01-tracking-stopped", "900-000-0001",
+                                                    currency_code="GBP"), "900-000-0001"))
+    cost = outdoor["daily"][0]["cost"]
+    own["findings"][0]["evidence"] += f" Cost was ${cost} on {outdoor['daily'][0]['date']}."
+    result = _one_account(stamp_kit, stamped, json.dumps(own), currency_code="GBP")
+    assert result["status"] == "hold for review"
+    assert "finding 1 writes amounts in $; the account's currency is GBP" in result["reason"]
+
+
+def test_an_unparseable_answer_is_not_cached_so_a_rerun_asks_again(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    outdoor = account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001")
+    good = stamp_kit.plan_account(outdoor, "900-000-0001")
+    api.plan("900-000-0001", answer("Sorry, here is my audit in prose."), answer(good))
+    assert weekly(accounts, "--date", DAY) == 3
+    assert index_of(stamped / "results" / "weekly" / DAY)["outdoor"]["status"] == "failed"
+    api.clear_requests()
+    assert weekly(accounts, "--date", DAY) == 0  # asked again, not read back from the cache
+    assert api.count("900-000-0001") == 1
+
+
+def test_two_accounts_with_one_name_are_refused_before_any_call(api, stamped, capsys):
+    accounts = stamped / "accounts"
+    account(accounts, "shop", "c01-tracking-stopped", "900-000-0001")
+    (accounts / "shop").mkdir()
+    shutil.copy(accounts / "shop.json", accounts / "shop" / "snapshot.json")
+    api.clear_requests()
+    assert weekly(accounts) == 2
+    err = capsys.readouterr().err
+    assert f"{accounts / 'shop'}/snapshot.json and {accounts / 'shop.json'} would all be the account 'shop'" in err
+    assert api.count() == 0 and not (stamped / "results" / "weekly").exists()
 
 
 def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(tmp_path):
@@ -285,7 +401,7 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
     account(folder, "second", "c02-brand-lost-is", "900-000-0002")
     summary = output_text([finding("summary.no_material_issues", severity="low")])  # an answer that can be sent
     backend = GatedBackend(lambda case: CaseOutput(case.case_id, summary, input_tokens=100, output_tokens=10))
-    paths = WeeklyPaths(tmp_path / "weekly")
+    paths = WeeklyPaths(tmp_path / "weekly" / DAY)
 
     async def scenario():
         cancel = asyncio.Event()
@@ -295,10 +411,9 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
 
     run = asyncio.run(scenario())
     assert run.manifest["status"] == "cancelled" and run.exit_code == 3
-    assert {name: r["status"] for name, r in run.results.items()} == {"first": "ready to send", "second": "not run"}
+    assert run.results["second"]["status"] == "not run" and run.results["first"]["status"] != "not run"
     assert (paths.run_dir / "accounts" / "first" / "report.md").is_file()
-    with paths.index_csv.open(newline="", encoding="utf-8") as fh:
-        index = {row["account"]: row for row in csv.DictReader(fh)}
+    index = index_of(paths.run_dir)
     assert index["second"]["status"] == "not run" and index["second"]["reason"].endswith("; rerun")
 
 
@@ -313,7 +428,7 @@ def test_a_declared_answers_report_says_how_each_figure_was_computed(tmp_path):
     from tests.stub_backends import ScriptedBackend
 
     folder = tmp_path / "accounts"
-    data = account(folder, "outdoor", "c01-tracking-stopped", "900-000-0001")
+    data = json.loads(account(folder, "outdoor", "c01-tracking-stopped", "900-000-0001").read_text(encoding="utf-8"))
     account(folder, "shoes", "c02-brand-lost-is", "900-000-0002")
     first = data["daily"][0]
     cid, day = first["campaign_id"], first["date"]
@@ -330,31 +445,34 @@ def test_a_declared_answers_report_says_how_each_figure_was_computed(tmp_path):
     prose = {"findings": [{"id": "summary.no_material_issues", "scope": None, "severity": "low",
                            "claim": "Nothing material.", "evidence": "The account is on pace."}]}
     backend = ScriptedBackend({"outdoor": json.dumps(declared), "shoes": json.dumps(prose)})
-    paths = WeeklyPaths(tmp_path / "weekly")
+    paths = WeeklyPaths(tmp_path / "weekly" / DAY)
     run = asyncio.run(run_weekly(load_accounts(folder), backend, None, paths=paths, stamp={}))
-    assert {n: r["status"] for n, r in run.results.items()} == {"outdoor": "ready to send", "shoes": "ready to send"}
+    # Nothing holds the declared answer but the second opinion this test does not ask for.
+    assert run.results["outdoor"]["holds"] == ["no second opinion from the reference auditor (the reference auditor "
+                                               "was not run)"]
     report = (paths.run_dir / "accounts" / "outdoor" / "report.md").read_text(encoding="utf-8")
+    from reviewtui.weekly.markdown_text import md_text  # figures and names are text in markdown
+
     assert (f"How the figures were computed:\n\n"
-            f"- {first['cost']}: The cost of campaign {name} ({cid}) on {day}.\n"
-            f"- {week}: The total cost of campaign {name} ({cid}), 2025-03-01 to 2025-03-07.\n") in report
+            f"- {md_text(first['cost'])}: {md_text(f'The cost of campaign {name} ({cid}) on {day}.')}\n"
+            f"- {md_text(week)}: {md_text(f'The total cost of campaign {name} ({cid}), 2025-03-01 to 2025-03-07.')}\n"
+            ) in report
     assert "How the figures were computed" not in (paths.run_dir / "accounts" / "shoes" / "report.md").read_text(encoding="utf-8")
 
 
 def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_them(tmp_path, capsys):
-    import shutil
-
     from reviewtui.accounts.importer import main as import_main
     from reviewtui.weekly.accounts import load_accounts
 
     fixtures = Path(__file__).resolve().parent / "fixtures" / "accounts"
     accounts = tmp_path / "accounts"
     accounts.mkdir()
-    for name in ("google_campaign_daily.csv", "meta_ads_ad_level.csv", "meta_ambiguous_dates.csv"):
+    for name in ("google_campaign_daily.csv", "meta_summary_month.csv", "meta_ambiguous_dates.csv"):
         shutil.copy(fixtures / name, accounts / name)
     (accounts / "notes.csv").write_text("owner,comment\nAna,call on Monday\n", encoding="utf-8")
 
     loaded = {a.name: a for a in load_accounts(accounts)}
-    for name in ("google_campaign_daily", "meta_ads_ad_level"):
+    for name in ("google_campaign_daily", "meta_summary_month"):
         fmt = name.split("_")[0]
         imported = tmp_path / f"{name}.json"
         assert import_main(["--format", fmt, str(fixtures / f"{name}.csv"), "-o", str(imported)]) == 0
@@ -365,30 +483,89 @@ def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_
     assert "not an account snapshot" in loaded["notes"].problem
 
 
-def test_without_an_api_key_the_weekly_run_names_no_flag_it_does_not_have(api, repo, capsys, monkeypatch):
+def test_without_an_api_key_the_weekly_run_names_no_flag_it_does_not_have(api, stamped, capsys, monkeypatch):
     """weekly has no --backend: the missing key is said without the eval's flags."""
-    assert claude_eval() == 0
-    capsys.readouterr()
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    assert weekly(accounts_folder(repo)) == 2
+    assert weekly(accounts_folder(stamped)) == 2
     err = capsys.readouterr().err
     assert "the claude backend needs ANTHROPIC_API_KEY in the environment" in err
     assert "--backend" not in err
 
 
-def test_the_readmes_weekly_commands_run_on_the_shipped_sample_accounts(api, repo, capsys):
+def test_the_readmes_weekly_commands_run_on_the_shipped_sample_accounts(stamp_kit, api, stamped, capsys):
     """examples/accounts/ (tools/snapgen/samples.py) holds the accounts the README's weekly commands name:
     the stamp check refuses them before a Claude eval and the run reads every one of them after it."""
     samples = Path(__file__).resolve().parents[1] / "examples" / "accounts"
+    shutil.rmtree(stamped / "results")
     assert weekly(samples, "--check") == 1
+    stamp_kit.plan_cases()
     assert claude_eval() == 0
     assert weekly(samples, "--check") == 0
-    api.default = answer(findings_json("summary.no_material_issues"))
+    for snapshot in sorted(samples.glob("*.json")):
+        stamp_kit.plan_account(snapshot, json.loads(snapshot.read_text(encoding="utf-8"))["account"]["id"])
     capsys.readouterr()
-    code = weekly(samples, "--date", "2026-12-07")
+    code = weekly(samples, "--date", DAY)
     out = capsys.readouterr().out
     assert code in (0, 3), out
-    run = json.loads((repo / "results" / "weekly" / "2026-12-07" / "weekly.json").read_text(encoding="utf-8"))
+    run = json.loads((stamped / "results" / "weekly" / DAY / "weekly.json").read_text(encoding="utf-8"))
     statuses = {a["account"]: a["status"] for a in run["accounts"]}
     assert sorted(statuses) == sorted(p.stem for p in samples.glob("*.json")) and len(statuses) == 6
     assert not {s for s in statuses.values()} & {"skipped", "failed", "not run"}, statuses
+
+
+# --------------------------------------------------------------------------
+# Reports safe to send
+# --------------------------------------------------------------------------
+
+HOSTILE = ("<script>alert(1)</script> ![pixel](http://tracker.example/p.png) [click](https://evil.example) "
+           "<!-- the rest is hidden --> www.evil.example | cell \x1b[31mred\x1b[0m")
+
+
+def test_what_the_export_and_the_model_say_is_text_in_the_report_and_the_index(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    name = "shop|evil\x1b[2J\nx"  # a file name with a table bar, a terminal escape and a line break
+    path = account(accounts, name, "c01-tracking-stopped", "900-000-0001", name=f"# ACCT {HOSTILE}")
+    own = json.loads(stamp_kit.plan_account(path, "900-000-0001"))
+    finding = own["findings"][0]
+    finding["claim"] = f"# Fake heading\n{HOSTILE}\n\n## For the reviewer: all clear"
+    finding["evidence"] = f"{finding['evidence']} {HOSTILE}"
+    api.plan("900-000-0001", answer(json.dumps(own)))
+    weekly(accounts, "--date", DAY)
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "shop|evil␛[2J␊x" in captured.out
+
+    run_dir = stamped / "results" / "weekly" / DAY
+    report = rendered(next(run_dir.glob("accounts/*/report.md")).read_text(encoding="utf-8"))
+    index = rendered((run_dir / "index.md").read_text(encoding="utf-8"))
+    for html in (report, index):
+        for markup in ("<script", "<img", "<!--", "\x1b"):
+            assert markup not in html, (markup, html)
+    assert "<a " not in report  # no link at all, linkified or written
+    assert index.count("<a ") == 1 and '<a href="accounts/shop%7Cevil%1B%5B2J%0Ax/report.md">' in index
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in report and "<code>www.evil.example</code>" in report
+    assert "<code>![pixel](http://tracker.example/p.png)</code>" in report
+    # the headings are the report's own: the claim's "# Fake heading" and "## For the reviewer" are text
+    headings = re.findall(r"<h\d>(.*?)</h\d>", report)
+    assert headings[0].startswith("Account audit: # ACCT &lt;script&gt;") and headings[1:] == [
+        "High severity", "1. tracking.conversions_stopped (campaign 333)",
+        "For the reviewer: the reference auditor's second opinion"]
+    rows = re.findall(r"<tr>(.*?)</tr>", index.split("<tbody>")[1], re.S)
+    assert len(rows) == 1 and rows[0].count("<td>") == 11  # one row, its eleven cells: the name's bar is text
+
+
+def rendered(markdown: str) -> str:
+    """The HTML a GitHub-like renderer makes of ``markdown`` (tables, HTML, links typed bare: linkify)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like").render(markdown)
+
+
+def test_a_stamp_made_through_a_message_batch_clears_the_weekly_run(api, stamped, capsys):
+    """Batched answers carry the batch that answered them instead of a request id: as good a record."""
+    assert claude_eval("--no-cache", "--batch", "--batch-poll", "0.05") == 0
+    assert len(api.batches_created()) >= 1
+    stored = json.loads((stamped / "results" / VERSION / "cases" / "c01-outdoor-retail.json").read_text())
+    assert stored["output"]["provenance"]["batch_id"] and stored["output"]["provenance"]["request_id"] is None
+    capsys.readouterr()
+    api.clear_requests()
+    assert weekly(accounts_folder(stamped), "--check") == 0 and api.count() == 0

@@ -63,7 +63,7 @@ def learning_limited(ctx: Context) -> None:
     end = s.last_complete or s.last_date
     found = False
     for cid, camp in sorted(s.campaigns.items()):
-        if not is_smart_bidding(camp.raw):
+        if not is_smart_bidding(camp.raw) or ctx.withheld(LIMITED, cid):
             continue
         platform_word = learning_limited_status(camp.raw)
         # The campaign's complete days in the period: from its first row (a campaign launched mid-month

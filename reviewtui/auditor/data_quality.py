@@ -11,6 +11,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from ..caseset.snapshot_reader import micros_suspects
+from ..domain.currency import cpc_bar
+from ..domain.delivery import missing_row_means_no_delivery, off_weekdays
 from ..domain.terms import is_attribution_change
 from . import text
 from . import derived_names as names
@@ -83,7 +85,8 @@ def micros_not_converted(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(kind)
     factor = t.number("row_over_typical")
-    max_cpc = t.number("max_cpc")
+    # A CPC of 1,500 is an ordinary click in yen and no click at all in dollars: the bar is the currency's
+    max_cpc = cpc_bar(s.currency, t.number("max_cpc"), t["currency_scale"])
     found, typical = micros_suspects([r.get("cost") or 0.0 for r in s.rows], [r.get("clicks") or 0.0 for r in s.rows],
                                      [r.get("conversions_value") or 0.0 for r in s.rows], factor, max_cpc)
     if typical is None:
@@ -184,6 +187,18 @@ def missing_days(ctx: Context) -> None:
     if not gaps:
         ctx.rejected(kind, None, f"every date from {text.day(first)} to {text.day(last)} has rows")
         return
+    if missing_row_means_no_delivery(s.data):
+        ctx.rejected(kind, None, f"no row on {text.day_list(gaps)}, but the snapshot's source says a day without a row "
+                     "is a day without delivery (source.missing_row_means no_delivery): nothing delivered on them")
+        return
+    # A day off the weekly rhythm of every campaign delivering around it is their schedule, not a lost day
+    rhythm_weeks = int(ctx.t("delivery.serving_stopped").number("rhythm_weeks"))
+    scheduled_off = [d for d in gaps if _off_for_all_around(s, spend_dates, d, rhythm_weeks)]
+    gaps = [d for d in gaps if d not in scheduled_off]
+    if not gaps:
+        ctx.rejected(kind, None, f"no row on {text.day_list(scheduled_off)}: each is off the weekly rhythm of every "
+                     "campaign delivering around it")
+        return
     before = max(d for d in spend_dates if d < gaps[0])
     after = min(d for d in spend_dates if d > gaps[-1])
     # Meta writes no row for a day without delivery: a gap is a dropped export day
@@ -210,6 +225,15 @@ def missing_days(ctx: Context) -> None:
         f"{around}no campaign has a row on {text.day_list(gaps)}.",
         rows=[r.pointer for r in s.rows if r.day in (before, after)][:6],
     )
+
+
+def _off_for_all_around(s, spend_dates: list[date], day: date, rhythm_weeks: int) -> bool:
+    """True when every campaign with rows on the spend dates either side of ``day`` does not serve on its
+    weekday by its weekly rhythm."""
+    before = max(d for d in spend_dates if d < day)
+    after = min(d for d in spend_dates if d > day)
+    around = {r.campaign_id for r in s.rows_by_day.get(before, [])} & {r.campaign_id for r in s.rows_by_day.get(after, [])}
+    return bool(around) and all(day.weekday() in off_weekdays(s.served_days(cid), rhythm_weeks) for cid in around)
 
 
 def timezone_shift(ctx: Context) -> None:

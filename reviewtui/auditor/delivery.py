@@ -4,7 +4,8 @@ A campaign that stops getting impressions is a finding only when nothing in
 the snapshot explains it: a paused or removed status, an end date, the end
 of its flight, a status or budget change event around the date. Google
 omits a campaign's row on a day without metrics, so rows that stop count as
-impressions that stop.
+impressions that stop. Only the days a campaign serves on by its weekly
+rhythm count: a weekend-only campaign is not silent from Monday to Friday.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from ..domain.delivery import days_due, off_weekdays
 from . import text
 from .findings import Context
 from .schedule import serving_window
@@ -35,17 +37,22 @@ def serving_stopped(ctx: Context) -> None:
         ctx.unassessable(STOPPED, None, "delivery (no daily rows)")
         return
     min_days = int(t.number("min_days"))
+    rhythm_weeks = int(t.number("rhythm_weeks"))
     found = False
     for cid, camp in sorted(s.campaigns.items()):
-        served = sorted({r.day for r in s.rows_of([cid]) if (r.get("impressions") or 0) > 0 and r.day <= end})
+        served = s.served_days(cid, end)
         if not served:
             continue
         last = served[-1]
-        silent = (end - last).days
-        if silent < min_days:
+        off = off_weekdays(served, rhythm_weeks)
+        silent = days_due(last, end, off)  # the days it serves on by its weekly rhythm, after its last
+        if len(silent) < min_days:
+            if off and end > last:
+                ctx.rejected(STOPPED, cid, f"no impressions after {text.day(last)}, on {len(silent)} of the days it "
+                             f"serves on by its weekly rhythm (never on {_weekdays(off)})")
             continue
         stop = last + timedelta(days=1)
-        reason = _explanation(ctx, cid, stop)
+        reason = _explanation(ctx, cid, silent[0])
         if reason:
             ctx.rejected(STOPPED, cid, f"no impressions from {text.day(stop)}, explained: {reason}")
             continue
@@ -58,17 +65,27 @@ def serving_stopped(ctx: Context) -> None:
                  f"{s.label(cid)} has had no impressions since {text.day(stop)}, with no end date, flight end or "
                  "budget change to explain it; the snapshot does not give its status: check whether it was turned "
                  "off, then eligibility, billing and policy status.")
+        # A campaign with a weekly rhythm is silent on the days it serves on, not on the days it never does
+        rhythm = f" (it never serves on {_weekdays(off)})" if off else ""
         ctx.found(
             STOPPED,
             cid,
             claim,
             f"Last served on {text.day(last)} ({text.count(row.get('impressions') or 0)} impressions, cost "
             f"{text.money(row.get('cost') or 0.0, s.currency)}); no impressions from {text.day(stop)} to "
-            f"{text.day(end)}; status {camp.raw.get('status', 'not given')}.",
+            f"{text.day(end)}{rhythm}; status {camp.raw.get('status', 'not given')}.",
             rows=[row.pointer] + ([camp.pointer] if camp.pointer else []),
         )
     if not found:
         ctx.rejected(STOPPED, None, "every enabled campaign serves up to the last complete day, or its stop is explained")
+
+
+WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays", "Sundays")
+
+
+def _weekdays(off) -> str:
+    names = [WEEKDAYS[w] for w in sorted(off)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _explanation(ctx: Context, cid: str, stop: date) -> str | None:

@@ -7,6 +7,11 @@ count makes implausible (Poisson); a taper inside the lag window is not.
 Before calling a drop a broken tag, ``all_conversions`` is checked: if it
 holds, an action was demoted (``tracking.primary_action_changed``), which is
 looked for first, from the change events.
+
+Every one of those reads the account against itself, so an account that never
+recorded conversions looks consistent. Absent tracking is checked first, against
+a floor rate no tracked account falls under (``tracking.no_conversion_tracking``);
+found, it leaves every reading of conversions not assessed (its ``withholds``).
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ from datetime import date
 from functools import reduce
 from operator import add
 
-from ..domain.chance import log_likelihood_ratio, poisson_z, poisson_zero
+from ..domain.chance import log_likelihood_ratio, poisson_at_most, poisson_z, poisson_zero
 from ..domain.lag import LagModel
-from ..domain.terms import is_demotion, is_value_bidding
+from ..domain.terms import is_conversion_objective, is_demotion, is_value_bidding
 from . import text
 from . import derived_names as names
 from .findings import Context
@@ -29,6 +34,7 @@ STEP_DROP = "tracking.conversion_rate_step_drop"
 DOUBLE = "tracking.double_counting"
 NO_VALUE = "tracking.missing_conversion_value"
 DEMOTED = "tracking.primary_action_changed"
+ABSENT = "tracking.no_conversion_tracking"
 
 
 def lag_model(ctx: Context) -> LagModel:
@@ -74,6 +80,11 @@ class Change:
 
 def detect(ctx: Context) -> None:
     s = ctx.series
+    # Without conversion tracking there are no conversions to read: the kinds below are withheld
+    if absent_tracking(ctx):
+        for kind in (STOPPED, STEP_DROP, DOUBLE, NO_VALUE, DEMOTED):
+            ctx.withheld(kind, None)
+        return
     lag = lag_model(ctx)
     scopes = _conversion_scopes(s)
     if not scopes:
@@ -499,3 +510,70 @@ def missing_conversion_value(ctx: Context) -> None:
         )
     if not found:
         ctx.rejected(NO_VALUE, None, "conversions carry values where values are expected")
+
+
+# -- absent conversion tracking -----------------------------------------------------------------
+
+
+def _conversion_campaigns(s: Series) -> list[str]:
+    """Campaigns with clicks over the period that buy clicks or bid to convert."""
+    return [cid for cid, tot in s.campaign_totals.items()
+            if tot.clicks > 0 and is_conversion_objective(s.campaigns[cid].raw if cid in s.campaigns else None)]
+
+
+def absent_tracking(ctx: Context) -> bool:
+    """Assess absent conversion tracking (the glossary's term); True when found."""
+    s = ctx.series
+    t = ctx.t(ABSENT)
+    if not any(r.metrics.get("conversions") is not None for r in s.rows):
+        ctx.unassessable(ABSENT, None, "conversion tracking (the rows do not report conversions)")
+        return False
+    lag = lag_model(ctx)
+    days = [d for d in s.complete_dates() if s.in_period(d)]
+    campaigns = _conversion_campaigns(s)
+    cells = [s.cell(d, cid) for cid in campaigns for d in days]
+    clicks = sum(c.clicks for c in cells)
+    recorded = sum(c.conversions for c in cells)
+    due = sum(s.cell(d, cid).clicks * lag.credited(d) for cid in campaigns for d in days) * t.number("min_conversion_rate")
+    if due <= 0:
+        ctx.rejected(ABSENT, None, "no clicks on conversion-objective campaigns over the complete days")
+        return False
+    chance = poisson_at_most(recorded, due)
+    if chance > t.number("max_chance"):
+        ctx.rejected(ABSENT, None, f"{text.count(recorded)} conversions on {text.count(clicks)} clicks: conversions are "
+                     f"recorded (chance {text.percent(chance)} at the floor rate)")
+        return False
+    all_conversions = sum(c.all_conversions for c in cells)
+    if any(c.has_all_conversions for c in cells) and all_conversions >= due:
+        ctx.rejected(ABSENT, None, f"all_conversions {text.count(all_conversions)}: actions are counted, not as primary")
+        return False
+    ctx.breaks(ABSENT, "the account records almost no conversions: conversion tracking is absent or not recording")
+    ctx.found(
+        ABSENT,
+        None,
+        "The account records almost no conversions on material spend and clicks: conversion tracking is absent or "
+        "not recording, so no campaign can be judged by its conversions (CPA, ROAS, wasted spend). Check the "
+        "conversion actions and their tags before anything else.",
+        _evidence(ctx),
+        rows=[r.pointer for r in s.rows if r.day in days][:6],
+    )
+    return True
+
+
+def _evidence(ctx: Context) -> str:
+    """The account's conversions, clicks and cost over the period, its conversion rate and CPA, as the
+    derived index has them (parts it lacks are left out)."""
+    s = ctx.series
+    conversions, clicks, cost = (ctx.period(None, m) for m in ("conversions", "clicks", "cost"))
+    cvr, cpa = ctx.period(None, "CVR"), ctx.period(None, "CPA")
+    dates = [d for d in s.dates if s.in_period(d)]
+    where = f" from {text.day(dates[0])} to {text.day(dates[-1])}" if dates else " over the period"
+    parts = []
+    if conversions is not None and clicks is not None and cost is not None:
+        parts.append(f"The account recorded {text.count(conversions)} conversions on {text.count(clicks)} clicks and "
+                     f"{text.money(cost, s.currency)}{where}")
+    if cvr is not None:
+        parts.append(f"a conversion rate of {text.percent(cvr, 3)}")
+    if cpa is not None:
+        parts.append(f"a cost per conversion of {text.money(cpa, s.currency)}")
+    return (", ".join(parts) or "The account recorded almost no conversions over the period") + "."

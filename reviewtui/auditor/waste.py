@@ -9,7 +9,7 @@ handful of clicks without a conversion is noise.
 from __future__ import annotations
 
 from ..domain.chance import poisson_zero
-from ..domain.terms import is_conversion_objective
+from ..domain.terms import is_conversion_objective, is_smart_bidding
 from . import text
 from . import derived_names as names
 from .findings import Context
@@ -132,6 +132,18 @@ def _conversion_goal(s: Series, cid: str) -> bool:
     return is_conversion_objective(camp.raw if camp is not None else None)
 
 
+def _zero_conversions_words(s: Series, cid: str) -> str:
+    """"<campaign> has recorded no conversions", saying of its bidding what the snapshot says and nothing
+    more: that it bids for conversions only on smart bidding, its strategy when another is given."""
+    camp = s.campaigns.get(cid)
+    strategy = camp.text("bidding_strategy_type") if camp is not None else ""
+    if camp is not None and strategy and is_smart_bidding(camp.raw):
+        return f"{s.label(cid)} bids for conversions ({strategy}) and has recorded none"
+    if strategy:
+        return f"{s.label(cid)}, bidding {strategy}, has recorded no conversions"
+    return f"{s.label(cid)} has recorded no conversions"
+
+
 def zero_conversion_campaigns(ctx: Context) -> None:
     s = ctx.series
     t = ctx.t(CAMPAIGN)
@@ -148,7 +160,7 @@ def zero_conversion_campaigns(ctx: Context) -> None:
         if tot.cost <= 0 or ctx.withheld(CAMPAIGN, cid):
             continue
         if not _conversion_goal(s, cid):
-            ctx.rejected(CAMPAIGN, cid, "the campaign does not bid for conversions")
+            ctx.rejected(CAMPAIGN, cid, "its bid strategy or objective aims at something other than conversions")
             continue
         share = s.share_of_account_spend(cid)
         rate = reference_rate(s, excluding=cid)
@@ -168,8 +180,8 @@ def zero_conversion_campaigns(ctx: Context) -> None:
         ctx.found(
             CAMPAIGN,
             cid,
-            f"{s.label(cid)} bids for conversions and has recorded none over the period while taking a material "
-            "share of spend: pause it or fix its conversion setup.",
+            f"{_zero_conversions_words(s, cid)} over the period while taking a material share of spend: pause it or "
+            "fix its conversion setup.",
             _spend_line(ctx, cid, dates) + ", with 0 conversions.",
             high=share >= t.number("high_share_of_account_cost"),
             rows=[r.pointer for r in s.rows_of([cid])][:10],

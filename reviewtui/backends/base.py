@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import asdict, dataclass
-from typing import Any, AsyncIterator, Protocol
+from typing import Any, AsyncIterator, Protocol, Sequence
 
 from ..caseset.cases import Case
 
@@ -27,6 +27,9 @@ class CaseOutput:
     cache_creation_input_tokens: int = 0  # of input_tokens: written to the prompt cache (dearer)
     cache_read_input_tokens: int = 0  # of input_tokens: read from the prompt cache (cheaper)
     batch: bool = False  # answered through a Message Batch (priced at the batch discount)
+    # The API's record of the answer (runs/provenance.py): message id, request or batch id, endpoint, request hash.
+    provenance: dict[str, Any] | None = None
+    snapshot_sha256: str | None = None  # the snapshot bytes the answer is about (set by the run that asked)
 
     @property
     def obtained(self) -> bool:
@@ -59,6 +62,16 @@ class BatchStatus:
         return self.processing_status == "ended"
 
 
+@dataclass(frozen=True)
+class ListedBatch:
+    """A batch as the API lists it: enough to tell whether it may be one a killed run asked for."""
+
+    id: str
+    created_at: float  # seconds since the epoch
+    total: int  # its requests, whatever their state
+    ended: bool
+
+
 class BatchError(Exception):
     """A batch that cannot be created, found or read; ``unknown``: the API does not know its id."""
 
@@ -71,7 +84,7 @@ class Backend(abc.ABC):
     """Produces the assistant's output for one case.
 
     A backend with ``supports_batch`` also implements ``prepare``, ``remember``,
-    ``create_batch``, ``batch_status`` and ``batch_results`` (``reviewtui.runs.batch``
+    ``create_batch``, ``batch_status``, ``list_batches`` and ``batch_results`` (``reviewtui.runs.batch``
     drives them).
     """
 
@@ -82,6 +95,17 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
         """The output for ``case`` (``repeat`` numbers repeated runs of the same case)."""
+
+    def plan(self, cases: Sequence[Case], repeats: int) -> int:
+        """Get ready for a run of ``cases`` x ``repeats``; how many of them need a request to an API.
+
+        A backend that computes its answers here has none; the claude backend prepares each request
+        and counts those its response cache cannot answer.
+        """
+        return 0
+
+    def connect(self) -> None:  # noqa: B027 - a hook: only a backend that sends requests connects
+        """Load what sending requests needs (the claude backend: the SDK), before a run that has requests due."""
 
     def use_limit(self, limit: Any) -> None:  # noqa: B027 - a hook: only a backend that sends requests uses it
         """The run's ``throttle.AdaptiveLimit``, for a backend that makes requests it can rate-limit."""
@@ -111,5 +135,7 @@ class BatchBackend(Protocol):
     async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str: ...
 
     async def batch_status(self, batch_id: str) -> BatchStatus: ...
+
+    async def list_batches(self, since: float) -> list[ListedBatch]: ...
 
     def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]: ...

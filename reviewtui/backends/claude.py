@@ -8,9 +8,12 @@
   fails comes back as a ``CaseOutput`` with ``error`` set, never raised.
 - Successful responses go to the content-addressed ``ResponseCache``; a
   rerun asks the cache first, so a finished case is never paid for twice.
-- anthropic is imported only here, and only when the backend is built:
-  the SDK takes about a second to import and the headless core must not
-  pay for it.
+- anthropic is imported only here, and only when a request is due
+  (``connect``, or the first request, batch or token count): the SDK takes
+  about a second to import, the headless core must not pay for it, and
+  neither must a rerun whose every answer is in the response cache.
+  ``plan`` prepares a run's requests before it starts and says how many
+  the cache cannot answer.
 
 Options (``create_backend("claude", ...)``; ``None`` means the default):
 ``model`` (``claude-sonnet-5-5``), ``max_tokens`` (20000, thinking included), ``cache_dir``
@@ -24,16 +27,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+import threading
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
-from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, build_request
+from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, OutputError, build_request, parse_output
 from ..runs.cache import CachedResponse, ResponseCache, cache_key
+from ..runs.provenance import configured_base_url, configured_endpoint, endpoint_of, public_url, scrub_url_credentials
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
 from ..runs.throttle import AdaptiveLimit
 from ..caseset.untrusted import printable
-from .base import BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, Prepared
+from .base import (BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, ListedBatch,
+                   Prepared)
+
+if TYPE_CHECKING:
+    import anthropic
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_TIMEOUT_SECONDS = 600.0
@@ -98,21 +108,53 @@ class ClaudeBackend(Backend):
         self.batch_requests = 0
         self._run_wide_error: str | None = None
 
-        import anthropic  # deferred: only a claude run pays for the SDK import
+        self.limit: AdaptiveLimit | None = None
+        self._base_url = configured_base_url()  # for scrubbing its credentials from errors
+        # Where the answers come from; the client's own base URL confirms it once connected (runs/provenance.py).
+        self.endpoint = configured_endpoint()
+        self._sdk: Any = None  # the anthropic module, once a request is due (connect)
+        self._connection: anthropic.AsyncAnthropic | None = None  # the SDK's client, likewise
+        self._planned: dict[tuple[str, int], Prepared] = {}  # plan's work, taken by run
+        self._writes: set[asyncio.Future[None]] = set()  # response-cache writes still going
 
-        self._sdk = anthropic
+    def connect(self) -> None:
+        """Import the SDK and build its client, once. Raises BackendUsageError for a malformed ANTHROPIC_BASE_URL.
+
+        The eval calls it before its run's first request (``plan`` found requests to send), so the
+        import is not paid on the event loop while requests wait; anything that needs the client
+        calls it too.
+        """
+        if self._connection is not None:
+            return
+        import anthropic  # deferred: only a claude run that sends something pays for the SDK import
+
         # An explicit api_key stops the SDK from looking for other credentials
         # (profiles, federation); base_url stays None so ANTHROPIC_BASE_URL applies.
-        self.limit: AdaptiveLimit | None = None
         try:
             http_client = anthropic.DefaultAsyncHttpxClient(transport=_load_transport()(self))
-            self._client = anthropic.AsyncAnthropic(api_key=api_key, timeout=self.timeout,
-                                                    max_retries=self.max_retries, http_client=http_client)
+            self._connection = anthropic.AsyncAnthropic(api_key=self._api_key, timeout=self.timeout,
+                                                        max_retries=self.max_retries, http_client=http_client)
         except Exception as exc:  # the SDK's HTTP layer rejects a malformed ANTHROPIC_BASE_URL here
+            shown = public_url(os.environ['ANTHROPIC_BASE_URL']) if os.environ.get('ANTHROPIC_BASE_URL') else 'not set'
             raise BackendUsageError(self._redact(
                 f"cannot set up the Messages API client ({type(exc).__name__}: {exc}); "
-                f"check ANTHROPIC_BASE_URL ({printable(os.environ.get('ANTHROPIC_BASE_URL', 'not set'), one_line=True)})"
+                f"check ANTHROPIC_BASE_URL ({printable(shown, one_line=True)})"
             )) from None
+        self._sdk = anthropic
+        _warm_response_parsing(anthropic)
+        # Where the answers come from, recorded with each of them (runs/provenance.py).
+        self.endpoint = endpoint_of(str(self._connection.base_url))
+
+    @property
+    def _client(self) -> anthropic.AsyncAnthropic:
+        self.connect()
+        assert self._connection is not None
+        return self._connection
+
+    @property
+    def connected(self) -> bool:
+        """Whether the SDK was loaded (a run answered from the cache never loads it)."""
+        return self._connection is not None
 
     def use_limit(self, limit: AdaptiveLimit) -> None:
         """Gate every message attempt (the SDK's retries too) on the run's adaptive limit."""
@@ -131,39 +173,79 @@ class ClaudeBackend(Backend):
             return Prepared(key, request, None)
         self.cache_hits += 1
         output = CaseOutput(case.case_id, hit.text, input_tokens=hit.input_tokens, output_tokens=hit.output_tokens,
-                            stop_reason=hit.stop_reason, cached=True, model=hit.model)
+                            stop_reason=hit.stop_reason, cached=True, model=hit.model,
+                            provenance=dict(hit.provenance) if hit.provenance is not None else None)
         return Prepared(key, request, output)
 
+    def plan(self, cases: Sequence[Case], repeats: int) -> int:
+        """Prepare every (case, repeat) of a run now, before its first request; how many need a request.
+
+        ``run`` takes each one prepared here instead of preparing it again, so building the
+        requests and reading the cache is done before the run starts, not between its requests.
+        Planning the same (case, repeat) again keeps what was prepared.
+        """
+        due = 0
+        for case in cases:
+            for repeat in range(repeats):
+                prepared = self._planned.get((case.case_id, repeat))
+                if prepared is None:
+                    prepared = self._planned[(case.case_id, repeat)] = self.prepare(case, repeat)
+                due += prepared.cached is None
+        return due
+
     def remember(self, key: str, output: CaseOutput) -> None:
-        """Keep a successful answer in the response cache (direct and batched alike)."""
-        if output.obtained and self.cache is not None:
-            self.cache.put(key, CachedResponse(text=output.raw_text or "", stop_reason=output.stop_reason,
-                                               input_tokens=output.input_tokens, output_tokens=output.output_tokens,
-                                               model=output.model))
+        """Name the request ``key`` in the answer's provenance, and keep a good answer in the response cache.
+
+        Direct and batched answers alike. An answer that is not JSON of the output schema is not
+        kept: the next run asks for it again instead of reading the same unusable text forever.
+        """
+        if output.provenance is not None:
+            output.provenance["request_sha256"] = key
+        if not output.obtained or self.cache is None:
+            return
+        try:
+            parse_output(output.raw_text or "")
+        except OutputError:
+            return
+        self.cache.put(key, CachedResponse(text=output.raw_text or "", stop_reason=output.stop_reason,
+                                           input_tokens=output.input_tokens, output_tokens=output.output_tokens,
+                                           model=output.model, provenance=output.provenance))
 
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:
-        prepared = self.prepare(case, repeat)
+        prepared = self._planned.pop((case.case_id, repeat), None) or self.prepare(case, repeat)
         if prepared.cached is not None:
             return prepared.cached
         if self._run_wide_error is not None:
             return CaseOutput(case.case_id, None, error=self._run_wide_error, model=self.model)
 
+        client = self._client  # outside the try: a client that cannot be built raises its own BackendUsageError
         self.api_calls += 1
         try:
-            message = await self._client.messages.create(**prepared.request)
+            message = await client.messages.create(**prepared.request)
         except self._sdk.AnthropicError as exc:
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
-        output = self._case_output(case.case_id, message)
-        # The cache write fsyncs: in a thread, so the loop keeps sending the other cases' requests meanwhile.
-        await asyncio.to_thread(self.remember, prepared.key, output)
+        output = self._case_output(case.case_id, message, request_id=getattr(message, "_request_id", None))
+        self._remember_in_background(prepared.key, output)
         return output
+
+    def _remember_in_background(self, key: str, output: CaseOutput) -> None:
+        """The cache write (a file and a folder fsync, a few milliseconds) in a thread, not awaited here.
+
+        The worker that got this answer sends its next request at once instead of waiting for the
+        disk; ``aclose`` waits for every write still going, and so does the end of ``asyncio.run``
+        (it joins the threads), so a run that ends or is interrupted keeps every answer it got.
+        """
+        write = asyncio.ensure_future(asyncio.to_thread(self.remember, key, output))
+        self._writes.add(write)
+        write.add_done_callback(self._writes.discard)
 
     async def count_tokens(self, request: dict[str, Any]) -> int:
         """Input tokens of a request, from the API's token-counting endpoint (no message is made)."""
         params = {k: v for k, v in request.items() if k != "max_tokens"}
+        client = self._client
         try:
-            counted = await self._client.messages.count_tokens(**params)
+            counted = await client.messages.count_tokens(**params)
         except self._sdk.AnthropicError as exc:
             raise BackendUsageError(self._redact(f"token counting failed: {self._describe_error(exc)}")) from None
         return counted.input_tokens
@@ -172,8 +254,9 @@ class ClaudeBackend(Backend):
 
     async def create_batch(self, requests: list[tuple[str, dict[str, Any]]]) -> str:
         """Send (custom_id, request) pairs as one Message Batch; its id. BatchError when refused."""
+        client = self._client
         try:
-            batch = await self._client.messages.batches.create(
+            batch = await client.messages.batches.create(
                 # build_request's dict is the Messages API body (its shape is checked against the fake API)
                 requests=[{"custom_id": custom_id, "params": params} for custom_id, params in requests])  # type: ignore[typeddict-item]
         except self._sdk.AnthropicError as exc:
@@ -183,25 +266,42 @@ class ClaudeBackend(Backend):
         return batch.id
 
     async def batch_status(self, batch_id: str) -> BatchStatus:
+        client = self._client
         try:
-            batch = await self._client.messages.batches.retrieve(batch_id)
+            batch = await client.messages.batches.retrieve(batch_id)
         except self._sdk.AnthropicError as exc:
             raise self._batch_error(batch_id, exc) from None
         counts = batch.request_counts
         return BatchStatus(batch.processing_status, {name: getattr(counts, name) for name in BATCH_COUNTS})
 
+    async def list_batches(self, since: float) -> list[ListedBatch]:
+        """The batches the API lists as created at or after ``since`` (seconds since the epoch), newest first."""
+        found = []
+        try:
+            async for batch in self._client.messages.batches.list(limit=100):
+                created = batch.created_at.timestamp()
+                if created < since:
+                    break  # listed newest first: the rest are older
+                counts = batch.request_counts
+                found.append(ListedBatch(batch.id, created, sum(getattr(counts, name) for name in BATCH_COUNTS),
+                                         batch.processing_status == "ended"))
+        except self._sdk.AnthropicError as exc:
+            raise BatchError(self._redact(f"cannot list the batches: {self._describe_error(exc)}")) from None
+        return found
+
     async def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, CaseOutput]]:
         """Each result line as (custom_id, output); the output's case_id is left to the caller."""
+        client = self._client
         try:
-            lines = await self._client.messages.batches.results(batch_id)
+            lines = await client.messages.batches.results(batch_id)
             async for line in lines:
-                yield line.custom_id, self._batch_output(line.result)
+                yield line.custom_id, self._batch_output(line.result, batch_id)
         except self._sdk.AnthropicError as exc:
             raise self._batch_error(batch_id, exc) from None
 
-    def _batch_output(self, result: Any) -> CaseOutput:
+    def _batch_output(self, result: Any, batch_id: str) -> CaseOutput:
         if result.type == "succeeded":
-            output = self._case_output("", result.message)
+            output = self._case_output("", result.message, batch_id=batch_id)
         elif result.type == "errored":
             error = getattr(result.error, "error", None)
             what = f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}".rstrip(": ")
@@ -221,8 +321,13 @@ class ClaudeBackend(Backend):
                               "are past their 29 days, or it belongs to another key or workspace", unknown=True)
         return BatchError(self._redact(f"batch {batch_id}: {self._describe_error(exc)}"))
 
-    def _case_output(self, case_id: str, message: Any) -> CaseOutput:
-        """Turn a Message into the case's output: the text block's JSON, or why there is none."""
+    def _case_output(self, case_id: str, message: Any, *, request_id: str | None = None,
+                     batch_id: str | None = None) -> CaseOutput:
+        """Turn a Message into the case's output: the text block's JSON, or why there is none.
+
+        The output keeps the API's record of it: the message id, the request id of a direct call
+        or the batch of a batched one, and the endpoint (``remember`` adds the request it answers).
+        """
         usage = message.usage
         # The API counts plain input apart from prompt-cache writes and reads; input_tokens
         # is their sum, and the two cache counts are kept so each is priced at its rate.
@@ -255,6 +360,8 @@ class ClaudeBackend(Backend):
             model=message.model,
             cache_creation_input_tokens=cache_write,
             cache_read_input_tokens=cache_read,
+            provenance={"message_id": getattr(message, "id", None), "request_id": request_id, "batch_id": batch_id,
+                        "endpoint": self.endpoint},
         )
 
     def _describe_error(self, exc: Exception) -> str:
@@ -280,10 +387,15 @@ class ClaudeBackend(Backend):
         return f"{type(exc).__name__}: {exc}"
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "[ANTHROPIC_API_KEY]")
+        """``text`` without the API key or the credentials of ANTHROPIC_BASE_URL."""
+        return scrub_url_credentials(text.replace(self._api_key, "[ANTHROPIC_API_KEY]"), self._base_url)
 
     async def aclose(self) -> None:
-        await self._client.close()
+        self._planned.clear()
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+        if self._connection is not None:
+            await self._connection.close()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -292,6 +404,7 @@ class ClaudeBackend(Backend):
             "max_tokens": self.max_tokens,
             "timeout_seconds": self.timeout,
             "max_retries": self.max_retries,
+            "endpoint": self.endpoint,
             "cache_dir": str(self.cache.directory) if self.cache is not None else None,
             "cache_reads": bool(self.cache and self.cache.read),
             "api_calls": self.api_calls,  # messages.create calls; the SDK's retries are not counted
@@ -300,6 +413,53 @@ class ClaudeBackend(Backend):
             **({"batches_created": self.batches_created, "batch_requests": self.batch_requests}
                if self.batches_created else {}),
         }
+
+
+def preload_sdk() -> None:
+    """Start importing the SDK in a background thread, for a run sure to send a request.
+
+    The eval calls it before it checks the case set, so the import (about a second) and the
+    check share the start-up instead of following each other: parts of both wait on the disk,
+    and on a busy machine the two threads get more of it. ``connect`` imports the module as
+    usual, waiting for this import to finish if it has not; an import that failed here is
+    simply tried again there, where its error is reported.
+    """
+    global _preloading
+    if _preloading is None and "anthropic" not in sys.modules:
+        _preloading = threading.Thread(target=_import_sdk, name="reviewtui-sdk-import", daemon=True)
+        _preloading.start()
+
+
+def _import_sdk() -> None:
+    try:
+        import anthropic
+    except Exception:  # noqa: BLE001 - connect() imports it again and reports what is wrong
+        return
+    _warm_response_parsing(anthropic)
+
+
+def _warm_response_parsing(anthropic: Any) -> None:
+    """Build, before the run, what the SDK builds when it reads its first Message (the models of the
+    content blocks: about 20 to 50 ms). Done on the first answer instead, it holds the event loop
+    while the rest of the first round's answers wait, which lengthens every worker's next request."""
+    global _response_parsing_warm
+    if _response_parsing_warm:
+        return
+    try:
+        anthropic.types.Message.construct(**_SAMPLE_MESSAGE)
+    except Exception:  # noqa: BLE001 - only a head start: the first answer builds it otherwise
+        pass
+    _response_parsing_warm = True
+
+
+_SAMPLE_MESSAGE = {
+    "id": "msg_warm_up", "type": "message", "role": "assistant", "model": "warm-up",
+    "content": [{"type": "thinking", "thinking": "", "signature": ""}, {"type": "text", "text": "{}"}],
+    "stop_reason": "end_turn", "stop_sequence": None,
+    "usage": {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+}  # fmt: skip
+_preloading: threading.Thread | None = None
+_response_parsing_warm = False
 
 
 def _load_transport() -> type:

@@ -20,6 +20,9 @@ the old file or the new one, never half of each.
 - temporary files a killed save left behind for this target are removed.
 
 Text files keep their own line endings (``decode_text`` / ``encode_text``).
+
+``remove_tree`` deletes a file or a folder without ever following a link out
+of it (a run's folders under ``results/``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import stat
 import tempfile
 import time
@@ -91,7 +95,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         _unlink(tmp)
         raise
-    _fsync_folder(target.parent)
+    fsync_folder(target.parent)
 
 
 def _write_temp(target: Path, data: bytes) -> str:
@@ -120,7 +124,7 @@ def _unlink(name: str | Path) -> None:
         pass
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
     """Make a rename in ``folder`` durable (best effort: some file systems refuse)."""
     try:
         dir_fd = os.open(folder, os.O_RDONLY)
@@ -132,6 +136,19 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(dir_fd)
+
+
+def remove_tree(path: str | os.PathLike[str]) -> None:
+    """Remove ``path`` (a file, a folder and what it holds, or a link), never following a link.
+
+    A symlink is removed as the link, wherever it points; links inside a folder are removed as
+    links (``shutil.rmtree`` does not follow them). Nothing outside ``path`` is touched.
+    """
+    target = Path(path)
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        _unlink(target)
+    elif target.is_dir():
+        shutil.rmtree(target)
 
 
 # -- read-check-write ---------------------------------------------------------------------------
@@ -247,7 +264,7 @@ def update_file(
         except BaseException:
             _unlink(tmp)
             raise
-        _fsync_folder(target.parent)
+        fsync_folder(target.parent)
     return data
 
 
@@ -268,7 +285,7 @@ def create_numbered(path: str | os.PathLike[str], data: bytes, limit: int = 1000
                     _claim(tmp, candidate, data)
                 except FileExistsError:
                     continue
-                _fsync_folder(path.parent)
+                fsync_folder(path.parent)
                 return candidate
         finally:
             _unlink(tmp)

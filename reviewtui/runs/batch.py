@@ -7,10 +7,16 @@ run) can choose either. The steps:
 1. Each (case, repeat) is prepared; an answer already in the response cache
    is delivered at once and costs nothing.
 2. The rest go into one Message Batch, each with a ``custom_id`` naming the
-   case and repeat. The batch id is written to the state file
-   (``<run folder>/batch.json``) before anything else happens, so a process
-   killed while waiting resumes by polling the same batch: a rerun finds it
-   there and pays for nothing twice.
+   case and repeat after a token of this batch. Before the batch is asked
+   for, its requests and token are written to the state file (the version's
+   ``batch.json``: ``run_folder.RunFolder.batch_state``); its id is written
+   the moment the API gives it. So a process killed at any step pays for
+   nothing twice: killed while waiting, the rerun polls the same batch;
+   killed after the API accepted the batch but before its id was saved, the
+   rerun looks for it (``_find_created``) among the batches the API lists,
+   created since, with as many requests, and adopts it (an ended one only
+   when its results carry this batch's custom_ids) instead of creating a
+   second one.
 3. The batch is polled every ``poll_seconds``; each change of its request
    counts is reported through ``on_note``.
 4. Once it has ended, its results (JSONL, in any order) are matched to the
@@ -20,10 +26,11 @@ run) can choose either. The steps:
    error, so a rerun sends only those (everything else is in the cache). A
    result line with an unknown ``custom_id`` is reported and skipped.
 
-The state file holds every batch of the run folder, each with its id, its
-requests (custom_id -> case, repeat, cache key) and whether its results were
-collected. A batch whose requests no longer match any pending request (the
-prompt or the cases changed) is left alone.
+The state file holds every batch of the prompt version, each with its id
+(empty while it is being created), its token and the time it was asked for,
+its requests (custom_id -> case, repeat, cache key) and whether its results
+were collected. A batch whose requests no longer match any pending request
+(the prompt or the cases changed) is left alone.
 
 Stopping: ``cancel`` (Ctrl-C) stops the waiting, not the batch, which keeps
 running at the API; ``timeout_seconds`` does the same and names the batch
@@ -33,8 +40,10 @@ id. Either way the rerun picks the batch up from the state file.
 from __future__ import annotations
 
 import asyncio
+import calendar
 import json
 import re
+import secrets
 import sys
 import time
 from dataclasses import dataclass, field
@@ -69,13 +78,15 @@ class BatchStateError(Exception):
 
 @dataclass
 class BatchRecord:
-    id: str
+    id: str  # "" from the moment it is asked for until the API has given its id
     created_at: str
     requests: dict[str, dict[str, Any]]  # custom_id -> {"case_id", "repeat", "key"}
     collected: bool = False
+    token: str = ""  # starts every custom_id of the batch: how a batch found at the API is known as this one
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "created_at": self.created_at, "collected": self.collected, "requests": self.requests}
+        return {"id": self.id, "created_at": self.created_at, "token": self.token, "collected": self.collected,
+                "requests": self.requests}
 
 
 @dataclass
@@ -101,7 +112,7 @@ class BatchState:
                         or not isinstance(entry.get("requests"), dict):
                     raise ValueError(f"batches[{i}] needs an 'id' and its 'requests'")
                 batches.append(BatchRecord(entry["id"], str(entry.get("created_at", "")), entry["requests"],
-                                           bool(entry.get("collected"))))
+                                           bool(entry.get("collected")), str(entry.get("token") or "")))
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             raise BatchStateError(
                 f"{path} is not a batch state file ({exc}); restore it, or delete it to send the pending "
@@ -113,9 +124,11 @@ class BatchState:
         atomic_write_text(self.path, json.dumps(doc, indent=2) + "\n")
 
 
-def custom_id_for(case_id: str, repeat: int, taken: set[str]) -> str:
-    """A custom_id the API accepts (``[a-zA-Z0-9_-]{1,64}``) naming the case and the repeat, unique in ``taken``."""
-    base = f"{_CUSTOM_ID_UNSAFE.sub('_', case_id)[:52]}-r{repeat}"
+def custom_id_for(case_id: str, repeat: int, taken: set[str], token: str = "") -> str:
+    """A custom_id the API accepts (``[a-zA-Z0-9_-]{1,64}``) naming the batch's token, the case and the repeat,
+    unique in ``taken``."""
+    prefix = f"{token}-" if token else ""
+    base = f"{prefix}{_CUSTOM_ID_UNSAFE.sub('_', case_id)[:52 - len(prefix)]}-r{repeat}"
     custom_id, n = base, 1
     while custom_id in taken:
         n += 1
@@ -177,14 +190,18 @@ async def run_batch(
 
     open_batches = [b for b in state.batches if not b.collected
                     and any(entry.get("key") in pending for entry in b.requests.values())]
-    for batch in open_batches:
-        note(f"resuming batch {batch.id} (created {batch.created_at}, saved in {state.path})")
     status = "complete"
     try:
+        for batch in open_batches:
+            if batch.id:
+                note(f"resuming batch {batch.id} (created {batch.created_at}, saved in {state.path})")
+            elif not await _find_created(batching, state, batch, note):  # the API never made it: ask for it now
+                jobs = [(e["key"], pending[e["key"]]) for e in batch.requests.values() if e.get("key") in pending]
+                await _create(batching, state, batch, jobs, note)
         covered = {entry.get("key") for b in open_batches for entry in b.requests.values()}
         to_send = [(key, job) for key, job in pending.items() if key not in covered]
         if to_send and not stop.is_set():
-            open_batches.append(await _create(batching, state, to_send, note))
+            open_batches.append(await _create(batching, state, _intent(state, to_send), to_send, note))
         status = await _wait_and_collect(batching, state, open_batches, pending, deliver, note, stop,
                                          poll_seconds, timeout_seconds)
     except BatchError as exc:
@@ -199,21 +216,80 @@ async def run_batch(
     return build_outcome(cases, repeats, finished, tally, status)
 
 
-async def _create(backend: BatchBackend, state: BatchState, to_send: list[tuple[str, tuple[Case, int, dict[str, Any]]]],
-                  note: Callable[[str], None]) -> BatchRecord:
+def _intent(state: BatchState, to_send: list[tuple[str, tuple[Case, int, dict[str, Any]]]]) -> BatchRecord:
+    """The batch about to be asked for, saved with its token and requests before the API hears of it."""
+    token = secrets.token_hex(4)
     taken: set[str] = set()
-    requests, entries = [], {}
-    for key, (case, repeat, request) in to_send:
-        custom_id = custom_id_for(case.case_id, repeat, taken)
-        requests.append((custom_id, request))
-        entries[custom_id] = {"case_id": case.case_id, "repeat": repeat, "key": key}
-    batch_id = await backend.create_batch(requests)
-    record = BatchRecord(batch_id, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), entries)
+    entries = {custom_id_for(case.case_id, repeat, taken, token): {"case_id": case.case_id, "repeat": repeat,
+                                                                   "key": key}
+               for key, (case, repeat, _request) in to_send}
+    record = BatchRecord("", _utc_now(), entries, token=token)
     state.batches.append(record)
+    state.save()  # from here on a killed process leaves a record of what it may have created
+    return record
+
+
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+async def _create(backend: BatchBackend, state: BatchState, record: BatchRecord,
+                  to_send: list[tuple[str, tuple[Case, int, dict[str, Any]]]], note: Callable[[str], None]) -> BatchRecord:
+    by_key = {entry["key"]: custom_id for custom_id, entry in record.requests.items()}
+    requests = [(by_key[key], request) for key, (_case, _repeat, request) in to_send]
+    record.id = await backend.create_batch(requests)
     state.save()  # at once: a process killed from here on resumes this batch
-    note(f"batch {batch_id} created with {len(requests)} request(s); its id is saved in {state.path}, "
+    note(f"batch {record.id} created with {len(requests)} request(s); its id is saved in {state.path}, "
          "so a rerun of the same command resumes it")
     return record
+
+
+# How long before the saved creation time a batch the API lists may have been created (clocks differ).
+CLOCK_SLACK_SECONDS = 600
+
+
+async def _find_created(backend: BatchBackend, state: BatchState, record: BatchRecord,
+                        note: Callable[[str], None]) -> bool:
+    """A batch asked for by a run stopped before the API's answer: adopt it if the API made it.
+
+    Candidates are the batches the API lists as created since the request (less the clock
+    slack) with as many requests. An ended one is this batch when its results carry this
+    batch's custom_ids; an unended one cannot show its custom_ids yet, so it is adopted only
+    when it is the only candidate. No candidate: the API never made it, and it is asked for
+    now with the same custom_ids. Several that cannot be told apart: BatchError, nothing sent.
+    """
+    since = _seconds(record.created_at) - CLOCK_SLACK_SECONDS
+    candidates = [b for b in await backend.list_batches(since) if b.total == len(record.requests)]
+    ours = set(record.requests)
+    confirmed, unknown = [], []
+    for batch in candidates:
+        if batch.ended:
+            ids = {custom_id async for custom_id, _output in backend.batch_results(batch.id)}
+            if ids and ids <= ours:
+                confirmed.append(batch)
+        else:
+            unknown.append(batch)
+    found = confirmed if confirmed else unknown
+    if len(found) > 1:
+        raise BatchError(f"the batch asked for at {record.created_at} by a run that was stopped before the API "
+                         f"answered may be any of {', '.join(b.id for b in found)} (created since, "
+                         f"{len(record.requests)} requests each); wait until they end and run again (an ended "
+                         f"batch is known by its custom_ids), or remove its entry (token {record.token}) from "
+                         f"{state.path} to send its requests in a new batch")
+    if not found:
+        return False
+    record.id = found[0].id
+    state.save()
+    note(f"found batch {record.id} at the API: asked for at {record.created_at} by a run that was stopped "
+         f"before its id was saved; resuming it, not sending a second batch")
+    return True
+
+
+def _seconds(stamp: str) -> float:
+    try:
+        return calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return 0.0  # unreadable: every listed batch is a candidate
 
 
 async def _wait_and_collect(backend: BatchBackend, state: BatchState, batches: list[BatchRecord],

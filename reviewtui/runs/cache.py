@@ -6,8 +6,12 @@ max_tokens) and the repeat index, so a rerun or a run resumed after Ctrl-C
 reads the answers it already has, and anything that changes the request
 (a prompt edit, another model, a new snapshot) misses and calls the API.
 
-Only successful responses are stored (a truncated or refused answer, or an
-API error, is asked again next time). Each entry is one JSON file
+Only successful responses whose text is JSON of the output schema are
+stored (a truncated, refused or unparseable answer, or an API error, is
+asked again next time). Each entry keeps the API's record of the answer
+(``provenance.py``: message id, request id, endpoint, the request it
+answers); an entry whose record names another request than its key is
+corrupt. Each entry is one JSON file
 ``<directory>/<key>.json`` written atomically, so an interrupted run never
 leaves half an entry. A file that cannot be read back (corrupt, hand-edited,
 another format) is reported on stderr, ignored and overwritten by the next
@@ -28,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..caseset.atomic import atomic_write_text
+from .provenance import is_provenance
 
 CACHE_FORMAT = 1
 
@@ -53,6 +58,7 @@ class CachedResponse:
     input_tokens: int
     output_tokens: int
     model: str | None
+    provenance: dict[str, Any] | None = None  # the API's record of the answer (runs/provenance.py)
 
     @classmethod
     def from_dict(cls, data: Any) -> "CachedResponse":
@@ -69,7 +75,11 @@ class CachedResponse:
         stop_reason, model = data.get("stop_reason"), data.get("model")
         if not isinstance(stop_reason, (str, type(None))) or not isinstance(model, (str, type(None))):
             raise ValueError("'response.stop_reason' or 'response.model' is not a string")
-        return cls(text=text, stop_reason=stop_reason, model=model, **tokens)  # type: ignore[arg-type]  # ints, checked above
+        provenance = data.get("provenance")
+        if provenance is not None and not is_provenance(provenance):
+            raise ValueError("'response.provenance' is not a record of strings")
+        return cls(text=text, stop_reason=stop_reason, model=model, provenance=provenance,
+                   **tokens)  # type: ignore[arg-type]  # ints, checked above
 
 
 def _warn_on_stderr(message: str) -> None:
@@ -118,7 +128,11 @@ class ResponseCache:
                 raise ValueError(f"format {entry.get('format')!r}, expected {CACHE_FORMAT}")
             if entry.get("key") != key:
                 raise ValueError("its key does not match its file name")
-            return CachedResponse.from_dict(entry.get("response"))
+            response = CachedResponse.from_dict(entry.get("response"))
+            answers = (response.provenance or {}).get("request_sha256")
+            if answers not in (None, key):
+                raise ValueError(f"its answer is to another request ({str(answers)[:12]}...)")
+            return response
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             self._warn(f"ignoring corrupt cache file {path} ({exc}); it will be overwritten")
             return None

@@ -387,4 +387,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ..cli_args import run_module
+
+    run_module("compare", main)

@@ -13,12 +13,15 @@ checks their size and shape before any view reads them.
 
 from __future__ import annotations
 
+import errno
 import json
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
+from ..paths import inside
+from .provenance import PROVENANCE_KEYS
 from ..caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 MANIFEST_FILE = "manifest.json"
@@ -32,7 +35,9 @@ _FIGURE = {"finding_index": int, "field": _TEXT, "text": _TEXT, "start": Optiona
            "declared": Optional_(dict)}
 _HIT = {"finding_index": int, "entry_id": _TEXT, "by": _TEXT, "pattern": _TEXT}
 OUTPUT_SHAPE = {"case_id": _TEXT, "raw_text": _TEXT, "error": _TEXT, "input_tokens": Optional_(int),
-                "output_tokens": Optional_(int), "stop_reason": _TEXT, "cached": Optional_(bool), "model": _TEXT}
+                "output_tokens": Optional_(int), "stop_reason": _TEXT, "cached": Optional_(bool), "model": _TEXT,
+                "provenance": Optional_({k: _TEXT for k in PROVENANCE_KEYS}),
+                "snapshot_sha256": _TEXT}
 SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(float), "precision": Required(float),
                "fabrication": Required(int), "untraceable": Optional_(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
                "findings": [_FINDING_ROW], "figures": [_FIGURE], "fabricated_figures": [_FIGURE],
@@ -80,6 +85,40 @@ def read_result_json(path: Path, shape: dict[str, Any], what: str, fix: str) -> 
 
 class ResultsError(Exception):
     """A results folder that cannot be used as asked (exit 2); the message says what to do."""
+
+
+class ResultsWriteError(ResultsError):
+    """The results could not be written (a full disk, a read-only folder): the run is incomplete (exit 3)."""
+
+
+# Why a write fails when the folder is fine but the disk is not: full, over quota, read-only, too large, I/O.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO, errno.EACCES,
+                             errno.EPERM})
+
+
+def refuse_results_in_cases(results_dir: str | Path, cases_dir: str | Path) -> None:
+    """ResultsError when the results folder is the case set's folder or lies inside it.
+
+    Results there would be shipped with the cases and read back as case folders by the next load.
+    """
+    if inside(Path(results_dir), Path(cases_dir)):
+        raise ResultsError(f"--results-dir {results_dir} is inside the case set {cases_dir}: results written there "
+                           "would be read as cases and shipped with them; choose a folder outside it")
+
+
+def write_error(paths: "RunPaths", exc: OSError) -> ResultsError:
+    """What to say when writing a run's results failed with ``exc``.
+
+    A full disk or a read-only folder is a ResultsWriteError (the run is incomplete: exit 3);
+    anything else (a file where the folder should be) a ResultsError (exit 2).
+    """
+    where = f" ({exc.filename})" if exc.filename else ""
+    text = (f"cannot write the results under {paths.results_dir}: {exc.strerror or exc}{where}; the previous "
+            f"results of {paths.version} are kept as they were")
+    if exc.errno in _WRITE_FAILURES:
+        return ResultsWriteError(f"{text}; the run is incomplete: free some space or make the folder writable, "
+                                 "then run again (answers already paid for come from the response cache)")
+    return ResultsError(text)
 
 
 def now_iso() -> str:

@@ -17,6 +17,8 @@ one worker process instead:
   with SIGINT blocked, so Ctrl-C in a terminal (which reaches the whole
   process group) is the run's to handle: the run stops, and the answers that
   came back are still scored in the worker;
+- the worker ends by itself when its run is gone (killed with SIGKILL, no
+  clean-up): it watches its parent's process id;
 - a scoring error is the case's error row, as in process; a worker that dies
   while it works (killed, out of memory) makes that case's error row
   (``scoring failed: the scoring process stopped ...``) and a fresh worker
@@ -26,7 +28,9 @@ one worker process instead:
   scoring in this process.
 
 ``scoring_for_run`` decides where a run scores: in the pool for runs whose
-answers come over the network, in this process otherwise.
+answers come over the network, in this process otherwise; either way, an
+answer scored before (same answer, same case files, same scorer code) is not
+scored again (``score_cache``).
 """
 
 from __future__ import annotations
@@ -34,23 +38,24 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+import time
 from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ..backends.base import Backend, CaseOutput
+from ..backends.base import CaseOutput
 from ..caseset.cases import Case
 from ..scoring.score import CaseScore
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-# Backends whose answers come from the API: the client's process is busy with requests while they are scored.
-# The reference auditor and replays compute their answers on this process's own CPU, one after another.
-POOLED_BACKENDS = frozenset({"claude"})
-# Below this many answers, a worker's start-up (a fresh interpreter, about 0.3 s of CPU on the other
+# Below this many requests, a worker's start-up (a fresh interpreter, about 0.3 s of CPU on the other
 # core) costs more than scoring them here.
 MIN_POOLED_JOBS = 16
+# How often the worker looks whether its run is still there (``_end_with_parent``).
+PARENT_CHECK_SECONDS = 0.5
 
 
 class ScoringPool:
@@ -123,38 +128,56 @@ class ScoringPool:
         self._executor = None
         self._sent = set()
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the worker. ``wait=False``: do not wait for it to end (the interpreter's exit still does)."""
         if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor.shutdown(wait=wait, cancel_futures=True)
             self._executor = None
 
 
-def pool_pays(backend: Backend, jobs: int) -> bool:
-    """Whether a run of ``jobs`` answers from ``backend`` scores in a worker process."""
-    return backend.name in POOLED_BACKENDS and jobs >= MIN_POOLED_JOBS
+def pool_pays(requests: int) -> bool:
+    """Whether a run that sends ``requests`` requests scores in a worker process.
+
+    A backend whose answers are computed here (``Backend.plan`` counts no request) keeps the
+    scoring here too: nothing else competes with it. So does a run answered from the response cache.
+    """
+    return requests >= MIN_POOLED_JOBS
+
+
+def start_pool(requests: int) -> ScoringPool | None:
+    """A started worker when ``pool_pays``; None otherwise, or when no worker can start.
+
+    Started as early as the run knows its requests, before the SDK is imported, so the worker's
+    start-up runs on the other core meanwhile.
+    """
+    if not pool_pays(requests):
+        return None
+    try:
+        return ScoringPool()
+    except Exception:  # noqa: BLE001 - whatever stops a worker from starting, the run scores here as it would without one
+        return None
 
 
 @contextmanager
-def scoring_for_run(recorder: Any, backend: Backend, jobs: int) -> Iterator[ScoringPool | None]:
-    """For the length of a run, ``recorder.score`` is a worker process's when ``pool_pays``; this process's after.
+def scoring_for_run(recorder: Any, requests: int, pool: ScoringPool | None = None) -> Iterator[ScoringPool | None]:
+    """For the length of a run, ``recorder.score`` reuses stored scores (``score_cache``) and computes the
+    others in a worker process when ``pool_pays``, in this process otherwise.
 
-    A pool that cannot start (a platform without processes or semaphores) leaves the scoring here.
+    ``pool``: one started already (``start_pool``); it is closed at the end either way. A pool that
+    cannot start (a platform without processes or semaphores) leaves the scoring here.
     """
-    if not pool_pays(backend, jobs):
-        yield None
-        return
-    try:
-        pool = ScoringPool()
-    except Exception:  # noqa: BLE001 - whatever stops a worker from starting, the run scores here as it would without one
-        yield None
-        return
+    from .score_cache import reusing_scores
+
+    if pool is None:
+        pool = start_pool(requests)
     in_process = recorder.score
-    recorder.score = pool.score_record
+    recorder.score = reusing_scores(pool.score_record if pool is not None else in_process)
     try:
         yield pool
     finally:
         recorder.score = in_process
-        pool.close()
+        if pool is not None:  # every answer is scored by now: the worker ends while the run writes its results
+            pool.close(wait=False)
 
 
 def _failed_record(case: Case, outputs: list[CaseOutput], reason: str) -> Any:
@@ -207,13 +230,34 @@ _CASES: dict[str, Case] = {}
 
 
 def _worker_init() -> None:
+    from .runner import skip_collection_at_exit
+
+    _end_with_parent(os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # where the mask could not be inherited
+    skip_collection_at_exit()  # the cases and indexes it holds are not walked when it ends
     # Nothing the worker could print belongs on the terminal (the app draws on it): what goes wrong
     # in it comes back as the case's error row.
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
     os.close(quiet)
+
+
+def _end_with_parent(parent: int) -> None:
+    """End this worker when the process that started it is gone.
+
+    A run killed with SIGKILL (or by the out-of-memory killer) shuts nothing down: its worker,
+    perhaps in the middle of a large snapshot, would live on under PID 1 (and multiprocessing's
+    resource tracker with it). A daemon thread watches the parent's id; once the worker has
+    been handed to another parent, it exits at once.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="reviewtui-scoring-parent", daemon=True).start()
 
 
 def _warm() -> None:

@@ -132,9 +132,10 @@ class RunSettings:
     batch: bool = False
     batch_poll: float = DEFAULT_POLL_SECONDS
     batch_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    stamp_key: Path | None = None  # sign the record under this key (runs/signature.py); else REVIEWTUI_STAMP_KEY's
 
     def __post_init__(self) -> None:
-        for name in ("cases_dir", "results_dir", "replay_dir"):
+        for name in ("cases_dir", "results_dir", "replay_dir", "stamp_key"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, Path):
                 object.__setattr__(self, name, Path(value))

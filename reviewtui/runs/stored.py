@@ -26,6 +26,7 @@ from .files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
 from .gate import exit_code
 from .manifest import build_manifest, read_manifest, write_manifest
 from .records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
+from .run_folder import RunFolder
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Run:
     paths: RunPaths
     manifest: dict[str, Any]
     records: dict[str, CaseRecord]
+    note: str | None = None  # what a caller should hear about it (a resume that found nothing to run)
 
     @property
     def run_dir(self) -> Path:
@@ -241,9 +243,24 @@ def rescore_run(run_dir: str | Path, case_set: CaseSet, *, figures: str | None =
 
     No backend is called. Cases of the run that the case set no longer has
     are kept as stored (and reported); cases not in the run stay absent.
-    Returns one ``CaseDiff`` per case of the run, changed or not.
+    The new files are written beside the run and swapped in whole, under the
+    run's lock (``run_folder.RunFolder``), as a run writes them: a re-score
+    killed midway leaves the run as it was. Returns one ``CaseDiff`` per case
+    of the run, changed or not.
     """
-    run = load_run(run_dir)
+    folder = RunFolder(RunPaths.of_run_dir(run_dir))
+    folder.acquire()
+    try:
+        run = load_run(run_dir)
+        folder.start()
+        diffs = _rescore_into(run, case_set, folder.work, figures)
+        folder.swap_in()
+    finally:
+        folder.release()
+    return diffs
+
+
+def _rescore_into(run: Run, case_set: CaseSet, work: RunPaths, figures: str | None) -> list[CaseDiff]:
     figures = figures or run.manifest.get("figures") or "derived"
     by_id = {c.case_id: c for c in case_set.cases}
     diffs = []
@@ -253,11 +270,10 @@ def rescore_run(run_dir: str | Path, case_set: CaseSet, *, figures: str | None =
         if case is None:
             new_records[case_id] = old
             diffs.append(diff_records(case_id, old, old, note="not in the case set any more: kept as stored"))
-            continue
-        new = score_record(case, old.outputs, figures=figures)
-        new_records[case_id] = new
-        write_case_record(run.paths, new)
-        diffs.append(diff_records(case_id, old, new))
+        else:
+            new_records[case_id] = score_record(case, old.outputs, figures=figures)
+            diffs.append(diff_records(case_id, old, new_records[case_id]))
+        write_case_record(work, new_records[case_id])
 
     header = {k: v for k, v in run.manifest.items()
               if k not in ("finished_at", "status", "summary", "gate", "missed_by_kind", "miss_pattern", "usage", "case_ids")}
@@ -268,8 +284,8 @@ def rescore_run(run_dir: str | Path, case_set: CaseSet, *, figures: str | None =
     manifest = build_manifest(header, list(new_records.values()), status=status, not_run=not_run,
                               usage=run.manifest.get("usage") or {}, cases_total=summary.get("cases") or len(new_records))
     manifest["finished_at"] = run.manifest.get("finished_at")  # when the outputs were obtained
-    write_csv(run.paths, new_records.values())
-    write_manifest(run.paths, manifest)
+    write_csv(work, new_records.values())
+    write_manifest(work, manifest)
     return diffs
 
 

@@ -816,19 +816,17 @@ def how_computed(declared: Declared) -> str:
     return declared.note[0].upper() + declared.note[1:] + "."
 
 
-def how_computed_lines(figure_rows: Iterable[dict[str, Any]]) -> list[str]:
-    """A report's "how the figures were computed" lines for one finding, from its scored figure rows:
-    one bullet per figure its text prints that was declared and recomputed (``how_computed``'s note),
-    under a heading; nothing when no printed figure was declared (a prose answer)."""
+def how_computed_notes(figure_rows: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """How each figure a finding's text prints was computed, from its scored figure rows: the printed
+    text -> ``how_computed``'s note as a sentence, for the figures that were declared and recomputed;
+    empty when none was (a prose answer)."""
     notes: dict[str, str] = {}
     for row in figure_rows:
         found = row.get("declared")
         if isinstance(found, dict) and row.get("grounded") and row.get("field") != "figures" and found.get("note"):
             note = str(found["note"])
             notes.setdefault(str(row.get("text")), note[0].upper() + note[1:] + ".")
-    if not notes:
-        return []
-    return ["How the figures were computed:", "", *(f"- {text}: {note}" for text, note in notes.items()), ""]
+    return notes
 
 
 def declared_by_key(entries: Iterable[Declared]) -> dict[tuple[float, int, float, str], Declared]:

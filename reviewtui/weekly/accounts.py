@@ -1,7 +1,8 @@
 """The accounts of a weekly run: a folder with one snapshot per account.
 
 An account is either ``ACCOUNTS/<name>/snapshot.json`` or ``ACCOUNTS/<name>.json``
-(the snapshot format of docs/cases.md). Each is read and checked before
+(the snapshot format of docs/cases.md); two accounts with one name are refused
+before any call (``name_clashes``). Each is read and checked before
 anything is sent; one that fails is kept as a skipped account with its
 reason, so the rest still run and the index says which was skipped and why.
 
@@ -57,6 +58,13 @@ class Account:
         return str(name) if name else self.name
 
     @property
+    def currency(self) -> str | None:
+        data = self.snapshot.data if self.snapshot is not None else None
+        account = data.get("account") if isinstance(data, dict) else None
+        code = account.get("currency_code") if isinstance(account, dict) else None
+        return str(code).upper() if code else None
+
+    @property
     def period(self) -> str | None:
         data = self.snapshot.data if self.snapshot is not None else None
         period = data.get("period") if isinstance(data, dict) else None
@@ -107,3 +115,16 @@ def load_accounts(folder: str | Path) -> list[Account]:
         else:  # a file that is no snapshot is listed as skipped, never passed over in silence
             accounts.append(load_account(child.stem, child))
     return accounts
+
+
+def name_clashes(accounts: list[Account]) -> list[str]:
+    """One line per name two accounts share (letter case aside: the report folders would be one on many disks).
+
+    Each account's files, report and index row go by its name, so two accounts with one name
+    (``shop.json`` and ``shop/snapshot.json``) would be paid for twice and reported once.
+    """
+    by_name: dict[str, list[Account]] = {}
+    for account in accounts:
+        by_name.setdefault(account.name.casefold(), []).append(account)
+    return [f"{' and '.join(str(a.path) for a in same)} would all be the account {same[0].name!r}; rename all but one"
+            for same in by_name.values() if len(same) > 1]

@@ -2,31 +2,42 @@
 
 Exit codes: 0 every account's report is ready to send; 1 refused by the
 stamp check (one line per reason on stderr, no backend built, no API call);
-2 bad usage (no accounts folder, no API key, bad option); 3 the run finished
-but some account failed, was skipped, did not run or is held for review
-(the index says which).
+2 bad usage (no accounts folder, no API key, bad option, two accounts with
+one name); 3 the run finished but some account failed, was skipped, did not
+run or is held for review (the index says which), or it could not finish
+(Ctrl-C, another weekly run writing the same folder, a full disk or a
+read-only results folder). Everything printed that quotes an account's name
+or an error has its control characters made visible.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
+from ..caseset.untrusted import printable
 from ..eval import make_backend
+from ..runs.files import ResultsError, RunPaths, refuse_results_in_cases, write_error
+from ..runs.identity import WEEKLY_DIR
+from ..runs.run_folder import RunLockedError
 from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError
 from ..runs.runner import Progress, cancel_on_sigint
-from .accounts import load_accounts
-from .run import READY, WeeklyPaths, run_weekly, today
+from ..runs.signature import KEY_ENV, SignatureError, key_path, load_key
+from .accounts import load_accounts, name_clashes
+from .reports import stamp_words
+from .run import READY, WeeklyPaths, run_day, run_weekly, today
 from .stamp import check_stamp
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,11 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the stamp is read and the weekly run written (default: ./results)")
     parser.add_argument("--model", default=assistant.DEFAULT_MODEL,
                         help=f"claude model; must be the model of the stamp (default {assistant.DEFAULT_MODEL})")
-    parser.add_argument("--max-age", type=float, metavar="DAYS",
-                        help="refuse a stamp whose run finished more than DAYS days ago")
+    parser.add_argument("--max-age", type=_max_age, metavar="DAYS",
+                        help="refuse a stamp whose run finished more than DAYS days ago (a number above 0)")
     parser.add_argument("--check", action="store_true", help="only check the stamp: exit 0 allowed, 1 refused")
-    parser.add_argument("--date", default=None, metavar="YYYY-MM-DD",
-                        help="name of the weekly folder (default: today, UTC); a rerun the same day resumes")
+    parser.add_argument("--date", default=None, type=_date, metavar="YYYY-MM-DD",
+                        help="the day of the weekly folder (default: today, UTC); a rerun of the same accounts "
+                        "folder the same day replaces its own run, answered from the response cache")
+    parser.add_argument("--stamp-key", metavar="FILE",
+                        help="refuse a stamp not signed with this key by `reviewtui eval --stamp-key` (default: "
+                        f"the file {KEY_ENV} names, if set)")
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
                         help=f"accounts in flight at once (default {DEFAULT_CONCURRENCY})")
     parser.add_argument("--max-tokens", type=int, metavar="N", help="as for reviewtui eval")
@@ -58,6 +73,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-retries", type=int, metavar="N", help="as for reviewtui eval")
     parser.add_argument("--no-cache", action="store_true", help="do not answer from the response cache")
     return parser
+
+
+MAX_AGE_DAYS = 3650.0
+
+
+def _max_age(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not math.isfinite(days) or not 0 < days <= MAX_AGE_DAYS:
+        raise argparse.ArgumentTypeError(f"{text} must be a number of days above 0 and at most {MAX_AGE_DAYS:g}")
+    return days
+
+
+def _date(text: str) -> str:
+    try:
+        return run_day(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run_settings(args: argparse.Namespace) -> RunSettings:
@@ -75,10 +110,15 @@ def claude_backend(settings: RunSettings) -> Any:
     return make_backend("claude", settings)
 
 
+def _say(text: str, stream: TextIO | None = None) -> None:
+    """A line on the terminal (stderr by default) with the control characters of names and errors made visible."""
+    print(printable(text, one_line=True), file=stream or sys.stderr, flush=True)
+
+
 def _progress(p: Progress) -> None:
     if p.case_id is not None:
         what = f"error: {p.error}" if p.error else "answered" + (" (from the cache)" if p.cached else "")
-        print(f"[{p.done}/{p.total}] {p.case_id}: {what}", file=sys.stderr, flush=True)
+        _say(f"[{p.done}/{p.total}] {p.case_id}: {what}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,53 +127,74 @@ def main(argv: list[str] | None = None) -> int:
         return code
     accounts_dir = Path(args.accounts)
     if not accounts_dir.is_dir():
-        print(f"reviewtui weekly: {accounts_dir} is not a folder of account snapshots", file=sys.stderr)
+        _say(f"reviewtui weekly: {accounts_dir} is not a folder of account snapshots")
         return EXIT_USAGE
     if args.concurrency < 1:
-        print("reviewtui weekly: --concurrency must be at least 1", file=sys.stderr)
+        _say("reviewtui weekly: --concurrency must be at least 1")
+        return EXIT_USAGE
+    try:
+        refuse_results_in_cases(args.results_dir, args.cases)
+    except ResultsError as exc:
+        _say(f"reviewtui weekly: {exc}")
+        return EXIT_USAGE
+    try:
+        key_file = key_path(args.stamp_key)
+        key = load_key(key_file, cases_dir=Path(args.cases), results_dir=Path(args.results_dir)) if key_file else None
+    except SignatureError as exc:
+        _say(f"reviewtui weekly: {exc}")
         return EXIT_USAGE
 
     check = check_stamp(args.results_dir, args.cases, model=args.model, max_tokens=args.max_tokens,
-                        max_age_days=args.max_age)
+                        max_age_days=args.max_age, stamp_key=key)
     if not check.allowed:
-        print(f"reviewtui weekly: refused: prompt version {assistant.PROMPT_VERSION} has not cleared the gate "
-              f"for the weekly run ({len(check.reasons)} reason(s)); no request was made", file=sys.stderr)
+        _say(f"reviewtui weekly: refused: prompt version {assistant.PROMPT_VERSION} has not cleared the gate "
+             f"for the weekly run ({len(check.reasons)} reason(s)); no request was made")
         for reason in check.reasons:
-            print(f"refused: {reason}", file=sys.stderr)
+            _say(f"refused: {reason}")
         return EXIT_REFUSED
     stamp = check.stamp()
-    print(f"stamp ok: {check.manifest_path}: prompt {stamp['prompt_version']} (sha256 "
-          f"{str(stamp['prompt_sha256'])[:12]}), model {stamp['model']}, passed the gate, finished "
-          f"{stamp['finished_at']}", flush=True)
+    _say(f"stamp ok: {check.manifest_path}: {stamp_words(stamp)}, passed the gate"
+         + (", signature checked" if key is not None else ""), sys.stdout)
     if args.check:
         return 0
 
     accounts = load_accounts(accounts_dir)
     if not accounts:
-        print(f"reviewtui weekly: no account snapshots in {accounts_dir} (<name>.json or <name>/snapshot.json)",
-              file=sys.stderr)
+        _say(f"reviewtui weekly: no account snapshots in {accounts_dir} (<name>.json or <name>/snapshot.json)")
+        return EXIT_USAGE
+    clashes = name_clashes(accounts)
+    if clashes:
+        for clash in clashes:
+            _say(f"reviewtui weekly: {clash}")
+        _say("reviewtui weekly: nothing was run: each account's report goes by its name")
         return EXIT_USAGE
     try:
         backend = claude_backend(run_settings(args))
         reference = create_backend("rules")
     except (UsageError, BackendUsageError) as exc:
-        print(f"reviewtui weekly: {exc}", file=sys.stderr)
+        _say(f"reviewtui weekly: {exc}")
         return EXIT_USAGE
     for account in accounts:
         if account.problem:
-            print(f"skipped {account.name}: {account.problem}", file=sys.stderr)
-    paths = WeeklyPaths.for_date(args.results_dir, args.date or today())
-    print(f"running {sum(1 for a in accounts if not a.problem)} account(s) with concurrency {args.concurrency}; "
-          f"writing {paths.run_dir}", file=sys.stderr, flush=True)
+            _say(f"skipped {account.name}: {account.problem}")
+    paths = WeeklyPaths.choose(args.results_dir, args.date or today(), accounts_dir)
+    _say(f"running {sum(1 for a in accounts if not a.problem)} account(s) with concurrency {args.concurrency}; "
+         f"writing {paths.run_dir}")
     try:
         run = asyncio.run(_run(accounts, backend, reference, paths, stamp, args))
     except KeyboardInterrupt:
-        print("cancelled: what finished is kept; a rerun answers finished accounts from the cache", file=sys.stderr)
-        return 3
+        _say("cancelled: what finished is kept; a rerun answers finished accounts from the cache")
+        return EXIT_INCOMPLETE
+    except RunLockedError as exc:
+        _say(f"reviewtui weekly: {exc}")
+        return EXIT_INCOMPLETE
+    except OSError as exc:
+        _say(f"reviewtui weekly: {write_error(RunPaths(Path(args.results_dir) / WEEKLY_DIR, paths.run_dir.name), exc)}")
+        return EXIT_INCOMPLETE
     for name, result in run.results.items():
         flag = "" if result["status"] == READY else f": {result['reason']}"
-        print(f"{name:<24} {result['status']}{flag}")
-    print(f"index: {paths.index_md} and {paths.index_csv}")
+        _say(f"{name:<24} {result['status']}{flag}", sys.stdout)
+    _say(f"index: {paths.index_md} and {paths.index_csv}", sys.stdout)
     return run.exit_code
 
 
@@ -144,7 +205,7 @@ async def _run(accounts, backend, reference, paths, stamp, args):
         with cancel_on_sigint(cancel):
             return await run_weekly(accounts, backend, reference, paths=paths, stamp=stamp,
                                     figures=stamp.get("figures") or "derived", concurrency=args.concurrency,
-                                    on_progress=_progress, cancel=cancel)
+                                    on_progress=_progress, cancel=cancel, accounts_dir=args.accounts)
     finally:
         await backend.aclose()
         await reference.aclose()

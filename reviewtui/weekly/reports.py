@@ -5,7 +5,8 @@ held for review, with the figures the account's data does not support);
 then the findings by severity, each with its claim and evidence and the
 figures as the assistant wrote them. It ends with the reviewer's part: the
 reference auditor's second opinion, where the two disagree. That part is for
-the reviewer, and says so.
+the reviewer, and says so. Every value from the account's export or from
+the model is written as text, never as markup (``markdown_text``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 from ..caseset.atomic import atomic_write_text
 from ..backends.base import CaseOutput
-from ..scoring.declared import how_computed_lines
+from ..scoring.declared import how_computed_notes
+from .markdown_text import md_link_target, md_text
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 
 SEVERITY_ORDER = ("high", "medium", "low")
@@ -26,32 +28,51 @@ INDEX_COLUMNS = ("account", "account_id", "status", "findings", "high", "medium"
 
 
 def _scope(finding: dict[str, Any]) -> str:
-    return f" (campaign {finding['scope']})" if finding.get("scope") else ""
+    return f" (campaign {md_text(finding['scope'])})" if finding.get("scope") else ""
 
 
 def _finding_line(finding: dict[str, Any]) -> str:
-    text = finding.get("claim") or ""
-    return f"`{finding['id']}`{_scope(finding)}: {text}".rstrip(": ")
+    text = md_text(finding.get("claim") or "")
+    return f"{md_text(finding['id'])}{_scope(finding)}: {text}".rstrip(": ")
+
+
+def _how_computed(figure_rows: list[dict[str, Any]]) -> list[str]:
+    """How each declared figure the finding prints was computed, in a client's words; nothing for a prose answer."""
+    notes = how_computed_notes(figure_rows)
+    if not notes:
+        return []
+    return ["How the figures were computed:", "", *(f"- {md_text(text)}: {md_text(note)}" for text, note in notes.items()),
+            ""]
+
+
+def _holds(result: dict[str, Any]) -> list[str]:
+    """Why the account is held (a findings.json written before ``holds`` was kept names its figures only)."""
+    return result.get("holds") or [f"{len(result.get('ungrounded') or [])} figure(s) not found in the account's data"]
 
 
 def report_markdown(result: dict[str, Any]) -> str:
-    """The account's report (markdown), from its findings.json alone."""
-    name = result.get("display_name") or result["account"]
-    ident = f" ({result['account_id']})" if result.get("account_id") else ""
+    """The account's report (markdown), from its findings.json alone; every value in it is text (markdown_text)."""
+    name = md_text(result.get("display_name") or result["account"])
+    ident = f" ({md_text(result['account_id'])})" if result.get("account_id") else ""
     lines = [f"# Account audit: {name}{ident}", ""]
     if result.get("period"):
-        lines += [f"Period: {result['period']}", ""]
+        lines += [f"Period: {md_text(result['period'])}", ""]
     status = result["status"]
     if status == HOLD:
-        lines += [f"**HOLD FOR REVIEW: {len(result['ungrounded'])} figure(s) in this report are not found in the "
-                  "account's data. Check them against the account before sending.**", ""]
+        lines += ["**HOLD FOR REVIEW: check this report against the account before sending.**", ""]
+        lines += [f"- {md_text(reason)}" for reason in _holds(result)] + [""]
+        if result["ungrounded"]:
+            lines += ["Figures not found in the account's data:", ""]
         for item in result["ungrounded"]:
-            lines.append(f"- \"{item['text']}\" in finding {item['finding']} ({item['field']}): {item['reason']}")
-        lines.append("")
+            lines.append(f"- \"{md_text(item['text'])}\" in finding {item['finding']} ({md_text(item['field'])}): "
+                         f"{md_text(item['reason'])}")
+        if result["ungrounded"]:
+            lines.append("")
     elif status == READY:
-        lines += [f"Every figure in this report ({result['figures']}) was checked against the account's data.", ""]
+        lines += [f"Every figure in this report ({result['figures']}) was checked against the account's data, "
+                  "each finding has at least one, and the reference auditor agrees.", ""]
     else:
-        lines += [f"**NO REPORT ({status.upper()}): {result.get('reason') or 'no reason recorded'}**", ""]
+        lines += [f"**NO REPORT ({status.upper()}): {md_text(result.get('reason') or 'no reason recorded')}**", ""]
         return "\n".join(lines)
 
     findings = result["findings"]
@@ -65,18 +86,18 @@ def report_markdown(result: dict[str, Any]) -> str:
         for finding in group:
             number = findings.index(finding) + 1
             flag = " **(figure not found in the data)**" if any(not f["grounded"] for f in finding["figures"]) else ""
-            lines.append(f"### {number}. {finding['id']}{_scope(finding)}{flag}")
+            lines.append(f"### {number}. {md_text(finding['id'])}{_scope(finding)}{flag}")
             lines.append("")
             if finding.get("claim"):
-                lines += [finding["claim"], ""]
+                lines += [md_text(finding["claim"]), ""]
             if finding.get("evidence"):
-                lines += [f"Evidence: {finding['evidence']}", ""]
-            lines += how_computed_lines(finding["figures"])
+                lines += [f"Evidence: {md_text(finding['evidence'])}", ""]
+            lines += _how_computed(finding["figures"])
 
     lines += ["---", "", "## For the reviewer: the reference auditor's second opinion", ""]
     opinion = result.get("second_opinion") or {}
     if opinion.get("error"):
-        lines += [f"No second opinion: {opinion['error']}", ""]
+        lines += [f"No second opinion: {md_text(opinion['error'])}", ""]
         return "\n".join(lines)
     auditor_only, assistant_only = opinion.get("auditor_only") or [], opinion.get("assistant_only") or []
     if not auditor_only and not assistant_only:
@@ -126,29 +147,33 @@ def index_csv(results: dict[str, dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def stamp_words(stamp: dict[str, Any]) -> str:
+    """The stamp a run went behind, in words: prompt, model, the case set's size and hash, when it was cleared."""
+    cases = stamp.get("cases")
+    return (f"prompt {stamp.get('prompt_version')} (sha256 {str(stamp.get('prompt_sha256'))[:12]}), model "
+            f"{stamp.get('model')}, cleared by the run of {stamp.get('finished_at')} on "
+            f"{cases if cases is not None else 'an unrecorded number of'} cases (case set "
+            f"{str(stamp.get('case_set_hash'))[:12]})")
 
 
 def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> str:
     stamp = manifest.get("stamp") or {}
     counts = manifest.get("counts") or {}
-    lines = [f"# Weekly run {paths.run_dir.name}", "",
-             f"Prompt {stamp.get('prompt_version')} (sha256 {str(stamp.get('prompt_sha256'))[:12]}), model "
-             f"{stamp.get('model')}, cleared by the run of {stamp.get('finished_at')} on case set "
-             f"{str(stamp.get('case_set_hash'))[:12]}. Run {manifest.get('status')}: "
-             + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES) + ".", ""]
+    words = stamp_words(stamp)
+    lines = [f"# Weekly run {md_text(paths.run_dir.name)}", "",
+             md_text(f"{words[0].upper()}{words[1:]}. Run {manifest.get('status')}: "
+                     + ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES) + "."), ""]
     held = [r["account"] for r in results.values() if r["status"] in (HOLD, FAILED, SKIPPED, NOT_RUN)]
     if held:
-        lines += [f"Not ready to send: {', '.join(held)}.", ""]
+        lines += [f"Not ready to send: {', '.join(md_text(name) for name in held)}.", ""]
     lines += ["| account | status | findings | high | medium | low | figures | not in data | auditor only | "
               "assistant only | reason |", "|" + "---|" * 11]
     for result in results.values():
         row = index_row(result)
-        link = f"[{row['account']}]({row['report']})"
-        lines.append("| " + " | ".join(_cell(v) for v in (
-            link, row["status"], row["findings"], row["high"], row["medium"], row["low"], row["figures"],
-            row["ungrounded"], row["auditor_only"], row["assistant_only"], row["reason"])) + " |")
+        link = f"[{md_text(row['account'])}]({md_link_target(row['report'])})"
+        lines.append("| " + " | ".join([link, *(md_text(v) for v in (
+            row["status"], row["findings"], row["high"], row["medium"], row["low"], row["figures"],
+            row["ungrounded"], row["auditor_only"], row["assistant_only"], row["reason"]))]) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -12,21 +12,34 @@ reference auditor, and writes ``<results>/weekly/<date>/`` as it goes:
 - ``index.csv`` and ``index.md``: every account with its counts and flags;
 - ``reviewed.json``: the accounts a reviewer has marked reviewed (the app).
 
-An account is written as soon as it finishes, so Ctrl-C keeps what finished,
-and a rerun the same day answers those accounts from the response cache.
+The run writes its own folder (``results/weekly/.work/<name>/``, an account
+as soon as it finishes) and takes the place of ``results/weekly/<name>/``
+only when it ends (``runs/run_folder.StagedFolder``): a run killed or
+failing midway leaves the previous folder as it was, and a second run on the
+same folder at the same time is refused. ``<name>`` is the day, or
+``<day>-2``, ``<day>-3``... when that day's folder holds a run of another
+accounts folder: two runs of one day never replace each other, while a rerun
+of the same accounts folder replaces its own (answered from the response
+cache), keeping the reviewed marks of the reports that did not change.
 
 The assistant's answer is scored like a case with no expectations
 (``scoring.score_case``): the same parsing and the same figure grounding as
-the eval, against the account's own snapshot. An account with a figure the
-snapshot does not support is held for review, never shown as ready.
+the eval, against the account's own snapshot. An account is ready to send
+only when nothing holds it (``hold_reasons``): a figure the snapshot does not
+support (fabricated), a finding with no figure checked against the data (an
+untraceable figure is not checked: ``checked``), amounts in
+another currency than the account's, or a disagreement of the reference
+auditor (or no opinion from it). A hollow answer (no finding, or a finding
+without claim or evidence) is a failed account.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass, field
-from datetime import datetime, UTC
+from datetime import date, datetime, UTC
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,9 +49,11 @@ from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
 from ..runs.files import now_iso
+from ..runs.run_folder import WORK_DIR, StagedFolder
 from ..runs.runner import Progress, run_cases
-from ..scoring.score import score_case
+from ..scoring.score import GROUNDED, score_case, figure_status
 from .accounts import Account
+from .currency import currency_problems
 
 READY = "ready to send"
 HOLD = "hold for review"
@@ -91,8 +106,36 @@ class WeeklyPaths:
         return self.account_dir(name) / "report.md"
 
 
+    @classmethod
+    def choose(cls, results_dir: str | Path, day: str, accounts_dir: str | Path) -> "WeeklyPaths":
+        """The folder of a run of ``accounts_dir`` on ``day``: the day's, or the first ``<day>-N`` that is free
+        or holds a run of the same accounts folder (which the new run replaces when it ends)."""
+        root = Path(results_dir) / WEEKLY_DIR
+        source = str(Path(accounts_dir).resolve())
+        for n in range(1, 1000):
+            paths = cls(root / (day if n == 1 else f"{day}-{n}"))
+            if not (paths.run_dir.exists() or paths.run_dir.is_symlink()):
+                return paths
+            try:
+                if read_json(paths.manifest).get("accounts_dir") == source:
+                    return paths
+            except (OSError, ValueError, AttributeError):
+                pass  # unreadable: not ours to replace
+        raise ValueError(f"{root}: a thousand weekly runs on {day} already; move some away")
+
+
 def today() -> str:
     return datetime.now(UTC).date().isoformat()
+
+
+def run_day(text: str) -> str:
+    """``--date``: a real calendar date written YYYY-MM-DD (so the folder stays inside results/weekly); ValueError."""
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            raise ValueError
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise ValueError(f"{text!r} is not a date written YYYY-MM-DD") from None
 
 
 # --------------------------------------------------------------------------
@@ -130,32 +173,72 @@ def _identity(account: Account) -> dict[str, Any]:
             "period": account.period, "snapshot": str(account.path)}
 
 
+def checked(figure: dict[str, Any]) -> bool:
+    """Whether a scored figure was checked against the account's data and found there: recomputed from
+    its declaration, or (in an answer that declares nothing) grounded by the prose rules. An untraceable
+    figure (grounded only by the prose rules in an answer that declares its figures) is not checked: a
+    finding that has only such figures holds the report. A fabricated one holds it by itself."""
+    return figure.get("grounded") is True and figure_status(figure) == GROUNDED
+
+
+def hollow_problems(findings: list[dict[str, Any]]) -> list[str]:
+    """Why an answer that parsed still says nothing a report can carry (empty when it says something)."""
+    if not findings:
+        return ["the answer has no finding (the output schema asks for at least one; an account with nothing "
+                "wrong gets summary.no_material_issues)"]
+    return [f"finding {n} ({f['id']}) has no {field}" for n, f in enumerate(findings, 1)
+            for field in ("claim", "evidence") if not str(f.get(field) or "").strip()]
+
+
+def hold_reasons(findings: list[dict[str, Any]], ungrounded: list[dict[str, Any]], opinion: dict[str, Any],
+                 currency: str | None) -> list[str]:
+    """Everything that keeps a report from going out as it is, one line each; empty when it may go."""
+    holds = []
+    if ungrounded:
+        holds.append(f"{len(ungrounded)} figure(s) not found in the account's data")
+    unchecked = [f"{n} ({f['id']})" for n, f in enumerate(findings, 1) if not any(checked(x) for x in f["figures"])]
+    if unchecked:
+        holds.append(f"finding(s) {', '.join(unchecked)} have no figure checked against the account's data")
+    holds += currency_problems(findings, currency)
+    if opinion.get("error"):
+        holds.append(f"no second opinion from the reference auditor ({opinion['error']})")
+    elif opinion.get("auditor_only") or opinion.get("assistant_only"):
+        holds.append(f"the reference auditor disagrees: it finds {len(opinion.get('auditor_only') or [])} "
+                     f"finding(s) the assistant does not say, and does not support "
+                     f"{len(opinion.get('assistant_only') or [])} the assistant says")
+    return holds
+
+
 def account_result(account: Account, case: Case, output: CaseOutput, reference: CaseOutput | None, *,
                    figures: str) -> dict[str, Any]:
-    """The account's findings.json: status, findings with their figures, the second opinion."""
+    """The account's findings.json: status, why it is held or failed, findings with their figures, the second opinion."""
     base = {**_identity(account), "model": output.model, "cached": output.cached,
             "input_tokens": output.input_tokens, "output_tokens": output.output_tokens}
     score = score_case(case, output, figures=figures)
     if score.status != "ok":
         reason = score.error or f"the answer cannot be read: {score.parse_error}"
-        return {**base, "status": FAILED, "reason": reason, "findings": [], "ungrounded": [], "figures": 0,
-                "second_opinion": second_opinion([], reference)}
+        return {**base, "status": FAILED, "reason": reason, "holds": [], "findings": [], "ungrounded": [],
+                "figures": 0, "second_opinion": second_opinion([], reference)}
     findings = []
     for i, row in enumerate(score.findings):
         finding = {k: row[k] for k in ("id", "scope", "full_id", "claim", "evidence", "severity")}
         finding["figures"] = [{k: v for k, v in fig.items() if k != "finding_index"}
                               for fig in score.figures if fig["finding_index"] == i]
         findings.append(finding)
+    hollow = hollow_problems(findings)
+    if hollow:
+        return {**base, "status": FAILED, "reason": "the answer is hollow: " + "; ".join(hollow), "holds": [],
+                "findings": findings, "ungrounded": [], "figures": 0, "second_opinion": second_opinion([], reference)}
     ungrounded = [{"finding": fig["finding_index"] + 1, "field": fig["field"], "text": fig["text"],
                    "reason": fig["reason"]} for fig in score.fabricated_figures]
-    status = HOLD if ungrounded else READY
-    reason = f"{len(ungrounded)} figure(s) not found in the account's data" if ungrounded else ""
-    return {**base, "status": status, "reason": reason, "findings": findings, "ungrounded": ungrounded,
-            "figures": len(score.figures), "second_opinion": second_opinion(findings, reference)}
+    opinion = second_opinion(findings, reference)
+    holds = hold_reasons(findings, ungrounded, opinion, account.currency)
+    return {**base, "status": HOLD if holds else READY, "reason": "; ".join(holds), "holds": holds,
+            "findings": findings, "ungrounded": ungrounded, "figures": len(score.figures), "second_opinion": opinion}
 
 
 def skipped_result(account: Account, status: str = SKIPPED, reason: str | None = None) -> dict[str, Any]:
-    return {**_identity(account), "status": status, "reason": reason or account.problem or "",
+    return {**_identity(account), "status": status, "reason": reason or account.problem or "", "holds": [],
             "findings": [], "ungrounded": [], "figures": 0, "second_opinion": None}
 
 
@@ -184,27 +267,49 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
                      paths: WeeklyPaths, stamp: dict[str, Any], figures: str = "derived", concurrency: int = 4,
                      on_progress: Callable[[Progress], None] | None = None,
                      on_account: Callable[[dict[str, Any]], None] | None = None,
-                     cancel: asyncio.Event | None = None) -> WeeklyRun:
-    """Run every readable account; write each as it lands and the index at the end.
+                     cancel: asyncio.Event | None = None, accounts_dir: str | Path | None = None) -> WeeklyRun:
+    """Run every readable account; write each as it lands, the index at the end, then take ``paths``' place.
 
-    The caller owns both backends and closes them.
+    The caller owns both backends and closes them. Raises RunLockedError when another run writes
+    ``paths`` now, and OSError when the run's files cannot be written (``paths`` is left as it was).
     """
     from .reports import write_account_files, write_index  # reports reads the run's constants
 
+    staged = StagedFolder(paths.run_dir, paths.run_dir.parent / WORK_DIR, f"weekly run {paths.run_dir.name}")
+    staged.acquire(f"cannot write the weekly run {paths.run_dir}")
+    try:
+        staged.start()
+        work = WeeklyPaths(staged.work)
+        run = await _run_accounts(accounts, backend, reference, work=work, stamp=stamp, figures=figures,
+                                  concurrency=concurrency, on_progress=on_progress, on_account=on_account,
+                                  cancel=cancel, accounts_dir=accounts_dir, write_account_files=write_account_files,
+                                  write_index=write_index)
+        _carry_reviewed(paths, work)
+        staged.swap_in()
+    finally:
+        staged.release()
+    run.paths = paths
+    return run
+
+
+async def _run_accounts(accounts: list[Account], backend: Backend, reference: Backend | None, *, work: WeeklyPaths,
+                        stamp: dict[str, Any], figures: str, concurrency: int,
+                        on_progress: Callable[[Progress], None] | None,
+                        on_account: Callable[[dict[str, Any]], None] | None, cancel: asyncio.Event | None,
+                        accounts_dir: str | Path | None, write_account_files: Callable[..., None],
+                        write_index: Callable[..., None]) -> WeeklyRun:
     header = {"kind": "weekly", "started_at": now_iso(), "stamp": stamp, "figures": figures,
+              "accounts_dir": str(Path(accounts_dir).resolve()) if accounts_dir is not None else None,
               "backend": backend.name, "backend_details": backend.describe(), "concurrency": concurrency,
               "reference": reference.describe() if reference is not None else None}
-    run = WeeklyRun(paths, {**header, "status": "running"})
-    paths.run_dir.mkdir(parents=True, exist_ok=True)
-    for stale in paths.run_dir.glob("accounts/*/*"):
-        stale.unlink()
-    atomic_write_text(paths.manifest, _json_text(run.manifest))
+    run = WeeklyRun(work, {**header, "status": "running"})
+    atomic_write_text(work.manifest, _json_text(run.manifest))
 
     by_name = {a.name: a for a in accounts}
     for account in accounts:
         if account.problem is not None:
             run.results[account.name] = skipped_result(account)
-            write_account_files(paths, run.results[account.name], None)
+            write_account_files(work, run.results[account.name], None)
             if on_account is not None:
                 on_account(run.results[account.name])
     runnable = [a.as_case() for a in accounts if a.problem is None]
@@ -213,16 +318,11 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
         ref = await reference.run(case) if reference is not None else None
         result = account_result(by_name[case.case_id], case, output, ref, figures=figures)
         run.results[case.case_id] = result
-        write_account_files(paths, result, output)
+        write_account_files(work, result, output)
         if on_account is not None:
             on_account(result)
 
-    status = "cancelled"
-    try:
-        outcome = await run_cases(runnable, backend, concurrency=concurrency, on_progress=on_progress,
-                                  cancel=cancel, on_case_done=done)
-        status = "complete" if outcome.status != "cancelled" else "cancelled"
-    finally:
+    def finish(status: str) -> None:
         for case in runnable:
             if case.case_id not in run.results:
                 run.results[case.case_id] = skipped_result(by_name[case.case_id], NOT_RUN,
@@ -231,9 +331,33 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
         run.manifest = {**header, "backend_details": backend.describe(), "finished_at": now_iso(), "status": status,
                         "counts": counts(run.results),
                         "accounts": [{k: r[k] for k in ("account", "status", "reason")} for r in run.results.values()]}
-        atomic_write_text(paths.manifest, _json_text(run.manifest))
-        write_index(paths, run.results, run.manifest)
+        atomic_write_text(work.manifest, _json_text(run.manifest))
+        write_index(work, run.results, run.manifest)
+
+    try:
+        outcome = await run_cases(runnable, backend, concurrency=concurrency, on_progress=on_progress,
+                                  cancel=cancel, on_case_done=done)
+    except OSError:
+        raise  # the run's files cannot be written: nothing to finish, the previous folder stays
+    except BaseException:
+        finish("cancelled")  # torn down (Ctrl-C as KeyboardInterrupt): what finished is kept
+        raise
+    finish("complete" if outcome.status != "cancelled" else "cancelled")
     return run
+
+
+def _carry_reviewed(previous: WeeklyPaths, work: WeeklyPaths) -> None:
+    """Reviewed marks of the run being replaced, for the accounts whose report did not change."""
+    marks = read_reviewed(previous)
+    kept = {}
+    for name, when in marks.items():
+        try:
+            if previous.report(name).read_bytes() == work.report(name).read_bytes():
+                kept[name] = when
+        except OSError:
+            continue
+    if kept:
+        atomic_write_text(work.reviewed, _json_text(dict(sorted(kept.items()))))
 
 
 # --------------------------------------------------------------------------
@@ -242,11 +366,17 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
 
 
 def list_weekly(results_dir: str | Path) -> list[WeeklyPaths]:
-    """Every weekly run under ``results_dir``, newest first."""
+    """Every weekly run under ``results_dir``, newest first (``2026-12-07-2`` before ``2026-12-07``)."""
     root = Path(results_dir) / WEEKLY_DIR
     if not root.is_dir():
         return []
-    return [WeeklyPaths(p.parent) for p in sorted(root.glob(f"*/{WEEKLY_FILE}"), reverse=True)]
+
+    def newest(path: Path) -> tuple[str, int]:
+        name = path.parent.name  # <day> or <day>-N
+        return name[:10], int(name[11:]) if name[11:].isdigit() else 1
+
+    runs = [p for p in root.glob(f"*/{WEEKLY_FILE}") if not p.parent.name.startswith(".")]
+    return [WeeklyPaths(p.parent) for p in sorted(runs, key=newest, reverse=True)]
 
 
 def read_json(path: Path) -> Any:

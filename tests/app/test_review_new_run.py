@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import dataclasses
 import shutil
+import time
 
 import pytest
 from textual.widgets import Checkbox, Input, ProgressBar, Select
 
 from reviewtui import assistant
+from reviewtui.backends.base import CaseOutput
 from reviewtui.eval import build_parser, settings_from_args
 from reviewtui.runs.manifest import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
@@ -204,17 +206,22 @@ async def test_a_case_set_that_reviewtui_check_refuses_is_refused_here_too(root)
         assert not run_dir(root).exists()
 
 
+async def complete_a_run(pilot) -> tuple[NewRunScreen, CountingStubBackend]:
+    """A first run to its end; the backend the next run from this screen gets (it counts its calls)."""
+    screen = await open_new_run(pilot)
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+    second = CountingStubBackend()
+    pilot.app.backend_factory = lambda settings: second
+    return screen, second
+
+
 async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(root):
-    first = CountingStubBackend()
-    app = make_review_app(root, first)
+    app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_new_run(pilot)
-        await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: screen.state == "complete", "the first run completes")
+        screen, second = await complete_a_run(pilot)
         before = (run_dir(root) / "manifest.json").read_text()
         assert screen.query_one("#resume", Checkbox).value is False
-        second = CountingStubBackend()
-        app.backend_factory = lambda settings: second
         await pilot.press("ctrl+r")  # a stray start, Resume not ticked
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
@@ -241,3 +248,39 @@ async def test_the_resume_checkbox_says_on_or_off_in_words(root):
         await pilot.press("space")
         await pilot.pause()
         assert box.value is True and str(box.label).startswith("Resume: ON")
+
+
+async def test_resume_ticked_on_a_complete_run_keeps_it_and_says_there_is_nothing_to_run(root):
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen, second = await complete_a_run(pilot)
+        before = {p: p.read_bytes() for p in run_dir(root).rglob("*") if p.is_file()}
+        screen.query_one("#resume", Checkbox).value = True
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.run is not None and screen.run.note is not None, "the resume ends")
+        assert second.total_calls == 0
+        assert screen.state == "complete" and "nothing to resume" in screen.query_one(RunProgress).line
+        assert "PASS" in str(screen.query_one("#new-run-result").render())
+        assert {p: p.read_bytes() for p in run_dir(root).rglob("*") if p.is_file()} == before  # the stamp stays
+
+
+class BusyBackend(CountingStubBackend):
+    """Answers without ever handing the event loop back, as the reference auditor does (CPU work, no await)."""
+
+    async def run(self, case, *, repeat=0):
+        time.sleep(0.3)  # the auditor's work on one snapshot
+        self.calls[case.case_id] = self.calls.get(case.case_id, 0) + 1
+        return CaseOutput(case.case_id, '{"findings": []}', model=self.model)
+
+
+async def test_escape_stops_a_run_whose_backend_never_yields(root):
+    backend = BusyBackend()
+    app = make_review_app(root, backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_new_run(pilot)
+        screen.query_one("#concurrency").value = "1"
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: backend.total_calls >= 1, "the first case is answered")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.state in ("cancelled", "complete"), "the run ends")
+        assert screen.state == "cancelled" and backend.total_calls < len(CASE_IDS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import run_eval
@@ -57,3 +58,34 @@ async def test_resume_starts_over_when_the_model_changed(tmp_path):
     other.model = "another-model"
     await run_eval(case_set, other, RunSettings(results_dir=results, concurrency=2, resume=True))
     assert other.total_calls == len(CASE_IDS)
+
+
+async def test_resume_of_a_complete_run_is_a_no_op_that_says_so(tmp_path):
+    case_set = load_case_set(write_case_set(tmp_path))
+    results = tmp_path / "results"
+    run = await run_eval(case_set, CountingStubBackend(), RunSettings(results_dir=results, concurrency=2))
+    assert run.manifest["status"] == "complete"
+    before = {p: p.read_bytes() for p in sorted(results.rglob("*")) if p.is_file() and ".work" not in p.parts}
+
+    again = CountingStubBackend()
+    resumed = await run_eval(case_set, again, RunSettings(results_dir=results, concurrency=2, resume=True))
+    assert again.total_calls == 0
+    assert resumed.note and resumed.note.startswith("nothing to resume: the run of")
+    assert resumed.manifest == run.manifest  # the verdict stays: nothing was rewritten
+    after = {p: p.read_bytes() for p in sorted(results.rglob("*")) if p.is_file() and ".work" not in p.parts}
+    assert after == before
+
+
+async def test_resume_asks_again_a_case_whose_snapshot_changed(tmp_path):
+    root = write_case_set(tmp_path)
+    results = tmp_path / "results"
+    await run_eval(load_case_set(root), CountingStubBackend(), RunSettings(results_dir=results, concurrency=2))
+    edited = root / CASE_IDS[0] / "snapshot.json"
+    edited.write_text(edited.read_text(encoding="utf-8").replace('"ACCT-R"', '"ACCT-R2"'), encoding="utf-8")
+
+    again = CountingStubBackend()
+    run = await run_eval(load_case_set(root), again, RunSettings(results_dir=results, concurrency=2, resume=True))
+    assert dict(again.calls) == {CASE_IDS[0]: 1}  # only the edited one, answered for its new bytes
+    assert run.manifest["status"] == "complete"
+    record = load_run(run.run_dir).records[CASE_IDS[0]]
+    assert record.outputs[0].snapshot_sha256 == hashlib.sha256(edited.read_bytes()).hexdigest()

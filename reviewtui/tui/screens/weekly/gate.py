@@ -20,10 +20,10 @@ from ....backends import BackendUsageError, create_backend
 from ....eval import UsageError
 from ....runs.runner import redact_secrets
 from ....runs.settings import RunSettings
-from ....weekly.accounts import load_accounts
+from ....weekly.accounts import load_accounts, name_clashes
 from ....weekly.cli import claude_backend
 from ....weekly.run import WeeklyPaths, run_weekly, today
-from ....weekly.stamp import check_stamp
+from ....weekly.stamp import check_stamp_as_configured
 from ...plain import para, plain
 from ..base import ReviewModalScreen
 
@@ -82,12 +82,16 @@ class GateScreen(ReviewModalScreen[None]):
         if not accounts:
             status.update(plain(f"no account snapshots in {folder}", "bold red"))
             return
+        clashes = name_clashes(accounts)
+        if clashes:
+            status.update(para("; ".join(clashes) + ". Nothing was run.", "bold red"))
+            return
         self.running = True
         status.update(f"running {len(accounts)} account(s)…")
-        self.run_weekly(accounts)
+        self.run_weekly(accounts, folder)
 
     @work(thread=True, exclusive=True, group="weekly")
-    def run_weekly(self, accounts: list[Any]) -> None:
+    def run_weekly(self, accounts: list[Any], folder: Path) -> None:
         app = self.app
         results_dir = Path(app.results_dir)
         try:
@@ -96,16 +100,18 @@ class GateScreen(ReviewModalScreen[None]):
         except (UsageError, BackendUsageError) as exc:
             app.call_from_thread(self._ended, str(exc))
             return
-        check = check_stamp(results_dir, app.cases_dir, model=assistant.DEFAULT_MODEL)
+        check = check_stamp_as_configured(results_dir, app.cases_dir, model=assistant.DEFAULT_MODEL)
         if not check.allowed:  # the stamp changed since the screen opened
             app.call_from_thread(self._ended, "refused: " + "; ".join(check.reasons))
             return
 
         async def go() -> Any:
             try:
-                return await run_weekly(accounts, backend, reference, paths=WeeklyPaths.for_date(results_dir, today()),
+                return await run_weekly(accounts, backend, reference,
+                                        paths=WeeklyPaths.choose(results_dir, today(), folder),
                                         stamp=check.stamp(), figures=check.stamp().get("figures") or "derived",
-                                        on_account=lambda r: app.call_from_thread(self._landed, r))
+                                        on_account=lambda r: app.call_from_thread(self._landed, r),
+                                        accounts_dir=folder)
             finally:
                 await backend.aclose()
                 await reference.aclose()

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Static
@@ -29,7 +30,7 @@ from textual.widgets import DataTable, Static
 from .... import assistant
 from ....weekly.reports import index_row
 from ....weekly.run import WeeklyPaths, list_weekly, load_results, read_json, read_reviewed, set_reviewed
-from ....weekly.stamp import check_stamp
+from ....weekly.stamp import check_stamp_as_configured
 from ...plain import cells, plain
 from ..base import ReviewScreen
 from ..help import KeysFooter, register_help
@@ -160,9 +161,15 @@ class WeeklyScreen(ReviewScreen[None]):
         self._fill_accounts()
 
     def action_gate(self) -> None:
-        check = check_stamp(self.results_dir, self.app.cases_dir,
-                            model=assistant.DEFAULT_MODEL)
-        self.app.push_screen(GateScreen(check.reasons, str(check.manifest_path)), lambda _: self.action_reload())
+        """The stamp check (it scores the stamp's answers again: a second or so) off the UI thread, then its screen."""
+        self.notify("checking the stamp of the current prompt version…")
+        self._check_gate()
+
+    @work(thread=True, exclusive=True, group="weekly-gate")
+    def _check_gate(self) -> None:
+        check = check_stamp_as_configured(self.results_dir, self.app.cases_dir, model=assistant.DEFAULT_MODEL)
+        self.app.call_from_thread(self.app.push_screen, GateScreen(check.reasons, str(check.manifest_path)),
+                                  lambda _: self.action_reload())
 
 
 register_help("Weekly view", WeeklyScreen, also=[("enter", "Open the account's report")])
