@@ -540,6 +540,53 @@ def _schema_message(error: Any, prefix: str = "") -> str:
     return f"{prefix}{where}: {message}" if where else f"{prefix}{message}"
 
 
+SHOWN_PROBLEMS = 5  # schema problems named in one unparseable reason before "and N more"
+
+
+def _finding_problem(error: Any, doc: Any) -> str:
+    """One schema problem of an answer, said of the finding it is in (by number and id) and the key it
+    concerns: a key missing, a key the schema does not have, or a value the schema does not allow."""
+    path = list(error.absolute_path)
+    if path == ["findings"] and error.validator == "minItems":
+        return ("the answer has no finding: the output schema asks for at least one (summary.no_material_issues "
+                "when nothing is wrong)")
+    if not path and error.validator == "additionalProperties":
+        extra = sorted(str(key) for key in error.instance if key not in error.schema.get("properties", {}))
+        return f"the answer has {', '.join(map(repr, extra))}, which the output schema does not have (its one key: findings)"
+    if len(path) < 2 or path[0] != "findings" or not isinstance(path[1], int):
+        return _schema_message(error)
+    item = doc["findings"][path[1]]
+    kind = item.get("id") if isinstance(item, dict) else None
+    who = f"finding {path[1] + 1}" + (f" ({kind})" if isinstance(kind, str) and len(kind) <= 80 else "")
+    if len(path) == 2 and error.validator == "required":
+        missing = [key for key in error.validator_value if key not in error.instance]
+        if missing == ["figures"]:
+            return (f"{who} has no 'figures' while another finding declares its figures: an answer declares "
+                    "the figures of every finding (audit-v4) or of none (a prose answer)")
+        return f"{who} lacks {', '.join(map(repr, missing))}, which the output schema requires of every finding"
+    if len(path) == 2 and error.validator == "additionalProperties":
+        extra = sorted(str(key) for key in error.instance if key not in error.schema.get("properties", {}))
+        keys = ", ".join(error.schema.get("properties", {}))
+        return (f"{who} has {', '.join(map(repr, extra))}, which the output schema does not have (a finding's keys: "
+                f"{keys})")
+    where = _where(path[2:])
+    message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+    return f"{who}, {where}: {message}" if where else f"{who}: {message}"
+
+
+def _schema_problems(validator: Any, doc: Any) -> str | None:
+    """Every way ``doc`` is not of the schema (finding by finding, up to ``SHOWN_PROBLEMS``), or None."""
+    problems: list[str] = []
+    for error in sorted(validator.iter_errors(doc), key=lambda e: [(isinstance(p, str), p) for p in e.absolute_path]):
+        problem = _finding_problem(error, doc)
+        if problem not in problems:
+            problems.append(problem)
+    if not problems:
+        return None
+    more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+    return "; ".join(problems[:SHOWN_PROBLEMS]) + more
+
+
 def figure_problem(item: Any) -> str | None:
     """Why one declared figure is not of the vocabulary (the schema's own message), or None."""
     import jsonschema
@@ -564,8 +611,6 @@ def parse_output(text: str) -> list[Finding]:
     figure that is not of the vocabulary does not make the answer unparseable: it is kept on its
     finding (``invalid_figures``) and scored as a bad declaration.
     """
-    import jsonschema
-
     if text is None or not str(text).strip():
         raise OutputError("empty output")
     try:
@@ -576,9 +621,9 @@ def parse_output(text: str) -> list[Finding]:
         raise OutputError("not JSON: nested too deeply") from None
     items = doc.get("findings") if isinstance(doc, dict) else None
     declared = isinstance(items, list) and any(isinstance(item, dict) and "figures" in item for item in items)
-    error = jsonschema.exceptions.best_match(_validator(declared).iter_errors(doc))
-    if error is not None:
-        raise OutputError(_schema_message(error, "not the output schema: "))
+    problems = _schema_problems(_validator(declared), doc)
+    if problems is not None:
+        raise OutputError(f"not the output schema: {problems}")
     findings = []
     for item in doc["findings"]:
         figures = item.get("figures") if declared else None

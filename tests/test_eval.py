@@ -281,6 +281,49 @@ def test_unparseable_output_is_a_row_with_recall_0_and_the_raw_text_kept(fixture
     assert read_manifest(tmp_path)["missed_by_kind"] == {}
 
 
+# Each a finding of the correct answer changed one way, in a prose answer and in a declared one
+# (every finding with ``figures``): the answer is unparseable, its reason names the finding and the key.
+SHAPE_CHANGES = {
+    "c01-tracking-stopped": ("prose", "drop", "severity", "lacks 'severity', which the output schema requires"),
+    "c02-brand-lost-is": ("prose", "add", "confidence", "has 'confidence', which the output schema does not have"),
+    "c03-zero-conv-campaign": ("declared", "drop", "severity", "lacks 'severity', which the output schema requires"),
+    "c05-duplicate-rows": ("declared", "add", "notes", "has 'notes', which the output schema does not have"),
+}
+
+
+def test_a_finding_without_severity_or_with_a_key_the_schema_lacks_is_unparseable(fixture_set, tmp_path, capsys):
+    """Never read with a default severity or the key ignored: the row says which finding and which key."""
+
+    class Reshaped(CorrectAssistant):
+        def text_for(self, case):
+            findings = json.loads(super().text_for(case))["findings"]
+            change = SHAPE_CHANGES.get(case.case_id)
+            if change is None:
+                return output_text(findings)
+            form, how, key, _ = change
+            if form == "declared":
+                findings = [{**f, "figures": []} for f in findings]
+            last = findings[-1]
+            if how == "drop":
+                del last[key]
+            else:
+                last[key] = "high"
+            return output_text(findings)
+
+    assert {c.case_id for c in fixture_set.cases} >= set(SHAPE_CHANGES)
+    assert run_replay(Reshaped(), fixture_set, tmp_path) == 1
+    capsys.readouterr()
+    _, rows = read_csv(tmp_path)
+    for case_id, (_, _, _, says) in SHAPE_CHANGES.items():
+        case = next(c for c in fixture_set.cases if c.case_id == case_id)
+        last = case.must_find[-1]
+        assert rows[case_id]["status"] == "unparseable" and rows[case_id]["recall"] == "0", case_id
+        assert rows[case_id]["error"].startswith(f"not the output schema: finding {len(case.must_find)} ({last.kind}) "
+                                                 f"{says}"), case_id
+    # the other cases are the correct answer, read as before
+    assert all(row["status"] == "ok" for case_id, row in rows.items() if case_id not in SHAPE_CHANGES)
+
+
 def test_output_not_obtained_makes_the_run_incomplete_exit_3(fixture_set, tmp_path, capsys):
     failing = CaseOutput("c05-duplicate-rows", None, error="API overloaded (HTTP 529)")
     stub = ScriptedBackend({"c05-duplicate-rows": failing, "c06-micros-not-converted": RuntimeError("boom")})

@@ -317,13 +317,14 @@ def _one_account(stamp_kit, stamped, text: str, **fields: object) -> dict:
 # An answer without a finding, or with a finding that lacks claim or evidence, is not of the output
 # schema: a failed account whose reason is the parser's; an empty claim or evidence is a hollow one.
 @pytest.mark.parametrize(("text", "why"), [
-    ('{"findings": []}', "the answer cannot be read: not the output schema: findings: [] should be non-empty"),
+    ('{"findings": []}', "the answer cannot be read: not the output schema: the answer has no finding"),
     (json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
                                "claim": "", "evidence": "Cost was 1,234.50 on 2025-03-09.", "figures": []}]}),
      "the answer is hollow: finding 1 (tracking.conversions_stopped) has no claim"),
     (json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
                                "claim": "Conversions stopped."}]}),
-     "the answer cannot be read: not the output schema: findings[0]: 'evidence' is a required property"),
+     "the answer cannot be read: not the output schema: finding 1 (tracking.conversions_stopped) lacks "
+     "'evidence'"),
 ])
 def test_a_hollow_answer_is_not_ready(stamp_kit, stamped, capsys, text, why):
     result = _one_account(stamp_kit, stamped, text)

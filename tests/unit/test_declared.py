@@ -328,14 +328,14 @@ def test_a_declared_answer_and_a_prose_answer_both_parse():
 
 
 @pytest.mark.parametrize("doc, message", [
-    ({"findings": []}, "findings: [] should be non-empty"),
-    ({"findings": [{k: v for k, v in prose_finding().items() if k != "claim"}]}, "'claim' is a required property"),
-    ({"findings": [{k: v for k, v in prose_finding().items() if k != "evidence"}]}, "'evidence' is a required property"),
-    ({"findings": [{**prose_finding(), "scope": 111}]}, "111 is not valid under any of the given schemas"),
+    ({"findings": []}, "the answer has no finding: the output schema asks for at least one"),
+    ({"findings": [{k: v for k, v in prose_finding().items() if k != "claim"}]}, "finding 1 (efficiency.off_target) lacks 'claim', which the output schema requires"),
+    ({"findings": [{k: v for k, v in prose_finding().items() if k != "evidence"}]}, "finding 1 (efficiency.off_target) lacks 'evidence', which the output schema requires"),
+    ({"findings": [{**prose_finding(), "scope": 111}]}, "finding 1 (efficiency.off_target), scope: 111 is not valid under any of the given schemas"),
     ({"findings": [{**prose_finding(), "id": "made.up"}]}, "'made.up' is not one of"),
-    ({"findings": [{**prose_finding(), "note": "x"}]}, "Additional properties are not allowed ('note' was unexpected)"),
-    ({"findings": [declared_finding([]), prose_finding()]}, "findings[1]: 'figures' is a required property"),
-    ({"findings": [declared_finding("none")]}, "findings[0].figures: 'none' is not of type 'array'"),
+    ({"findings": [{**prose_finding(), "note": "x"}]}, "finding 1 (efficiency.off_target) has 'note', which the output schema does not have"),
+    ({"findings": [declared_finding([]), prose_finding()]}, "finding 2 (efficiency.off_target) has no 'figures' while another finding declares its figures"),
+    ({"findings": [declared_finding("none")]}, "finding 1 (efficiency.off_target), figures: 'none' is not of type 'array'"),
 ])
 def test_what_the_schema_refuses_is_unparseable(doc, message):
     with pytest.raises(OutputError) as caught:

@@ -113,7 +113,7 @@ def test_an_empty_findings_list_is_unparseable(tmp_path: Path) -> None:
     case = make_case(tmp_path)
     score = score_case(case, output(case.case_id))
     assert (score.status, score.recall, score.precision, score.fabrication) == ("unparseable", 0.0, 0.0, 0)
-    assert score.parse_error == "not the output schema: findings: [] should be non-empty"
+    assert score.parse_error.startswith("not the output schema: the answer has no finding: ")
     assert score.missed_ids == [e.id for e in case.must_find]
 
 
