@@ -3,7 +3,7 @@
 From prompt audit-v4 on, a finding lists each number it writes with how it was computed, in the
 vocabulary of ``figure_vocabulary.py``. ``recompute(data, items)`` recomputes every item from
 the snapshot, and ``check(figure, declared)`` compares a printed figure with its recomputed
-value at the printed precision (the figure reader's own bounds: ``figures.Figure.bounds``).
+value at the printed precision (the figure reader's bounds for a declared figure: ``figures.Figure.declared_bounds``).
 
 Sums are exact: each row's value is read as the decimal it is written as, and money is added in
 ``Decimal``, so 45 rows of all_conversions add up to 186.85, not 186.84999999999994. Terms the
@@ -103,7 +103,7 @@ def check(figure: Figure, declared: Declared) -> tuple[bool, str]:
     if declared.error is not None or declared.value is None:
         return False, f"declared {declared.printed!r} ({declared.label}): {declared.error}"
     value = compared_value(figure, declared)
-    low, high = figure.bounds
+    low, high = figure.declared_bounds
     slack = 1e-9 * max(1.0, high)
     if low - slack <= value <= high + slack:
         return True, f"declared and recomputed: {declared.what} = {_shown(value, _decimals(figure) + 2)}"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Iterable
+from typing import Callable, Iterable
 
 UNITS = ("money", "percent", "multiplier", "plain")
 PER_MONTH = -1  # Figure.per_days of "about 10 a month": the days of the period's month
@@ -84,7 +84,8 @@ _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
 _NOT_FIGURE_RE = re.compile("|".join(f"(?P<nf{i}>{part})" for i, (_, part) in enumerate(_NOT_FIGURE_PARTS)))
 _DATE_OR_TIME_RE = re.compile("|".join(f"(?:{part})" for why, part in _NOT_FIGURE_PARTS if why in ("date", "time")))
 _ANY_DIGIT = re.compile(r"\d")
-APPROXIMATE_SHARE = 0.02  # "about 242" accepts 2% either way
+APPROXIMATE_SHARE = 0.02  # "about 242" accepts 2% either way...
+HEDGE_UNITS = 1  # ...but, in the prose rules, no more than this many units of its last digit (Figure.bounds)
 _HEDGE_BEFORE = re.compile(
     r"(?i:(about|around|roughly|approximately|approx\.|nearly|almost|close to|some|~|\u2248|c\.))\s*[$€£]?\s*$")
 _ODD_AFTER = re.compile(r"-odd\b|\s+or\s+so\b")
@@ -196,15 +197,38 @@ class Figure:
         return 0.5 * 10.0 ** (self.rounded_to - self.decimals) * self.scale
 
     @property
+    def last_digit_unit(self) -> float:
+        """A unit of the last digit printed, trailing zeros of a whole number left out (``about 48,000``:
+        1,000; ``about 26.4``: 0.1; ``about 0.30``: 0.01, a zero after the point being printed on purpose)."""
+        digits = round(abs(self.value) / self.scale * 10 ** self.decimals)
+        zeros = 0
+        while not self.decimals and digits and digits % 10 == 0:
+            digits //= 10
+            zeros += 1
+        return 10.0 ** (zeros - self.decimals) * self.scale
+
+    @property
     def bounds(self) -> tuple[float, float]:
-        """The magnitudes this figure accepts: its printed precision; ``900-odd`` is 900 up to 1,000;
-        a hedged figure (``about 242``) accepts 2% more either way (``about 20`` is 19.1 to 20.9)."""
+        """The magnitudes this figure accepts under the prose rules: its printed precision; ``900-odd`` is
+        900 up to 1,000; a hedged figure accepts 2% more either way, but no more than ``HEDGE_UNITS`` of
+        its last digit (``about 20`` is 19.1 to 20.9, ``about 26.4`` 26.25 to 26.55): a writer who prints
+        three digits or more says how near the value is, and a wider hedge grounds unrelated values."""
+        return self._bounds(lambda share: min(share, HEDGE_UNITS * self.last_digit_unit))
+
+    @property
+    def declared_bounds(self) -> tuple[float, float]:
+        """The magnitudes this figure accepts against its own declaration: as ``bounds``, but a hedge adds
+        the whole 2% (what the prompt's Figures section promises: the declaration says which value it is,
+        so nothing is guessed)."""
+        return self._bounds(lambda share: share)
+
+    def _bounds(self, hedge: Callable[[float], float]) -> tuple[float, float]:
         magnitude = abs(self.value)
         if self.approximate == "-odd":
             return magnitude, magnitude + 2 * self.half_unit
         half = self.half_unit
         if self.approximate:
-            half += APPROXIMATE_SHARE * magnitude
+            half += hedge(APPROXIMATE_SHARE * magnitude)
         return magnitude - half, magnitude + half
 
     @property

@@ -76,6 +76,8 @@ FIGURE_CASES = [
     ("down 27.1%", F, ""),
     # hedges, and trailing zeros as rounding (three significant digits or more)
     ("Campaign 333 over the period: spent about $1,230", G, "campaign 333: cost"),
+    # a hedge adds 2% but at most one unit of the last digit: 1,234.38 is 1.8% from 1,212, yet 22 units
+    ("Campaign 333 over the period: spent about $1,212", F, "not grounded"),
     ("Campaign 333 over the period: some 1,180 clicks", G, "campaign 333: clicks"),
     ("Campaign 333 over the period: about $48,000 wasted", F, "about: 47,039.5 to 48,960.5"),
     ("17,400 expected on the straight line", G, "expected spend to date, straight line"),
