@@ -628,7 +628,8 @@ def parse_output(text: str) -> list[Finding]:
     for item in doc["findings"]:
         figures = item.get("figures") if declared else None
         invalid = {}
-        for i, figure in enumerate(figures or []):
+        # Figures past the limit are refused as a whole by the scorer (scoring/declared.py): not validated here.
+        for i, figure in enumerate((figures or [])[: figure_vocabulary.MAX_FIGURES_PER_FINDING]):
             problem = figure_problem(figure)
             if problem is not None:
                 invalid[i] = problem

@@ -480,3 +480,38 @@ def test_the_hand_written_declared_answers_pass_with_one_untraceable_figure(tmp_
     assert [(s.case_id, s.untraceable) for s in scores if s.untraceable] == [("c39-law-invalid", 1)]
     declared_rows = [row for s in scores for row in s.figures if row["declared"] is not None]
     assert len(declared_rows) > 150
+
+
+def test_bad_declarations_through_eval_each_get_their_reason_and_the_rest_is_scored(tmp_path, capsys):
+    """The issue's bad-input list in one answer, through ``reviewtui eval --backend replay`` on files: each bad
+    declaration is a fabrication with its reason on that figure, the good figures are grounded, no crash."""
+    from reviewtui.eval import main
+
+    case = make_case(tmp_path)
+    bad = [agg("u", "1", "sum", "cost", ("999",)),  # unknown campaign
+           value("p", "1", "/daily/999/cost"),  # unknown pointer
+           agg("m", "1", "sum", "revenue", ("111",)),  # unknown metric
+           calc("y", "1", "add", "y", "1"),  # a cycle
+           calc("z", "1", "divide", "7", "0"),  # division by zero
+           agg("r", "1", "sum", "cost", first="2025-01-01", last="2025-01-31")]  # a range outside the period
+    first = declared_finding([agg("a", "1,101.10", "sum", "cost", ("111",)), *bad])
+    many = declared_finding([agg("a", "1,101.10", "sum", "cost", ("111",)),
+                             *(calc(f"x{i}", "2", "add", "1", "1") for i in range(9_999))])
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    (replay / f"{case.case_id}.json").write_text(answer(first, many), encoding="utf-8")
+    main(["--backend", "replay", "--replay-dir", str(replay), "--cases", str(tmp_path / "cases"),
+          "--results-dir", str(tmp_path / "results")])
+    capsys.readouterr()
+    [stored] = (tmp_path / "results").glob(f"replay/replay/*/cases/{case.case_id}.json")
+    score = json.loads(stored.read_text(encoding="utf-8"))["score"]
+    assert score["status"] == "ok" and score["recall"] == 1.0
+    rows_ = score["figures"]
+    assert [r["status"] for r in rows_ if r["text"] == "1,101.10"] == [GROUNDED, GROUNDED]  # both findings
+    reasons = [r["reason"] for r in rows_ if r["status"] == FABRICATED]
+    for says in ("no campaign '999' in the snapshot", "pointer '/daily/999/cost' does not resolve",
+                 "not of the figures vocabulary", "'y' is this figure itself (a cycle)", "division by zero",
+                 "is outside the period and the rows' dates",
+                 "9,900 more declared figures past the limit of 100 a finding were not recomputed"):
+        assert sum(says in reason for reason in reasons) == 1, (says, reasons)
+    assert score["fabrication"] == len(reasons) == 7
