@@ -23,7 +23,7 @@ Each comes as a ``ranges.RangeValues`` table with the rows it is computed from.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
@@ -159,16 +159,17 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
         table = cache.get(key)
         if table is None:
             numbers: list[tuple[str, float | None]] = []
+            on = _amounts_in_force(paying, period.days)
             for (first, last) in scope.windows:
                 days = (last - first).days + 1
-                added = sum(daily_amount(paying, first + timedelta(days=k), period.days) for k in range(days))
+                added = sum(on(first + timedelta(days=k)) for k in range(days))
                 numbers.append((f"daily budget in force, added up over {first} to {last}", added))
                 if added and last > first:  # a day's use is the index's "cost over daily budget on <day>"
                     spent = sum(totals.window(cid, first, last)[0][COST] for cid in (campaigns or ("account",)))
                     numbers.append((f"cost over daily budget added up, {first} to {last}", spent / added))
             if lc is not None:
                 for n in {*scope.day_counts, *(period.days and (period.days,) or ())}:
-                    numbers.append((f"daily budget in force on {lc} x {n} days", daily_amount(paying, lc, period.days) * n))
+                    numbers.append((f"daily budget in force on {lc} x {n} days", on(lc) * n))
             table = cache[key] = RangeValues.of(owner, "its daily budgets", numbers,
                                                 rows + ((Rows("daily", campaigns),) if campaigns else ()))
         tables.append(table)
@@ -179,6 +180,18 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
     if table is not None:
         tables.append(table)
     return tables
+
+
+def _amounts_in_force(paying: list[dict[str, Any]], days_in_month: int | None) -> Callable[[date], float]:
+    """The daily budget in force of ``paying`` on a day, read once a day for all the ranges that hold it."""
+    in_force: dict[date, float] = {}
+
+    def on(day: date) -> float:
+        if day not in in_force:
+            in_force[day] = daily_amount(paying, day, days_in_month)
+        return in_force[day]
+
+    return on
 
 
 def _schedule_table(data: dict[str, Any], totals: DailyTotals, windows: Iterable[tuple[date, date]]) -> RangeValues | None:

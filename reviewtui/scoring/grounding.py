@@ -221,6 +221,8 @@ class GroundingIndex:
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
         self._range_cache: dict[str, dict] = {}
         self._derivation_cache: dict[Any, Any] = {}
+        # Each range table's entries, made once: the cached tables recur in many findings.
+        self._table_entries: dict[int, tuple[RangeValues, list[Entry]]] = {}
         self._name_parts = _unique_name_parts(self._data)
         self._rows_cache: dict[Any, tuple[Any, RowList]] = {}  # a derived name or a range -> (its table, its rows)
         campaigns = self._data.get("campaigns") if isinstance(self._data.get("campaigns"), list) else []
@@ -367,9 +369,15 @@ class GroundingIndex:
                 if day is None or day in named.dates:  # a budget's day figure: on a date the finding names
                     entries.append(entry)
         for table in self._ranges(named):
-            unit_of = value_unit
-            entries += [(v, unit_of(metric), value_metric(metric), "range", (table, metric)) for v, metric in table.amounts]
+            entries += self._entries_of(table)
         return _Table(entries)
+
+    def _entries_of(self, table: RangeValues) -> list[Entry]:
+        made = self._table_entries.get(id(table))
+        if made is None or made[0] is not table:  # the table is kept with its entries, so its id is not reused
+            made = self._table_entries[id(table)] = (table, [(v, value_unit(metric), value_metric(metric), "range",
+                                                              (table, metric)) for v, metric in table.amounts])
+        return made[1]
 
     def _ranges(self, named: NamedScope) -> list[RangeValues]:
         """The figures over the ranges a finding names, for the account and the campaigns it names,
