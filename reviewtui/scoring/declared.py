@@ -304,8 +304,9 @@ def recompute(data: dict[str, Any], items: list[Any], invalid: dict[int, str] | 
 def _declared_from(i: int, item: Any) -> Declared:
     if not isinstance(item, dict):
         return Declared(i, f"#{i + 1}", str(item)[:40], item)
-    label = item.get("label") if isinstance(item.get("label"), str) else f"#{i + 1}"
-    printed = item.get("printed") if isinstance(item.get("printed"), str) else str(item.get("printed", ""))
+    label, printed = item.get("label"), item.get("printed")
+    label = label if isinstance(label, str) else f"#{i + 1}"
+    printed = printed if isinstance(printed, str) else str(printed if printed is not None else "")
     return Declared(i, label, printed, item)
 
 

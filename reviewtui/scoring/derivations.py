@@ -155,7 +155,7 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
     lc = period.last_complete or period.end
     rows = (Rows("budgets", history=True),)
     for owner, paying, campaigns in owners:
-        key = ("budgets", owner, tuple(scope.windows), tuple(scope.day_counts))
+        key: tuple[Any, ...] = ("budgets", owner, tuple(scope.windows), tuple(scope.day_counts))
         table = cache.get(key)
         if table is None:
             numbers: list[tuple[str, float | None]] = []

@@ -539,8 +539,9 @@ def _metric_from_words(text: str, start: int, end: int, unit: str) -> str:
     ratio_only = unit in ("percent", "multiplier")
     if unit == "plain" and _OF_DAYS.match(text, end):
         return "days"  # "20 of 31 days"
-    if unit == "percent" and _PERCENT_IS.match(text, end):
-        return "lost_rank" if _PERCENT_IS.match(text, end).group("lost") == "rank" else "lost_budget"  # "30% of its impressions to budget"
+    lost = _PERCENT_IS.match(text, end) if unit == "percent" else None
+    if lost is not None:
+        return "lost_rank" if lost.group("lost") == "rank" else "lost_budget"  # "30% of its impressions to budget"
     if unit == "percent" and _CONVERTS_BEFORE.search(text, max(0, start - 30), start):
         return "cvr"  # "the campaign converts 3.47% of clicks"
     if unit == "percent" and _PERCENT_OF.match(text, end):

@@ -48,7 +48,7 @@ from datetime import date
 from typing import Any, Iterable
 
 from .. import taxonomy
-from ..caseset.snapshot import as_object
+from ..caseset.snapshot import as_array, as_object
 from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import number, parse_day, pointer_to
 from ..domain.chance import poisson_at_most, poisson_z
@@ -225,7 +225,7 @@ class GroundingIndex:
         self._table_entries: dict[int, tuple[RangeValues, list[Entry]]] = {}
         self._name_parts = _unique_name_parts(self._data)
         self._rows_cache: dict[Any, tuple[Any, RowList]] = {}  # a derived name or a range -> (its table, its rows)
-        campaigns = self._data.get("campaigns") if isinstance(self._data.get("campaigns"), list) else []
+        campaigns = as_array(self._data.get("campaigns"))
         self._campaign_by_name = {
             str(c.get("name")).lower(): str(c.get("id"))
             for c in campaigns if isinstance(c, dict) and c.get("name") and c.get("id") is not None}
@@ -349,7 +349,7 @@ class GroundingIndex:
         days = named.days()
         entries: list[Entry] = []
         positions = daily_positions(self._data) if days else None
-        daily = self._data.get(_DAILY) if isinstance(self._data.get(_DAILY), list) else []
+        daily = as_array(self._data.get(_DAILY))
         owners = list(dict.fromkeys(named.campaigns))
         text = named.text.lower()
         speaks_of_ads = _ADS.search(text) is not None
@@ -683,9 +683,9 @@ def _row_entries(row: Any, i: int) -> list[Entry]:
 def _budgets_by_campaign(data: dict[str, Any]) -> dict[str, list[str]]:
     from .budget_schedule import budget_campaigns
 
-    campaigns = data.get("campaigns") if isinstance(data.get("campaigns"), list) else []
+    campaigns = as_array(data.get("campaigns"))
     out: dict[str, list[str]] = {}
-    for budget in data.get("budgets") if isinstance(data.get("budgets"), list) else []:
+    for budget in as_array(data.get("budgets")):
         if isinstance(budget, dict) and budget.get("budget_id") is not None:
             for cid in budget_campaigns(budget, campaigns):
                 out.setdefault(cid, []).append(str(budget["budget_id"]))
