@@ -146,8 +146,9 @@ def check_evidence(cases_dir: Path) -> None:
     for case in load_case_set(cases_dir).cases:
         index = GroundingIndex.for_snapshot(case.snapshot)
         for entry in case.expectations():
-            scopes = [taxonomy.split_id(entry.id)[1]]
-            for verdict in index.check_texts({"evidence": entry.evidence}, scopes=scopes):
+            kind, scope = taxonomy.split_id(entry.id)
+            scopes = [scope]
+            for verdict in index.check_texts({"evidence": entry.evidence}, scopes=scopes, kind=kind):
                 figures += 1
                 grounded += verdict.grounded
                 f = verdict.figure
@@ -157,7 +158,7 @@ def check_evidence(cases_dir: Path) -> None:
                 digits = re.search(r"\d[\d,]*(?:\.\d+)?", f.text)
                 text = f"{f.text[:digits.start()]}{changed:,.{f.decimals}f}{f.text[digits.end():]}"
                 line = entry.evidence[:f.start] + text + entry.evidence[f.end:]
-                again = [v for v in index.check_texts({"evidence": line}, scopes=scopes) if v.figure.start == f.start]
+                again = [v for v in index.check_texts({"evidence": line}, scopes=scopes, kind=kind) if v.figure.start == f.start]
                 if again:
                     mutated += 1
                     caught += not again[0].grounded

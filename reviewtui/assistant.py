@@ -10,14 +10,15 @@ The design and the reason for each part are in docs/claude.md.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from . import taxonomy
+from . import figure_vocabulary, taxonomy
 from .domain.lag import settled_after_days
 from .caseset.snapshot_compact import compact_text
 from .caseset.untrusted import json_error
@@ -74,6 +75,7 @@ detection says. "null": the whole account;
 - evidence: the dates and figures from the snapshot that prove it;
 - severity: the kind's severity in the taxonomy: its level, or high when its \
 condition for high holds. The scale: {severity_scale}.
+- figures: every number of the claim and evidence, declared (see Figures).
 
 Report a problem once: never repeat an id with the same scope. Report causes, \
 not symptoms (the Glossary's rule): when a cause is found, its symptoms are not \
@@ -97,38 +99,6 @@ no target); its evidence is made of healthy figures of the account, each with \
 its date range: spend to date against the expected spend to date, the \
 account's CPA (or ROAS) against target over the settled days, and the largest \
 campaign's share of account spend.
-
-"""
-
-# The place of the "# Figures" section: the rules for the figures a finding may print.
-FIGURES_HEADING = "# Figures"
-_FIGURES = """\
-# Figures
-
-Every number you write must be traceable to the snapshot: a value in the rows, \
-an aggregate of them over a named scope and date range (a sum, a mean per day, \
-a share, CTR, CPC, conversion rate, CPA, ROAS), a figure the Glossary defines \
-(a lag-adjusted sum, CPA or ROAS; expected conversions; a chance; a z; a trend \
-score; a daily budget in force, times days or times the allowed multiple; \
-scheduled spend over a range; expected spend to date; the month-end \
-projection; a needed share; conversions per 30 days; budget use), or \
-arithmetic on figures you cite in the same finding (a difference, ratio, \
-product or percent change).
-- Every aggregate names its campaign (or "the account", or the campaigns it \
-sums) and its date range: "campaign 1841040842, 2025-05-01 to 2025-05-14: cost \
-4,210.55, 38 conversions". A reviewer checks an aggregate over the range you \
-name, and only that range. Search terms and ads carry no dates: their figures \
-cover the whole period; name the terms or ads, not a range.
-- A value from a row is copied exactly as the row has it, with its date.
-- A computed figure is given at the data's precision, rounded (1,234.38 may be \
-written 1,234 or 1.2k), or hedged with "about" ("CPA about 110"); a chance as \
-a percentage ("a chance of 0.3%").
-- On corrected figures, say how they were corrected ("after removing the 12 \
-duplicate rows").
-- Quote amounts in the account's currency. Dates are written as YYYY-MM-DD.
-- Never estimate beyond the month-end projection, invent benchmarks, or quote \
-a figure you did not compute from the rows. If you cannot compute a figure, \
-describe the finding without it.
 
 """
 
@@ -354,9 +324,9 @@ def _lag_sentence() -> str:
 
 
 def figures_section() -> str:
-    """The "# Figures" section: what a finding may print and how. (The declared-figures vocabulary,
-    ``figure_vocabulary.figures_prompt_section()``, takes this place when it lands.)"""
-    return _FIGURES
+    """The "# Figures" section: every number a finding prints, declared in the vocabulary the
+    scorer recomputes (``figure_vocabulary.figures_prompt_section``)."""
+    return figure_vocabulary.figures_prompt_section()
 
 
 @lru_cache(maxsize=1)
@@ -372,7 +342,9 @@ def output_schema() -> dict[str, Any]:
 
     ``scope`` is ``anyOf`` string / null, the form the structured-outputs docs
     list as supported (a ``type`` list is not listed); ``minItems`` 0 or 1 is
-    the only array constraint they accept.
+    the only array constraint they accept. ``figures`` is the declared figures'
+    array (``figure_vocabulary.figures_schema``). The parser validates answers
+    with this same schema (``parse_output``).
     """
     return {
         "type": "object",
@@ -385,7 +357,7 @@ def output_schema() -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "additionalProperties": False,
-                    "required": ["id", "scope", "claim", "evidence", "severity"],
+                    "required": ["id", "scope", "claim", "evidence", "severity", "figures"],
                     "properties": {
                         "id": {"type": "string", "enum": taxonomy.kind_ids()},
                         "scope": {
@@ -401,6 +373,7 @@ def output_schema() -> dict[str, Any]:
                             "figures rounded or with 'about'.",
                         },
                         "severity": {"type": "string", "enum": list(SEVERITIES)},
+                        "figures": figure_vocabulary.figures_schema(),
                     },
                 },
             }
@@ -489,60 +462,186 @@ class Finding:
     claim: str
     evidence: str
     severity: str
+    # The declared figures (prompt audit-v4 on); None for a prose answer, written before
+    # declarations existed, whose figures the prose rules alone judge.
+    figures: list[Any] | None = None
+    # Declared items that are not of the figures vocabulary, by place: the validator's message.
+    invalid_figures: dict[int, str] = field(default_factory=dict)
 
     @property
     def full_id(self) -> str:
         return taxonomy.join_id(self.id, self.scope)
+
+    @property
+    def declares(self) -> bool:
+        return self.figures is not None
 
     def texts(self) -> dict[str, str]:
         """The fields scanned for figures (everything but id and scope)."""
         return {"claim": self.claim, "evidence": self.evidence, "severity": self.severity}
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        del out["invalid_figures"]
+        if self.figures is None:
+            del out["figures"]
+        return out
 
 
 class OutputError(ValueError):
     """Model output that is not JSON, or not of the output schema."""
 
 
+def prose_output_schema() -> dict[str, Any]:
+    """The output schema of prompt versions before audit-v4: findings without ``figures``.
+
+    Derived from ``output_schema``, so the two differ in that key alone.
+    """
+    schema = copy.deepcopy(output_schema())
+    item = schema["properties"]["findings"]["items"]
+    del item["properties"]["figures"]
+    item["required"].remove("figures")
+    return schema
+
+
+@lru_cache(maxsize=2)
+def _validator(declared: bool) -> Any:
+    """The validator of an answer: ``output_schema`` (declared) or ``prose_output_schema``, with
+    each declared figure left to ``_figure_validator`` so that one bad item costs that item only."""
+    import jsonschema
+
+    schema = copy.deepcopy(output_schema() if declared else prose_output_schema())
+    if declared:
+        schema["properties"]["findings"]["items"]["properties"]["figures"]["items"] = {}
+    return jsonschema.Draft202012Validator(schema)
+
+
+@lru_cache(maxsize=1)
+def _figure_validators() -> dict[str, Any]:
+    import jsonschema
+
+    item = output_schema()["properties"]["findings"]["items"]["properties"]["figures"]["items"]
+    validators = {"": jsonschema.Draft202012Validator(item)}
+    for form in item["anyOf"]:
+        validators[form["properties"]["how"]["enum"][0]] = jsonschema.Draft202012Validator(form)
+    return validators
+
+
+def _where(path: Any) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _schema_message(error: Any, prefix: str = "") -> str:
+    where = _where(error.absolute_path)
+    message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+    return f"{prefix}{where}: {message}" if where else f"{prefix}{message}"
+
+
+SHOWN_PROBLEMS = 5  # schema problems named in one unparseable reason before "and N more"
+
+
+def _finding_problem(error: Any, doc: Any) -> str:
+    """One schema problem of an answer, said of the finding it is in (by number and id) and the key it
+    concerns: a key missing, a key the schema does not have, or a value the schema does not allow."""
+    path = list(error.absolute_path)
+    if path == ["findings"] and error.validator == "minItems":
+        return ("the answer has no finding: the output schema asks for at least one (summary.no_material_issues "
+                "when nothing is wrong)")
+    if not path and error.validator == "additionalProperties":
+        extra = sorted(str(key) for key in error.instance if key not in error.schema.get("properties", {}))
+        return f"the answer has {', '.join(map(repr, extra))}, which the output schema does not have (its one key: findings)"
+    if len(path) < 2 or path[0] != "findings" or not isinstance(path[1], int):
+        return _schema_message(error)
+    item = doc["findings"][path[1]]
+    kind = item.get("id") if isinstance(item, dict) else None
+    who = f"finding {path[1] + 1}" + (f" ({kind})" if isinstance(kind, str) and len(kind) <= 80 else "")
+    if len(path) == 2 and error.validator == "required":
+        missing = [key for key in error.validator_value if key not in error.instance]
+        if missing == ["figures"]:
+            return (f"{who} has no 'figures' while another finding declares its figures: an answer declares "
+                    "the figures of every finding (audit-v4) or of none (a prose answer)")
+        return f"{who} lacks {', '.join(map(repr, missing))}, which the output schema requires of every finding"
+    if len(path) == 2 and error.validator == "additionalProperties":
+        extra = sorted(str(key) for key in error.instance if key not in error.schema.get("properties", {}))
+        keys = ", ".join(error.schema.get("properties", {}))
+        return (f"{who} has {', '.join(map(repr, extra))}, which the output schema does not have (a finding's keys: "
+                f"{keys})")
+    where = _where(path[2:])
+    message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
+    return f"{who}, {where}: {message}" if where else f"{who}: {message}"
+
+
+def _schema_problems(validator: Any, doc: Any) -> str | None:
+    """Every way ``doc`` is not of the schema (finding by finding, up to ``SHOWN_PROBLEMS``), or None."""
+    problems: list[str] = []
+    for error in sorted(validator.iter_errors(doc), key=lambda e: [(isinstance(p, str), p) for p in e.absolute_path]):
+        problem = _finding_problem(error, doc)
+        if problem not in problems:
+            problems.append(problem)
+    if not problems:
+        return None
+    more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+    return "; ".join(problems[:SHOWN_PROBLEMS]) + more
+
+
+def figure_problem(item: Any) -> str | None:
+    """Why one declared figure is not of the vocabulary (the schema's own message), or None."""
+    import jsonschema
+
+    validators = _figure_validators()
+    how = item.get("how") if isinstance(item, dict) else None
+    validator = validators.get(how) if isinstance(how, str) else None
+    if validator is None:
+        if isinstance(item, dict):
+            return f"how {how!r} is not one of {', '.join(figure_vocabulary.FORMS)}"
+        return f"{item!r} is not an object"
+    error = jsonschema.exceptions.best_match(validator.iter_errors(item))
+    return None if error is None else _schema_message(error)
+
+
 def parse_output(text: str) -> list[Finding]:
-    """Parse the assistant's raw JSON text; raise OutputError saying what is wrong."""
+    """Parse the assistant's raw JSON text; raise OutputError saying what is wrong.
+
+    The answer is validated with ``output_schema``, the schema the API is sent. An answer in which
+    no finding has ``figures`` is read as a prose answer, the shape of every prompt version before
+    audit-v4 (and of their result files), and validated with ``prose_output_schema``. A declared
+    figure that is not of the vocabulary does not make the answer unparseable: it is kept on its
+    finding (``invalid_figures``) and scored as a bad declaration.
+    """
     if text is None or not str(text).strip():
         raise OutputError("empty output")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise OutputError(f"not JSON: {json_error(exc)}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
-        raise OutputError("not the output schema: expected an object with a 'findings' list")
-    extra = set(doc) - {"findings"}
-    if extra:
-        raise OutputError(f"not the output schema: unexpected keys {sorted(extra)}")
+    except RecursionError:
+        raise OutputError("not JSON: nested too deeply") from None
+    items = doc.get("findings") if isinstance(doc, dict) else None
+    declared = isinstance(items, list) and any(isinstance(item, dict) and "figures" in item for item in items)
+    problems = _schema_problems(_validator(declared), doc)
+    if problems is not None:
+        raise OutputError(f"not the output schema: {problems}")
     findings = []
-    known = set(taxonomy.kind_ids())
-    for i, item in enumerate(doc["findings"]):
-        if not isinstance(item, dict):
-            raise OutputError(f"not the output schema: findings[{i}] is not an object")
-        fid = item.get("id")
-        if not isinstance(fid, str) or fid not in known:
-            raise OutputError(f"not the output schema: findings[{i}].id {fid!r} is not a taxonomy id")
-        scope = item.get("scope")
-        if scope is not None and not isinstance(scope, (str, int)):
-            raise OutputError(f"not the output schema: findings[{i}].scope must be a string or null")
-        for key in ("claim", "evidence"):
-            if not isinstance(item.get(key, ""), str):
-                raise OutputError(f"not the output schema: findings[{i}].{key} must be a string")
-        severity = item.get("severity", "medium")
-        if severity not in SEVERITIES:
-            raise OutputError(f"not the output schema: findings[{i}].severity {severity!r} is not high, medium or low")
+    for item in doc["findings"]:
+        figures = item.get("figures") if declared else None
+        invalid = {}
+        # Figures past the limit are refused as a whole by the scorer (scoring/declared.py): not validated here.
+        for i, figure in enumerate((figures or [])[: figure_vocabulary.MAX_FIGURES_PER_FINDING]):
+            problem = figure_problem(figure)
+            if problem is not None:
+                invalid[i] = problem
         findings.append(
             Finding(
-                id=fid,
-                scope=str(scope) if scope not in (None, "") else None,
-                claim=item.get("claim", ""),
-                evidence=item.get("evidence", ""),
-                severity=severity,
+                id=item["id"],
+                scope=item["scope"] if item["scope"] != "" else None,
+                claim=item["claim"],
+                evidence=item["evidence"],
+                severity=item["severity"],
+                figures=figures,
+                invalid_figures=invalid,
             )
         )
     return findings

@@ -41,6 +41,9 @@ from tests.stub_backends import (
 REPO = Path(__file__).resolve().parent.parent
 VERSION = assistant.PROMPT_VERSION
 MADE_UP = ("c04-overspend-disapproved", "$48,213.77")
+# What an answer that misses a case reports instead (an empty findings list is unparseable): a kind no
+# fixture case expects or rules out, with no figure.
+OTHER_FINDING = finding("bidding.learning_limited")
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +146,8 @@ def test_result_files_are_written_and_read_back(fixture_set, tmp_path):
     columns, rows = read_csv(tmp_path)
     assert columns[:5] == ["case_id", "recall", "precision", "fabrication", "missed_ids"]
     assert columns[5:] == ["kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
-                           "repeats_passed", "pass_all", "pass_any", "flip", "found_in"]
+                           "repeats_passed", "pass_all", "pass_any", "flip", "found_in",
+                           "figures_grounded", "figures_untraceable", "figures_fabricated", "untraceable_figures"]
     assert list(rows) == sorted(c.case_id for c in fixture_set.cases)
     assert rows["c07-clean-steady"]["kind"] == "clean"
 
@@ -168,7 +172,8 @@ def test_missed_ids_grouped_by_kind_one_finding_missed_everywhere(fixture_set, t
     class NoSummary(CorrectAssistant):
         def text_for(self, case):
             doc = json.loads(super().text_for(case))
-            return output_text(f for f in doc["findings"] if f["id"] != "summary.no_material_issues")
+            kept = [f for f in doc["findings"] if f["id"] != "summary.no_material_issues"]
+            return output_text(kept or [OTHER_FINDING])
 
     assert run_replay(NoSummary(), fixture_set, tmp_path) == 1
     out = capsys.readouterr().out
@@ -186,7 +191,7 @@ def test_missed_ids_grouped_by_kind_many_findings_missed_once(fixture_set, tmp_p
 
     class DropsThree(CorrectAssistant):
         def text_for(self, case):
-            return output_text([]) if case.case_id in dropped else super().text_for(case)
+            return output_text([OTHER_FINDING]) if case.case_id in dropped else super().text_for(case)
 
     assert run_replay(DropsThree(), fixture_set, tmp_path) == 1
     out = capsys.readouterr().out
@@ -274,6 +279,49 @@ def test_unparseable_output_is_a_row_with_recall_0_and_the_raw_text_kept(fixture
     assert "unparseable     2" in out and "  c02-brand-lost-is: not JSON" in out
     # unparseable cases are listed on their own, not as missed findings
     assert read_manifest(tmp_path)["missed_by_kind"] == {}
+
+
+# Each a finding of the correct answer changed one way, in a prose answer and in a declared one
+# (every finding with ``figures``): the answer is unparseable, its reason names the finding and the key.
+SHAPE_CHANGES = {
+    "c01-tracking-stopped": ("prose", "drop", "severity", "lacks 'severity', which the output schema requires"),
+    "c02-brand-lost-is": ("prose", "add", "confidence", "has 'confidence', which the output schema does not have"),
+    "c03-zero-conv-campaign": ("declared", "drop", "severity", "lacks 'severity', which the output schema requires"),
+    "c05-duplicate-rows": ("declared", "add", "notes", "has 'notes', which the output schema does not have"),
+}
+
+
+def test_a_finding_without_severity_or_with_a_key_the_schema_lacks_is_unparseable(fixture_set, tmp_path, capsys):
+    """Never read with a default severity or the key ignored: the row says which finding and which key."""
+
+    class Reshaped(CorrectAssistant):
+        def text_for(self, case):
+            findings = json.loads(super().text_for(case))["findings"]
+            change = SHAPE_CHANGES.get(case.case_id)
+            if change is None:
+                return output_text(findings)
+            form, how, key, _ = change
+            if form == "declared":
+                findings = [{**f, "figures": []} for f in findings]
+            last = findings[-1]
+            if how == "drop":
+                del last[key]
+            else:
+                last[key] = "high"
+            return output_text(findings)
+
+    assert {c.case_id for c in fixture_set.cases} >= set(SHAPE_CHANGES)
+    assert run_replay(Reshaped(), fixture_set, tmp_path) == 1
+    capsys.readouterr()
+    _, rows = read_csv(tmp_path)
+    for case_id, (_, _, _, says) in SHAPE_CHANGES.items():
+        case = next(c for c in fixture_set.cases if c.case_id == case_id)
+        last = case.must_find[-1]
+        assert rows[case_id]["status"] == "unparseable" and rows[case_id]["recall"] == "0", case_id
+        assert rows[case_id]["error"].startswith(f"not the output schema: finding {len(case.must_find)} ({last.kind}) "
+                                                 f"{says}"), case_id
+    # the other cases are the correct answer, read as before
+    assert all(row["status"] == "ok" for case_id, row in rows.items() if case_id not in SHAPE_CHANGES)
 
 
 def test_output_not_obtained_makes_the_run_incomplete_exit_3(fixture_set, tmp_path, capsys):

@@ -18,11 +18,22 @@ from tests.stub_backends import (
     AlternatingAssistant,
     CorrectAssistant,
     EmptyAssistant,
+    output_text,
 )
-from tests.test_eval import read_csv, read_manifest, run_replay
+from tests.test_eval import OTHER_FINDING, read_csv, read_manifest, run_replay
 
 VERSION = assistant.PROMPT_VERSION
 FLIPPER = "c01-tracking-stopped"
+
+
+class MissesAll(EmptyAssistant):
+    """An answer that finds none of what a case expects: one finding of a kind no fixture case expects or
+    rules out, with no figure (an empty findings list is not of the output schema: unparseable)."""
+
+    name = "stub-misses"
+
+    def text_for(self, case):
+        return output_text([OTHER_FINDING])
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +46,7 @@ def run_stub(backend, tmp_path, *extra: str) -> int:
 
 
 def test_repeats_with_a_stub_that_alternates_give_pass_all_0_pass_any_1_and_a_flip(fixture_set, tmp_path, capsys):
-    backend = AlternatingAssistant(CorrectAssistant(), EmptyAssistant(), only=[FLIPPER])
+    backend = AlternatingAssistant(CorrectAssistant(), MissesAll(), only=[FLIPPER])
     assert run_stub(backend, tmp_path, "--repeats", "3") == 0  # recall 0.967 over the ten; nothing fabricated
     out = capsys.readouterr().out
     columns, rows = read_csv(tmp_path, tmp_path / "results")
@@ -78,7 +89,7 @@ def test_a_fabrication_in_one_repeat_fails_the_gate(fixture_set, tmp_path, capsy
 def test_summary_and_manifest_give_the_interval_margin_and_recall_by_kind(fixture_set, tmp_path, capsys):
     class MissesOne(CorrectAssistant):
         def text_for(self, case):
-            return EmptyAssistant().text_for(case) if case.case_id == FLIPPER else super().text_for(case)
+            return MissesAll().text_for(case) if case.case_id == FLIPPER else super().text_for(case)
 
     assert run_replay(MissesOne(), fixture_set, tmp_path) == 0  # recall 0.9: exactly at the threshold
     out = capsys.readouterr().out
@@ -149,9 +160,9 @@ def test_max_unparseable_must_be_a_whole_number(tmp_path, capsys):
 
 
 def test_replay_answers_each_repeat_from_its_own_file(fixture_set, tmp_path, capsys):
-    # The CLI path for a flipping answer: repeat 2 of one case is stored as an empty answer.
+    # The CLI path for a flipping answer: repeat 2 of one case is stored as an answer that misses it.
     replay = CorrectAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
-    (replay / f"{FLIPPER}.repeat2.json").write_text(EmptyAssistant().text_for(None), encoding="utf-8")
+    (replay / f"{FLIPPER}.repeat2.json").write_text(MissesAll().text_for(None), encoding="utf-8")
     assert main(["--backend", "replay", "--replay-dir", str(replay), "--cases", str(FIXTURE_CASES),
                  "--results-dir", str(tmp_path / "results"), "--repeats", "3"]) == 0
     _, rows = read_csv(tmp_path)

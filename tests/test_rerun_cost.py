@@ -6,6 +6,7 @@ Through the real eval, the real SDK and the fake Messages API on 127.0.0.1; real
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import shutil
@@ -162,7 +163,41 @@ def test_the_scorer_digest_follows_the_scorers_source_and_data_only(package_copy
     assert _digest_after(package_copy, "runs/summary.py", "\n# nor is the summary\n") == before
     changed = _digest_after(package_copy, "scoring/figures.py", "\n# a scorer edit\n")
     assert changed != before
-    assert _digest_after(package_copy, "taxonomy.yaml", "\n# a taxonomy edit\n") != changed
+    after_taxonomy = _digest_after(package_copy, "taxonomy.yaml", "\n# a taxonomy edit\n")
+    assert after_taxonomy != changed
+    # the declared figures' vocabulary and their recomputation are the scorer too
+    after_vocabulary = _digest_after(package_copy, "figure_vocabulary.py", "\n# a vocabulary edit\n")
+    assert after_vocabulary != after_taxonomy
+    assert _digest_after(package_copy, "scoring/declared.py", "\n# a recomputation edit\n") != after_vocabulary
+
+
+def test_the_scorer_digest_follows_the_schema_validators_version(monkeypatch):
+    """jsonschema decides which answers and declared figures are of the schema: another version scores again."""
+    real = importlib.metadata.version
+    before = score_cache.scorer_digest()
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda name: "0.0-other" if name == "jsonschema" else real(name))
+    score_cache.scorer_digest.cache_clear()
+    try:
+        assert score_cache.scorer_digest() != before
+    finally:
+        monkeypatch.undo()
+        score_cache.scorer_digest.cache_clear()
+    assert score_cache.scorer_digest() == before
+
+
+# A declared answer that parses, so that scoring it runs the recomputation of each form and the prose rules.
+DECLARED_ANSWER = json.dumps({"findings": [{
+    "id": "pacing.overspend", "scope": None, "severity": "high", "claim": "Spend runs ahead of the budget.",
+    "evidence": "Cost 2025-03-01 to 2025-03-07 was 100.00, 12% above the scheduled spend; 7 days.",
+    "figures": [
+        {"label": "a", "printed": "100.00", "how": "aggregate", "stat": "sum", "metric": "cost", "campaigns": [],
+         "except": [], "from": "2025-03-01", "to": "2025-03-07", "reading": "as_is"},
+        {"label": "b", "printed": "90", "how": "budget", "what": "scheduled", "campaigns": [], "budgets": [],
+         "from": "2025-03-01", "to": "2025-03-07"},
+        {"label": "c", "printed": "12%", "how": "calc", "op": "percent_change", "args": ["b", "a"]},
+        {"label": "d", "printed": "1", "how": "value", "pointer": "/daily/0/clicks"},
+        {"label": "e", "printed": "7", "how": "rows", "pointers": ["/daily/0"], "field": "", "stat": "count"}]}]})
 
 
 def test_the_scorer_files_hold_every_module_scoring_loads():
@@ -174,15 +209,18 @@ def test_the_scorer_files_hold_every_module_scoring_loads():
         "from reviewtui.caseset.cases import load_case_set\n"
         "from reviewtui.runs.records import score_record\n"
         "case = load_case_set('cases').cases[0]\n"
-        "score_record(case, [CaseOutput(case.case_id, '{\"findings\": []}')], figures='derived')\n"
+        f"[score] = score_record(case, [CaseOutput(case.case_id, {DECLARED_ANSWER!r})], figures='derived').scores\n"
         "root = Path('reviewtui').resolve()\n"
+        "print(score.status, len(score.figures))\n"
         "print(json.dumps(sorted(str(Path(m.__file__).resolve().relative_to(root)) for n, m in list(sys.modules.items())\n"
         "                        if n.startswith('reviewtui') and getattr(m, '__file__', None))))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    loaded = set(json.loads(proc.stdout))
-    assert "scoring/score.py" in loaded and "scoring/grounding.py" in loaded
+    status, loaded_text = proc.stdout.split("\n", 1)
+    assert status.split()[0] == "ok" and int(status.split()[1]) >= 5  # the declared figures were recomputed
+    loaded = set(json.loads(loaded_text))
+    assert {"scoring/score.py", "scoring/grounding.py", "scoring/declared.py", "figure_vocabulary.py"} <= loaded
     assert loaded <= set(score_cache.scorer_files()), loaded - set(score_cache.scorer_files())
 
 

@@ -314,14 +314,17 @@ def _one_account(stamp_kit, stamped, text: str, **fields: object) -> dict:
     return json.loads((stamped / "results" / "weekly" / DAY / "accounts" / "outdoor" / "findings.json").read_text())
 
 
+# An answer without a finding, or with a finding that lacks claim or evidence, is not of the output
+# schema: a failed account whose reason is the parser's; an empty claim or evidence is a hollow one.
 @pytest.mark.parametrize(("text", "why"), [
-    ('{"findings": []}', "the answer is hollow: the answer has no finding"),
+    ('{"findings": []}', "the answer cannot be read: not the output schema: the answer has no finding"),
     (json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
                                "claim": "", "evidence": "Cost was 1,234.50 on 2025-03-09.", "figures": []}]}),
      "the answer is hollow: finding 1 (tracking.conversions_stopped) has no claim"),
     (json.dumps({"findings": [{"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
                                "claim": "Conversions stopped."}]}),
-     "the answer is hollow: finding 1 (tracking.conversions_stopped) has no evidence"),
+     "the answer cannot be read: not the output schema: finding 1 (tracking.conversions_stopped) lacks "
+     "'evidence'"),
 ])
 def test_a_hollow_answer_is_not_ready(stamp_kit, stamped, capsys, text, why):
     result = _one_account(stamp_kit, stamped, text)
@@ -389,14 +392,16 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
     """Ctrl-C sets the run's cancel event (as in eval): the finished account is written, the other is "not run"."""
     import asyncio
 
+    from reviewtui.backends.base import CaseOutput
     from reviewtui.weekly.accounts import load_accounts
     from reviewtui.weekly.run import WeeklyPaths, run_weekly
-    from tests.stub_backends import GatedBackend
+    from tests.stub_backends import GatedBackend, finding, output_text
 
     folder = tmp_path / "accounts"
     account(folder, "first", "c01-tracking-stopped", "900-000-0001")
     account(folder, "second", "c02-brand-lost-is", "900-000-0002")
-    backend = GatedBackend()
+    summary = output_text([finding("summary.no_material_issues", severity="low")])  # an answer that can be sent
+    backend = GatedBackend(lambda case: CaseOutput(case.case_id, summary, input_tokens=100, output_tokens=10))
     paths = WeeklyPaths(tmp_path / "weekly" / DAY)
 
     async def scenario():
@@ -411,6 +416,49 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
     assert (paths.run_dir / "accounts" / "first" / "report.md").is_file()
     index = index_of(paths.run_dir)
     assert index["second"]["status"] == "not run" and index["second"]["reason"].endswith("; rerun")
+
+
+def test_a_declared_answers_report_says_how_each_figure_was_computed(tmp_path):
+    """An answer that declares its figures (prompt audit-v4): the report adds, under each finding, a note a
+    client can follow for each figure it prints; a prose answer's report has none."""
+    import asyncio
+    from decimal import Decimal
+
+    from reviewtui.weekly.accounts import load_accounts
+    from reviewtui.weekly.run import WeeklyPaths, run_weekly
+    from tests.stub_backends import ScriptedBackend
+
+    folder = tmp_path / "accounts"
+    data = json.loads(account(folder, "outdoor", "c01-tracking-stopped", "900-000-0001").read_text(encoding="utf-8"))
+    account(folder, "shoes", "c02-brand-lost-is", "900-000-0002")
+    first = data["daily"][0]
+    cid, day = first["campaign_id"], first["date"]
+    rows = [r for r in data["daily"] if r["campaign_id"] == cid and "2025-03-01" <= r["date"] <= "2025-03-07"]
+    week = f"{sum(Decimal(str(r['cost'])) for r in rows):,.2f}"
+    name = next(c["name"] for c in data["campaigns"] if c["id"] == cid)
+    declared = {"findings": [{
+        "id": "tracking.conversions_stopped", "scope": cid, "severity": "high", "claim": "Conversions stopped.",
+        "evidence": f"Campaign {cid}: cost {first['cost']} on {day}; 2025-03-01 to 2025-03-07: cost {week}.",
+        "figures": [
+            {"label": "a", "printed": str(first["cost"]), "how": "value", "pointer": "/daily/0/cost"},
+            {"label": "w", "printed": week, "how": "aggregate", "stat": "sum", "metric": "cost", "campaigns": [cid],
+             "except": [], "from": "2025-03-01", "to": "2025-03-07", "reading": "as_is"}]}]}
+    prose = {"findings": [{"id": "summary.no_material_issues", "scope": None, "severity": "low",
+                           "claim": "Nothing material.", "evidence": "The account is on pace."}]}
+    backend = ScriptedBackend({"outdoor": json.dumps(declared), "shoes": json.dumps(prose)})
+    paths = WeeklyPaths(tmp_path / "weekly" / DAY)
+    run = asyncio.run(run_weekly(load_accounts(folder), backend, None, paths=paths, stamp={}))
+    # Nothing holds the declared answer but the second opinion this test does not ask for.
+    assert run.results["outdoor"]["holds"] == ["no second opinion from the reference auditor (the reference auditor "
+                                               "was not run)"]
+    report = (paths.run_dir / "accounts" / "outdoor" / "report.md").read_text(encoding="utf-8")
+    from reviewtui.weekly.markdown_text import md_text  # figures and names are text in markdown
+
+    assert (f"How the figures were computed:\n\n"
+            f"- {md_text(first['cost'])}: {md_text(f'The cost of campaign {name} ({cid}) on {day}.')}\n"
+            f"- {md_text(week)}: {md_text(f'The total cost of campaign {name} ({cid}), 2025-03-01 to 2025-03-07.')}\n"
+            ) in report
+    assert "How the figures were computed" not in (paths.run_dir / "accounts" / "shoes" / "report.md").read_text(encoding="utf-8")
 
 
 def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_them(tmp_path, capsys):

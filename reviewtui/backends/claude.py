@@ -199,8 +199,7 @@ class ClaudeBackend(Backend):
         Direct and batched answers alike. An answer that is not JSON of the output schema is not
         kept: the next run asks for it again instead of reading the same unusable text forever.
         """
-        if output.provenance is not None:
-            output.provenance["request_sha256"] = key
+        self._name_request(key, output)
         if not output.obtained or self.cache is None:
             return
         try:
@@ -229,6 +228,12 @@ class ClaudeBackend(Backend):
         self._remember_in_background(prepared.key, output)
         return output
 
+    @staticmethod
+    def _name_request(key: str, output: CaseOutput) -> None:
+        """The answer's provenance names the request it answers (the response cache's key)."""
+        if output.provenance is not None:
+            output.provenance["request_sha256"] = key
+
     def _remember_in_background(self, key: str, output: CaseOutput) -> None:
         """The cache write (a file and a folder fsync, a few milliseconds) in a thread, not awaited here.
 
@@ -236,6 +241,9 @@ class ClaudeBackend(Backend):
         disk; ``aclose`` waits for every write still going, and so does the end of ``asyncio.run``
         (it joins the threads), so a run that ends or is interrupted keeps every answer it got.
         """
+        # Named here, not in the thread: the caller records the answer as soon as ``run`` returns,
+        # possibly before the thread has started.
+        self._name_request(key, output)
         write = asyncio.ensure_future(asyncio.to_thread(self.remember, key, output))
         self._writes.add(write)
         write.add_done_callback(self._writes.discard)

@@ -12,6 +12,7 @@ from datetime import date, timedelta
 from typing import Any, Protocol
 
 from ..caseset.snapshot import as_array as _list
+from ..caseset.snapshot_cache import cache_of
 from ..caseset.snapshot_reader import number, parse_day
 from .thresholds import DAILY_CAP, KindThresholds, Thresholds, cap_multiple
 
@@ -133,6 +134,36 @@ def budget_schedule(
                 if first <= day <= last:
                     add(cid, day, per_day)
     return account, per_campaign
+
+
+def schedule_of(data: dict[str, Any], period: PeriodLike) -> tuple[dict[date, float], dict[str, dict[date, float]]]:
+    """``budget_schedule(data, period)``, kept on the snapshot (the declared figures and the prose
+    rules read it for many ranges)."""
+    return cache_of(data).get(("budget schedule", period.start, period.end, period.days),
+                              lambda: budget_schedule(data, period))
+
+
+def budgets_paying_for(data: dict[str, Any], campaigns: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    """The budgets (place in ``budgets``, budget) that pay for any of ``campaigns``."""
+    campaign_list = _list(data.get("campaigns"))
+    return [(i, b) for i, b in enumerate(_list(data.get("budgets")))
+            if isinstance(b, dict) and set(budget_campaigns(b, campaign_list)) & set(campaigns)]
+
+
+def daily_amount(budgets: list[dict[str, Any]], day: date, days_in_month: int | None, *, cap_day: bool = False) -> float:
+    """The budgets' daily amounts in force on ``day``, added up: the glossary's "daily budget in
+    force" of a campaign or of the account. A monthly budget counts its share of one day, as
+    ``budget_schedule`` counts it; with ``cap_day``, a daily budget changed that day counts the
+    higher of its old and new amount (``cap_budget_on``, the amount a day's cap is read against)."""
+    total = 0.0
+    for budget in budgets:
+        steps = budget_steps(budget)
+        monthly = str(budget.get("period") or "DAILY").upper() == "MONTHLY"
+        amount = cap_budget_on(steps, day) if cap_day and not monthly else amount_on(steps, day)
+        if amount is None:
+            continue
+        total += amount / (days_in_month or 30) if monthly else amount
+    return total
 
 
 def budget_steps(budget: dict[str, Any]) -> list[tuple[date | None, float | None]]:

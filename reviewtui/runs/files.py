@@ -31,14 +31,15 @@ _NUMBER = Optional_(float)
 _FINDING_ROW = {k: _TEXT for k in ("id", "scope", "claim", "evidence", "severity", "full_id", "verdict", "matches")}
 _FIGURE = {"finding_index": int, "field": _TEXT, "text": _TEXT, "start": Optional_(int), "end": Optional_(int),
            "value": _NUMBER, "unit": _TEXT, "decimals": Optional_(int), "grounded": Optional_(bool),
-           "reason": _TEXT, "rows": Optional_(list), "row_count": Optional_(int)}
+           "reason": _TEXT, "rows": Optional_(list), "row_count": Optional_(int), "status": _TEXT,
+           "declared": Optional_(dict)}
 _HIT = {"finding_index": int, "entry_id": _TEXT, "by": _TEXT, "pattern": _TEXT}
 OUTPUT_SHAPE = {"case_id": _TEXT, "raw_text": _TEXT, "error": _TEXT, "input_tokens": Optional_(int),
                 "output_tokens": Optional_(int), "stop_reason": _TEXT, "cached": Optional_(bool), "model": _TEXT,
                 "provenance": Optional_({k: _TEXT for k in PROVENANCE_KEYS}),
                 "snapshot_sha256": _TEXT}
 SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(float), "precision": Required(float),
-               "fabrication": Required(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
+               "fabrication": Required(int), "untraceable": Optional_(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
                "findings": [_FINDING_ROW], "figures": [_FIGURE], "fabricated_figures": [_FIGURE],
                "must_not_say_hits": [_HIT], "parse_error": _TEXT, "error": _TEXT}
 CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional_(OUTPUT_SHAPE),
@@ -47,6 +48,9 @@ CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional
 _SUMMARY = {"cases": Optional_(int), "scored": Optional_(int), "mean_recall": _NUMBER, "mean_precision": _NUMBER,
             "fabrications": Optional_(int), "unparseable": Optional_(int), "errors": Optional_(int),
             "not_run": Optional_(int), "not_run_cases": Optional_([str]),
+            "figures": Optional_({k: Optional_(int) for k in ("grounded", "untraceable", "fabricated")}),
+            "untraceable_cases": Optional_([{"case_id": Required(str), "untraceable": Optional_(int),
+                                             "items": Optional_([str])}]),
             "fabrication_cases": Optional_([{"case_id": Required(str), "fabrication": Optional_(int),
                                              "items": Optional_([str])}]),
             **{k: Optional_([{"case_id": Required(str), "reason": _TEXT}]) for k in ("unparseable_cases", "error_cases")}}

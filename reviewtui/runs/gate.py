@@ -10,6 +10,7 @@ from __future__ import annotations
 from statistics import fmean
 from typing import Any, Iterable
 
+from ..scoring.score import FIGURE_STATUSES
 from .records import CaseRecord
 
 THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
@@ -91,6 +92,11 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
         "unparseable_cases": [{"case_id": r.case_id, "reason": r.error} for r in records if r.status == "unparseable"],
         "error_cases": [{"case_id": r.case_id, "reason": r.error} for r in records if r.status == "error"],
         "not_run_cases": list(not_run),
+        "figures": {status: sum(r.figure_counts()[status] for r in records) for status in FIGURE_STATUSES},
+        "untraceable_cases": [
+            {"case_id": r.case_id, "untraceable": len(items), "items": items}
+            for r in records for items in [r.untraceable_items()] if items
+        ],
     }
 
 

@@ -19,12 +19,13 @@ from typing import Any, Iterable
 from ..caseset.atomic import atomic_write_text
 from ..backends.base import CaseOutput
 from ..caseset.cases import CASE_ID_RE, Case
-from ..scoring.score import CaseScore, score_case
+from ..scoring.score import FIGURE_STATUSES, UNTRACEABLE, CaseScore, figure_status, score_case
 from .files import CASE_RECORD_SHAPE, ResultsError, RunPaths, json_text, read_result_json
 
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
 CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
-                     "repeats_passed", "pass_all", "pass_any", "flip", "found_in")
+                     "repeats_passed", "pass_all", "pass_any", "flip", "found_in",
+                     "figures_grounded", "figures_untraceable", "figures_fabricated", "untraceable_figures")
 CSV_COLUMNS = CSV_FIRST_COLUMNS + CSV_EXTRA_COLUMNS
 
 
@@ -81,6 +82,20 @@ class CaseRecord:
     @property
     def fabrication(self) -> int:
         return sum(s.fabrication for s in self.scores)
+
+    def figure_counts(self) -> dict[str, int]:
+        """The figures of every repeat by status: grounded, untraceable (a number an answer that
+        declares its figures did not declare, grounded by the prose rules only) and fabricated."""
+        counts = dict.fromkeys(FIGURE_STATUSES, 0)
+        for s in self.scores:
+            for row in s.figures:
+                counts[figure_status(row)] += 1
+        return counts
+
+    def untraceable_items(self) -> list[str]:
+        """Each untraceable figure, readable, as ``fabrication_items`` gives fabrications."""
+        return [f'figure "{row.get("text")}" in finding #{int(row.get("finding_index", 0)) + 1} {row.get("field", "")}'.rstrip()
+                for s in self.scores for row in s.figures if figure_status(row) == UNTRACEABLE]
 
     @property
     def missed_ids(self) -> list[str]:
@@ -188,6 +203,9 @@ class CaseRecord:
             "pass_any": str(int(self.pass_any)),
             "flip": str(int(self.flips)),
             "found_in": ";".join(f"{i}={n}/{self.runs}" for i, n in self.found_counts.items()),
+            **{f"figures_{status}": str(n) for status, n in self.figure_counts().items()},
+            "untraceable_figures": ";".join(str(row.get("text")) for s in self.scores for row in s.figures
+                                            if figure_status(row) == UNTRACEABLE),
         }
 
 

@@ -7,9 +7,13 @@ the figures mode, and the scorer's own code. The key is the SHA-256 of all
 of these, the code taken as the bytes of every source file the scorer is
 built from (``scorer_files``: ``runs/records.py`` and every module of the
 package it imports, found by reading their import statements, with the
-data files beside them such as ``taxonomy.yaml``). So an edited case, a
-new answer, another figures mode or any change to the scorer's code misses
-and is scored again; nothing hand-kept has to be bumped.
+data files beside them such as ``taxonomy.yaml`` and the declared figures'
+vocabulary ``figure_vocabulary.py``), with the versions of the libraries
+whose verdicts a score carries (``SCORER_LIBRARIES``: jsonschema decides
+which answers and which declared figures are of the output schema, and
+words the reasons). So an edited case, a new answer, another figures mode
+or any change to the scorer's code or those libraries misses and is
+scored again; nothing hand-kept has to be bumped.
 
 Each answer's ``CaseScore`` is kept on its own (a case's repeats are scored
 one answer at a time as they arrive, and a rerun finds each of them), in the
@@ -21,6 +25,7 @@ folder ``scores/``), safe to delete. A score made by a scoring failure
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -42,6 +47,9 @@ SCORER_ENTRY = "runs/records.py"  # score_record, where every run's scoring star
 # The fields of an answer that make it what it is; token counts and the cached/batch flags do not.
 ANSWER_FIELDS = ("raw_text", "error", "stop_reason", "model")
 FAILED = "scoring failed:"
+
+# The libraries whose behaviour is part of a score (see the module's docstring).
+SCORER_LIBRARIES = ("jsonschema",)
 
 Scorer = Callable[..., CaseRecord]  # (case, outputs, *, figures) -> CaseRecord, as records.score_record
 
@@ -101,8 +109,11 @@ def scorer_files() -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def scorer_digest() -> str:
-    """SHA-256 over the scorer's files (``scorer_files``), each named by its place in the package."""
+    """SHA-256 over the scorer's files (``scorer_files``), each named by its place in the package, and the
+    versions of ``SCORER_LIBRARIES``."""
     h = hashlib.sha256(f"{FORMAT}|{sys.version_info[:2]}".encode())
+    for library in SCORER_LIBRARIES:
+        h.update(f"|{library}={importlib.metadata.version(library)}".encode())
     for relative in scorer_files():
         h.update(b"\0" + relative.encode() + b"\0")
         h.update((PACKAGE / relative).read_bytes())

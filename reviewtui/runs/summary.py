@@ -41,13 +41,8 @@ def format_summary(manifest: dict[str, Any]) -> str:
     fabrications = s.get("fabrications", 0)
     fab_ok = fabrications <= thresholds["max_fabrications"]
     lines.append(f"fabrications    {fabrications:<7} allowed {thresholds['max_fabrications']}        {'ok' if fab_ok else 'FAIL'}")
-    worst = s.get("fabrication_cases") or []
-    for entry in worst[:WORST_CASES_SHOWN]:
-        items = entry["items"]
-        shown = "; ".join(items[:ITEMS_SHOWN_PER_CASE]) + (f"; +{len(items) - ITEMS_SHOWN_PER_CASE} more" if len(items) > ITEMS_SHOWN_PER_CASE else "")
-        lines.append(f"  {entry['case_id']}: {entry['fabrication']}: {shown}")
-    if len(worst) > WORST_CASES_SHOWN:
-        lines.append(f"  ... and {len(worst) - WORST_CASES_SHOWN} more case(s) with fabrications (see the CSV)")
+    lines += _case_lines(s.get("fabrication_cases") or [], "fabrication", "", "fabrications")
+    lines += _figure_lines(s)
 
     by_kind = manifest.get("missed_by_kind") or {}
     if by_kind:
@@ -93,6 +88,30 @@ def format_summary(manifest: dict[str, Any]) -> str:
     for reason in gate.get("reasons") or []:
         lines.append(f"  - {reason}")
     return "\n".join(lines) + "\n"
+
+
+def _figure_lines(s: dict[str, Any]) -> list[str]:
+    """The figures by status (not gated but the fabricated), and where the untraceable ones are;
+    nothing for a manifest written before the split."""
+    counts = s.get("figures")
+    if not isinstance(counts, dict):
+        return []
+    total = sum(int(counts.get(k) or 0) for k in ("grounded", "untraceable", "fabricated"))
+    lines = [f"figures         {total:<7} {counts.get('grounded', 0)} grounded, {counts.get('untraceable', 0)} untraceable "
+             f"(grounded by the prose rules only, not declared), {counts.get('fabricated', 0)} fabricated"]
+    return lines + _case_lines(s.get("untraceable_cases") or [], "untraceable", " untraceable", "untraceable figures")
+
+
+def _case_lines(entries: list[dict], count: str, what: str, more: str) -> list[str]:
+    """The first cases of ``entries`` with their count and items, then how many more there are."""
+    lines = []
+    for entry in entries[:WORST_CASES_SHOWN]:
+        items = entry["items"]
+        shown = "; ".join(items[:ITEMS_SHOWN_PER_CASE]) + (f"; +{len(items) - ITEMS_SHOWN_PER_CASE} more" if len(items) > ITEMS_SHOWN_PER_CASE else "")
+        lines.append(f"  {entry['case_id']}: {entry[count]}{what}: {shown}")
+    if len(entries) > WORST_CASES_SHOWN:
+        lines.append(f"  ... and {len(entries) - WORST_CASES_SHOWN} more case(s) with {more} (see the CSV)")
+    return lines
 
 
 def usage_text(usage: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ SHARES = ("search_impression_share", "search_budget_lost_impression_share", "sea
 SHARE_SUM = len(METRICS)
 SHARE_COUNT = SHARE_SUM + len(SHARES)
 WIDTH = SHARE_COUNT + len(SHARES)
+DIRECT_SUM_DAYS = 62  # windows up to this many days with rows are summed directly, longer ones by prefix sums
 # One day's sums, as the finished totals keep them: tuples of floats, which the cyclic garbage collector
 # stops walking, since every loaded snapshot keeps its totals (snapshot_cache) for as long as it lives
 DaySums = tuple[float, ...]
@@ -79,11 +80,16 @@ class DailyTotals:
     """
 
     def __init__(self, data: dict[str, Any], *, once_per_day: bool = False,
-                 micros_over: tuple[float, float] | None = None) -> None:
+                 micros_over: tuple[float, float] | None = None, shift_days: int = 0,
+                 invalid_left_out: bool = False) -> None:
         """``once_per_day``: count only the first row of each (date, campaign), the reading of a
         snapshot with duplicate rows once they are removed. ``micros_over``: (cost, value) above
-        which a row's money is read as micros and divided by a million."""
+        which a row's money is read as micros and divided by a million. ``shift_days``: every
+        row's date moved that many days (a time-zone shift undone). ``invalid_left_out``:
+        impossible values left out (a negative metric, a share above 1, and the clicks and
+        impressions of a row with more clicks than impressions)."""
         self.once_per_day = once_per_day
+        shift = timedelta(days=shift_days)
         by_campaign: dict[str, dict[date, list[float]]] = {}
         self.rows_per_day: dict[tuple[str, date], int] = {}
         for row in _list(data.get("daily")):
@@ -92,12 +98,15 @@ class DailyTotals:
             day = parse_day(row.get("date"))
             if day is None:
                 continue  # rows with no usable date are skipped
+            if shift_days:
+                day += shift
             cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
             key = (cid, day)
             if once_per_day and key in self.rows_per_day:
                 continue
             sums = by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * WIDTH)
             v: Any
+            skip = _impossible_clicks(row) if invalid_left_out else ()
             for i, metric in enumerate(METRICS):
                 v = row.get(metric)
                 kind = type(v)
@@ -108,12 +117,14 @@ class DailyTotals:
                 if micros_over is not None and (
                         (i == COST and v > micros_over[0]) or (i == VALUE and v > micros_over[1])):
                     v /= 1e6
+                if invalid_left_out and (v < 0 or i in skip):
+                    continue
                 sums[i] += v
             for i, share in enumerate(SHARES):
                 v = row.get(share)
                 if v is not None:
                     v = number(v)
-                    if v is not None:
+                    if v is not None and not (invalid_left_out and not 0 <= v <= 1):
                         sums[SHARE_SUM + i] += v
                         sums[SHARE_COUNT + i] += 1
             self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
@@ -162,7 +173,17 @@ class DailyTotals:
         lo, hi = bisect.bisect_left(dates, first), bisect.bisect_right(dates, last)
         if hi <= lo:
             return [0.0] * WIDTH, 0
+        if hi - lo <= DIRECT_SUM_DAYS:
+            # a month's window is summed day by day: a prefix difference loses a day's clicks next
+            # to a corrupt row of 1e308 elsewhere in the period
+            days = self.days(scope)
+            return [sum(column) for column in zip(*(days[d] for d in dates[lo:hi]))], hi - lo
         return [b - a for a, b in zip(cumulative[lo], cumulative[hi])], hi - lo
+
+
+def _impossible_clicks(row: dict[str, Any]) -> tuple[int, ...]:
+    clicks, impressions = number(row.get("clicks")), number(row.get("impressions"))
+    return (CLICKS, IMPRESSIONS) if clicks is not None and impressions is not None and clicks > impressions else ()
 
 
 def daily_totals(data: dict[str, Any]) -> DailyTotals:
@@ -186,5 +207,20 @@ def _corrected_readings(data: dict[str, Any], totals: DailyTotals) -> list[tuple
     return readings
 
 
+def named_readings(data: dict[str, Any], words: set[str]) -> list[tuple[DailyTotals, str]]:
+    """The readings a finding's words ask for, beyond ``corrected_readings``: every row moved a day
+    ("shift"), impossible values left out ("invalid"). Kept on the snapshot."""
+    out = []
+    if "shift" in words:
+        out += cache_of(data).get("shifted readings", lambda: [
+            (DailyTotals(data, shift_days=1), SHIFTED_LATER), (DailyTotals(data, shift_days=-1), SHIFTED_EARLIER)])
+    if "invalid" in words:
+        out.append(cache_of(data).get("invalid left out", lambda: (DailyTotals(data, invalid_left_out=True), INVALID_LEFT_OUT)))
+    return out
+
+
 DUPLICATES_ONCE = "duplicate rows counted once"  # the corrected readings' labels
 MICROS_CONVERTED = "micros converted"
+SHIFTED_LATER = "rows moved one day later"
+SHIFTED_EARLIER = "rows moved one day earlier"
+INVALID_LEFT_OUT = "impossible values left out"

@@ -230,6 +230,9 @@ def _count_figures(
     duplicated = [n for n in row_count.values() if n > 1]
     index.put("count: (date, campaign) pairs with more than one row", float(len(duplicated)))
     index.put("count: extra duplicate rows", float(sum(n - 1 for n in duplicated)))
+    if duplicated:
+        index.put("count: most rows of one (date, campaign)", float(max(duplicated)))
+        index.exact("count: most rows of one (date, campaign)", Rows("daily", only="duplicated"))
     index.exact("count: (date, campaign) pairs with more than one row", Rows("daily", only="duplicated"))
     index.exact("count: extra duplicate rows", Rows("daily", only="duplicated"))
     if period.start and period.last_complete and period.last_complete >= period.start:

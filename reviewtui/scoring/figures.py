@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Iterable
+from typing import Callable, Iterable
 
 UNITS = ("money", "percent", "multiplier", "plain")
+PER_MONTH = -1  # Figure.per_days of "about 10 a month": the days of the period's month
 # What a figure measures, read from its text: its written unit, or for a plain number the words
 # around it ("CPA 24.00" is money, "1,187 clicks" a count, "ROAS 2.35" a ratio); "unknown" when
 # nothing says.
@@ -74,7 +75,7 @@ _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
      rf"|\b{_MONTH}\s+\d{{4}}\b"
      rf"|\b{_MONTH}\s+\d{{1,2}}{_ORD}(?!\d)(?:{_DASH}(?:{_MONTH}\s+)?\d{{1,2}}{_ORD}(?!\d))?(?:,?\s+\d{{4}}(?![\d-]))?"),
     ("time", r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?i:[ap]\.?m\.?))?(?!\d)|\b\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)(?![a-z])"),
-    ("ordinal", r"\b\d+(?:st|nd|rd|th)\b"),
+    ("ordinal", r"\b\d+(?:st|nd|rd|th)\b|(?i:\bweek\s+\d{1,2}\b)"),  # "the 3rd", "week 2": which, not how many
     ("row pointer", r"(?<![\w/])/[A-Za-z_][\w~]*(?:/[\w~.-]+)+"),
     ("taxonomy id", r"\b[a-z_]+\.[a-z0-9_]+@[\w-]+"),
     # A year after a word that makes it one ("in 2024", "FY 2025"); only the year is skipped.
@@ -83,7 +84,8 @@ _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
 _NOT_FIGURE_RE = re.compile("|".join(f"(?P<nf{i}>{part})" for i, (_, part) in enumerate(_NOT_FIGURE_PARTS)))
 _DATE_OR_TIME_RE = re.compile("|".join(f"(?:{part})" for why, part in _NOT_FIGURE_PARTS if why in ("date", "time")))
 _ANY_DIGIT = re.compile(r"\d")
-APPROXIMATE_SHARE = 0.02  # "about 242" accepts 2% either way
+APPROXIMATE_SHARE = 0.02  # "about 242" accepts 2% either way...
+HEDGE_UNITS = 1  # ...but, in the prose rules, no more than this many units of its last digit (Figure.bounds)
 _HEDGE_BEFORE = re.compile(
     r"(?i:(about|around|roughly|approximately|approx\.|nearly|almost|close to|some|~|\u2248|c\.))\s*[$€£]?\s*$")
 _ODD_AFTER = re.compile(r"-odd\b|\s+or\s+so\b")
@@ -91,30 +93,75 @@ _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\
 _DAYS_AFTER = re.compile(r"[\s-]?(?:(?:complete|full|consecutive|straight|calendar|more|further|remaining|elapsed|active)\s)?days?\b", re.IGNORECASE)
 _DAY_BEFORE = re.compile(r"\bdays?\s$", re.IGNORECASE)
 
-_MONEY_WORD = (r"spent|spend(?:ing)?|costs?|costing|budgets?|wasted?|CPA|CPC|revenue|sales"
-               r"|cost[- ]per[- ](?:acquisition|conversion|click|lead)|(?:conversions?[ _])?value")
-_RATIO_WORD = r"ROAS|CTR|CVR|(?:conversion|click-through)\s+rate|(?:impression\s+)?share|\w+_share"
-_COUNT_WORD = r"clicks?|impressions?|impr\.?|conversions?|conv\.?|rows?|days?|search\s+terms?|terms?|ads|campaigns|orders|leads"
-# Words that may stand between a measure word and its figure: "CPA of 24.00", "spend to date
-# 48,213.77", "clicks held near 410", "cost per day 243".
-_LINK = (r"of|was|were|is|are|at|to|by|from|reached|hit|totall?ing|totals?|came|fell|rose|dropped|grew|"
-         r"held|stayed|remained|averaged|averaging|average|only|just|still|now|near|nearly|about|around|roughly|"
-         r"approximately|some|over|under|above|below|date|so|far|daily|total|in|a|an|the|its|their|"
-         r"per\s+(?:day|week|month)|a\s+day")
-_MEASURE_BEFORE = re.compile(
-    rf"(?i:\b(?:(?P<money>{_MONEY_WORD})|(?P<count>{_COUNT_WORD})|(?P<ratio>{_RATIO_WORD}))(?:\s+per\s+(?P<per>[a-z]+))?"
-    rf"(?:\s+(?:{_LINK}))*\s*[:=]?\s*(?:~|\u2248|c\.)?\s*)$")
-_OF = re.compile(r"(?i)\bof\b")
-_NUMBER_BEFORE = re.compile(r"\d\s*(?:%|x|\u00d7)?\s*$")
+# What a plain number's words say it is a figure of (docs/scoring.md, "Units"): its metric, which
+# decides its measure and, in grounding, which values it may be compared with.
+METRIC_MEASURES = {
+    "cpa": "money", "cpc": "money", "value": "money", "cost": "money",
+    "cvr": "ratio", "ctr": "ratio", "roas": "ratio", "share": "ratio",
+    "is": "ratio", "lost_budget": "ratio", "lost_rank": "ratio", "budget_use": "ratio", "relative": "ratio",
+    "all_conversions": "count", "clicks": "count", "impressions": "count", "conversions": "count",
+    "days": "count", "items": "count",
+    "target": "unknown",  # a target CPA or ROAS: money or a ratio
+    "tolerance": "ratio",
+}
+METRICS_READ = tuple(METRIC_MEASURES)
+_METRIC_PATTERNS = {
+    "target": r"target(?:_cpa|_roas)?s?",
+    "tolerance": r"tolerance|pacing_tolerance",
+    "cpa": r"CPA|cost[- ]per[- ](?:acquisition|conversion|lead|purchase|booking|sale|order)s?",
+    "cpc": r"CPC|cost[- ]per[- ]click",
+    "cvr": r"CVR|conv(?:ersion)?\.?[- ]rate",
+    "ctr": r"CTR|click[- ]?through[- ]rate",
+    "roas": r"ROAS",
+    "all_conversions": r"all[_ ]conversions?",
+    "value": r"conversions?[_ ]value|conversion value|revenue|sales|value",
+    "lost_budget": r"search_budget_lost_impression_share|budget[- ]lost(?:\s+impression)?(?:\s+share)?|lost\s+to\s+(?:the\s+)?budget"
+                   r"|(?:search\s+)?impression[- ]share\s+(?:lost\s+)?to\s+budget",
+    "lost_rank": r"search_rank_lost_impression_share|rank[- ]lost(?:\s+impression)?(?:\s+share)?|lost\s+to\s+(?:ad\s+)?rank",
+    "is": r"search_impression_share|\w+_share|impression[- ]share",
+    "share": r"share",
+    "cost": r"costs?|costing|spend(?:ing)?|spent|wasted?|budgets?|schedule",
+    "clicks": r"clicks?",
+    "impressions": r"impressions?|impr\.",
+    "conversions": r"conversions?|conv\.|purchases?|leads?|bookings?|orders?|sign-?ups?|requests?",
+    "days": r"days?",
+    "items": r"rows?|search\s+terms?|terms?|ads|campaigns|queries",
+}
+_METRIC_WORD = re.compile(
+    "|".join(rf"(?P<{metric}>\b(?:{pattern})\b)" for metric, pattern in _METRIC_PATTERNS.items()), re.IGNORECASE)
+# Phrases of time that stand between a metric word and its figure without owning it: "cost over
+# those days 1,066.44", "clicks per day 410", "impressions that day 948702".
+_TEMPORAL = re.compile(
+    r"(?i:\b(?:over|in|during|for|across|on|of|within|that|this|the|those|these|each|every|a|per|same)"
+    r"(?:\s+(?:the|those|these|its|their|all|each|every|last|first|same|previous|prior|other|remaining|"
+    r"complete|settled|full|calendar|consecutive|\d+|of))*\s+(?:days?|weeks?|months?)\b)")
+_PER_WORD = re.compile(r"(?i)\bper\s+$")
+_PLAIN_WORDS = re.compile(r"[A-Za-z][\w'-]*")
+_BEFORE_LIMIT = 90  # characters looked back for the figure's own metric word
+_WORDS_BETWEEN = 4  # at most this many words between that word and the figure ("all_conversions continue at 184.00")
+_CLAUSE_START = re.compile(r"[.;!?](?=\s)|[\n(\[]")
 # "cost over daily budget 1.6", "CPA over target 2.4": the figure is the ratio, not money.
 _RATIO_BEFORE = re.compile(r"(?i:\b(?:over|vs\.?|versus|against|divided\s+by)\s+(?:the\s+|its\s+)?(?:daily\s+|monthly\s+)?[a-z_]{2,}\s*[:=]?\s*)$")
-_MEASURE_AFTER = re.compile(
-    rf"(?i:\s*(?:(?:in|of)\s+)?(?:(?:was|were|is|are|got|been|has\s+been|have\s+been)\s+)?"
-    rf"(?:(?:paid|wasted|more|fewer|extra|total|recorded|zero-conversion|non-brand|brand|"
-    rf"new|lost|missed|expected|ad|media|daily|monthly)\s+)?(?:(?P<money>spent|spend|cost|budget|wasted|revenue|conversion\s+value)"
-    rf"|(?P<count>{_COUNT_WORD})(?![\s_-]+value)|(?P<ratio>ROAS))\b)")
-# "from $411.46 to 300.00", "108.00 against a 45.00 target": the second figure measures what the first does.
-_SAME_MEASURE_BETWEEN = re.compile(r"(?i:\s*(?:to|and|->|\u2192|vs\.?|versus|against|compared\s+(?:with|to))\s+(?:a\s+|an\s+|the\s+)?)")
+_METRIC_AFTER = re.compile(
+    r"(?i:\s*(?:(?:in|of)\s+)?(?:(?:was|were|is|are|got|been|has\s+been|have\s+been)\s+)?"
+    r"(?:(?:paid|wasted|more|fewer|extra|total|recorded|zero-conversion|non-brand|brand|new|lost|missed|expected|"
+    r"ad|media|daily|monthly|complete|full|calendar|consecutive|settled|remaining|elapsed|search|primary|"
+    r"attributed)\s+)*(?P<word>[A-Za-z_]+(?:[- ][A-Za-z_]+)?))")
+_PERCENT_IS = re.compile(r"(?i:\s*of\s+(?:its\s+|the\s+|their\s+)?(?:search\s+)?impressions?(?:\s+share)?\s+(?:lost\s+)?to\s+(?:its\s+)?(?:ad\s+)?(?P<lost>budget|rank))")
+_RELATIVE_AFTER = re.compile(r"(?i)\s+(?:(?:on|of|against|over|above|below|under|ahead\s+of|behind)\s+(?:the\s+|its\s+|their\s+)?|the\s+|its\s+)"
+                             r"(?:[\d.,]+\s+)?(?:budget\s+schedule|schedule|straight\s+line|expected|plan|target|pace)\b")
+_CONVERTS_BEFORE = re.compile(r"(?i)\bconver(?:ts?|ted|ting)\s+(?:about\s+|around\s+)?$")
+_OF_DAYS = re.compile(r"(?i)\s+of\s+(?:the\s+)?\d+\s+(?:\w+\s+)?days\b")
+_PERCENT_USED = re.compile(r"(?i:\s*(?:of\s+(?:it|them|its\s+budget)\s+)?(?:used|spent|of\s+(?:the\s+)?(?:budget|schedule|plan)\b))")
+_PERCENT_OF = re.compile(
+    r"(?i:\s*of\s+(?:the\s+|its\s+|their\s+)?(?:account['\u2019]?s?\s+|campaign['\u2019]?s?\s+)?(?:total\s+|monthly\s+|daily\s+)?"
+    r"(?:cost|spend|budget|conversions|clicks|value|revenue)\b)")
+# "from $411.46 to 300.00", "108.00 against a 45.00 target", "CPA 26.4 against target 38.0": the
+# second figure is of what the first is.
+_SAME_MEASURE_BETWEEN = re.compile(
+    r"(?i:\s*(?:to|and|->|\u2192|vs\.?|versus|against|compared\s+(?:with|to))\s+"
+    r"(?:a\s+|an\s+|the\s+|its\s+)?(?:(?:account|campaign)['\u2019]?s?\s+)?(?:target\s+(?:CPA\s+|ROAS\s+)?(?:of\s+)?)?"
+    r"(?:about\s+|around\s+|roughly\s+|approximately\s+|some\s+|~\s*)?)")
 
 
 @dataclass(frozen=True)
@@ -134,6 +181,15 @@ class Figure:
     rounded_to: int = 0  # "74,400": trailing zeros taken as rounding to hundreds (2)
     approximate: str = ""  # the hedge: "about", "around", "-odd"...
     measure: str = "unknown"  # one of MEASURES
+    metric: str = ""  # what its words say it is a figure of (METRICS_READ), "" when they do not say
+    # With no metric of its own: the metrics its sentence names, which it may be a figure of.
+    sentence_metrics: frozenset[str] = frozenset()
+    expected: bool = False  # its words say it is expected ("about 229 expected", "due about 20")
+    per_day: bool = False  # its words say it is a figure a day ("about 1,516 a day", "clicks per day 410")
+    per_days: int = 0  # "about 10 per 30 days": a figure over that many days (PER_MONTH: "a month")
+    at_most: bool = False  # "8 or fewer": a whole count at most
+    extreme: bool = False  # "between 118 and 129 a day", "ranged from 1372.17": a lowest or highest day
+    below: bool = False  # "a chance well under 1%": a bound, not a value
 
     @property
     def half_unit(self) -> float:
@@ -141,15 +197,38 @@ class Figure:
         return 0.5 * 10.0 ** (self.rounded_to - self.decimals) * self.scale
 
     @property
+    def last_digit_unit(self) -> float:
+        """A unit of the last digit printed, trailing zeros of a whole number left out (``about 48,000``:
+        1,000; ``about 26.4``: 0.1; ``about 0.30``: 0.01, a zero after the point being printed on purpose)."""
+        digits = round(abs(self.value) / self.scale * 10 ** self.decimals)
+        zeros = 0
+        while not self.decimals and digits and digits % 10 == 0:
+            digits //= 10
+            zeros += 1
+        return 10.0 ** (zeros - self.decimals) * self.scale
+
+    @property
     def bounds(self) -> tuple[float, float]:
-        """The magnitudes this figure accepts: its printed precision; ``900-odd`` is 900 up to 1,000;
-        a hedged figure (``about 242``) also accepts 2% either way."""
+        """The magnitudes this figure accepts under the prose rules: its printed precision; ``900-odd`` is
+        900 up to 1,000; a hedged figure accepts 2% more either way, but no more than ``HEDGE_UNITS`` of
+        its last digit (``about 20`` is 19.1 to 20.9, ``about 26.4`` 26.25 to 26.55): a writer who prints
+        three digits or more says how near the value is, and a wider hedge grounds unrelated values."""
+        return self._bounds(lambda share: min(share, HEDGE_UNITS * self.last_digit_unit))
+
+    @property
+    def declared_bounds(self) -> tuple[float, float]:
+        """The magnitudes this figure accepts against its own declaration: as ``bounds``, but a hedge adds
+        the whole 2% (what the prompt's Figures section promises: the declaration says which value it is,
+        so nothing is guessed)."""
+        return self._bounds(lambda share: share)
+
+    def _bounds(self, hedge: Callable[[float], float]) -> tuple[float, float]:
         magnitude = abs(self.value)
         if self.approximate == "-odd":
             return magnitude, magnitude + 2 * self.half_unit
         half = self.half_unit
         if self.approximate:
-            half = max(half, APPROXIMATE_SHARE * magnitude)
+            half += hedge(APPROXIMATE_SHARE * magnitude)
         return magnitude - half, magnitude + half
 
     @property
@@ -188,9 +267,14 @@ class Identifiers:
 
     _PURE_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
     _ID_CONTEXT = re.compile(
-        r"(?i:\b(?:campaigns?|ad\s?groups?|ads?|budgets?|ids?|actions?|accounts?|terms?)\b\s*(?:id\s*)?[:#]?\s*|#|@)"
-        r"((?:\d[\d-]*)(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*/\s*|\s*&\s*)\d[\d-]*)*)\b"
+        r"(?i:\b(?:campaigns?|ad\s?groups?|ads?|budgets?|ids?|actions?|accounts?|terms?)\b\s*(?:id\s*)?[:#(]?\s*|#|@)"
+        r"((?:-?\d[\d-]*)(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*/\s*|\s*&\s*)-?\d[\d-]*)*)\b"
     )
+
+    # An id of this many digits is never a figure of the account: it names wherever it stands.
+    LONG_ID_DIGITS = 8
+    _LONG_ID = re.compile(rf"(?<![\d.,])\d{{{LONG_ID_DIGITS},}}(?![\d.,]\d)")
+    _BRACKETED_ID = re.compile(r"(?<=[A-Za-z)] )\((-?\d[\d-]*)\)")
 
     def __init__(self, names: Iterable[str] = (), ids: Iterable[str] = ()) -> None:
         self._by_digits: dict[str, set[tuple[str, int]]] = {}
@@ -215,9 +299,9 @@ class Identifiers:
             self._by_digits.setdefault(m.group(), set()).add((folded, m.start()))
 
     def add_id(self, ident: str) -> None:
-        """An id made of digits (``"333"``); ids with other characters are names (``add``)."""
+        """An id made of digits (``"333"``, even ``"-3"``); ids with other characters are names (``add``)."""
         ident = str(ident).strip()
-        if ident.isdigit():
+        if ident.lstrip("-").isdigit():
             self._ids.add(ident)
         else:
             self.add(ident)
@@ -229,10 +313,18 @@ class Identifiers:
         found: list[Skipped] = []
         if self._ids:
             for m in self._ID_CONTEXT.finditer(text):
-                for d in re.finditer(r"\d[\d-]*", m.group(1)):
+                for d in re.finditer(r"-?\d[\d-]*", m.group(1)):
                     if d.group() in self._ids:
                         start = m.start(1) + d.start()
                         found.append(Skipped(d.group(), start, start + len(d.group()), f"identifier: id {d.group()}"))
+            taken = {s.start for s in found}
+            for d in self._LONG_ID.finditer(text):  # "(2298569531, 1445207317)": a long id names, wherever it stands
+                if d.group() in self._ids and d.start() not in taken:
+                    found.append(Skipped(d.group(), d.start(), d.end(), f"identifier: id {d.group()}"))
+                    taken.add(d.start())
+            for d in self._BRACKETED_ID.finditer(text):  # "Newsletter signup (9002)": an id after its name
+                if d.group(1) in self._ids and d.start(1) not in taken:
+                    found.append(Skipped(d.group(1), d.start(1), d.end(1), f"identifier: id {d.group(1)}"))
         if not self._by_digits:
             return found
         folded = text.lower()
@@ -351,7 +443,7 @@ def _figures_and_skipped(text: str, identifiers: Identifiers | None) -> tuple[li
                     figures.append(figure)
         if span is not None:
             pos = max(pos, span.end)
-    return _same_measure_as_before(text, figures), skipped
+    return _with_sentence_metrics(text, _same_measure_as_before(text, figures)), skipped
 
 
 def is_date_or_time(text: str) -> bool:
@@ -427,34 +519,196 @@ def _figure(text: str, m: re.Match[str]) -> Figure | None:
     approximate = "-odd" if odd else (hedge.group(1).lower() if hedge else "")
     if odd:
         rounded_to = max(rounded_to, len(num.replace(",", "")) - len(num.replace(",", "").rstrip("0")))
-    measure = unit if unit != "plain" else ("count" if day_count else _measure_from_words(text, start, end))
+    metric = _metric_from_words(text, start, end, unit)
+    if unit != "plain":
+        measure = unit
+    elif day_count:
+        measure, metric = "count", "days"
+    else:
+        measure = METRIC_MEASURES.get(metric, "unknown")
     return Figure(text[start:end], start, end, value, unit, decimals, scale, currency, day_count, rounded_to,
-                  approximate, measure)
+                  approximate, measure, metric)
 
 
-def _measure_from_words(text: str, start: int, end: int) -> str:
-    """What a plain number measures by the words around it: money, a count or a ratio, else unknown."""
-    after = _MEASURE_AFTER.match(text, end)
-    if after is not None:
-        return next(m for m in ("money", "count", "ratio") if after.group(m))
-    window = text[max(0, start - 60):start]
-    if _RATIO_BEFORE.search(window):
-        return "unknown"
-    before = _MEASURE_BEFORE.search(window)
-    if before is None or _NUMBER_BEFORE.search(window, 0, before.start()):
-        # in "2 conversions: 60.00" or "a 5.16% conversion rate, about 53" the word is the unit of
-        # the figure before it, not a label of the next one
-        return "unknown"
-    if before.group("money"):
-        return "money"  # "cost per click 1.27" is money too
-    if before.group("ratio"):
-        # "the share of the 21,700.00 budget": the figure is what the share is of, not the share
-        if "share" in before.group("ratio").lower() and _OF.search(before.group(), before.end("ratio") - before.start()):
-            return "unknown"
-        return "ratio"
-    per = before.group("per")
-    # "clicks per day 410" is a count; "clicks per conversion 12" a ratio of counts
-    return "count" if per is None or per.lower() in ("day", "week", "month") else "unknown"
+def _metric_from_words(text: str, start: int, end: int, unit: str) -> str:
+    """The metric a figure's own words name: the metric word right after it ("591 clicks", "a
+    170.0 daily budget"), else the nearest one before it in its clause with at most a few words
+    between, past phrases of time ("cost over those days 1,066.44"), and not one that belongs to
+    the figure before ("2 conversions: 60.00"). A percentage or multiplier has a metric only when
+    a rate or share word owns it ("CTR 12.5%", "4.3% of account cost"). "" when nothing says."""
+    ratio_only = unit in ("percent", "multiplier")
+    if unit == "plain" and _OF_DAYS.match(text, end):
+        return "days"  # "20 of 31 days"
+    lost = _PERCENT_IS.match(text, end) if unit == "percent" else None
+    if lost is not None:
+        return "lost_rank" if lost.group("lost") == "rank" else "lost_budget"  # "30% of its impressions to budget"
+    if unit == "percent" and _CONVERTS_BEFORE.search(text, max(0, start - 30), start):
+        return "cvr"  # "the campaign converts 3.47% of clicks"
+    if unit == "percent" and _PERCENT_OF.match(text, end):
+        return "share"
+    if ratio_only and _RELATIVE_AFTER.match(text, end):
+        return "relative"  # "+0.6% on the budget schedule", "0.98x the target", "89.8% of the straight line"
+    if unit == "percent" and _PERCENT_USED.match(text, end):
+        return "budget_use"  # "about 95% used": what was spent over what the budget allowed
+    after = _METRIC_AFTER.match(text, end)
+    word = _METRIC_WORD.match(text, after.start("word")) if after is not None else None
+    if word is not None:
+        metric = word.lastgroup or ""
+        if _TARGET_NEXT.match(text, word.end()):
+            return "target"  # "the 5.0 ROAS target"
+        if metric in ("clicks", "impressions", "conversions") and _VALUE_AFTER.match(text, word.end()):
+            metric = "value"  # "conversions value 2,345.10"
+        if not (ratio_only and METRIC_MEASURES[metric] != "ratio"):
+            return metric
+    return _metric_before(text, start, ratio_only)
+
+
+def _metric_before(text: str, start: int, ratio_only: bool) -> str:
+    lo = max(0, start - _BEFORE_LIMIT)
+    window = text[lo:start]
+    boundary = _last(_CLAUSE_START, window)
+    if boundary is not None:
+        window = window[boundary.end():]
+    window = _DATE_OR_TIME_RE.sub(lambda m: " " * len(m.group()), window)
+    previous = None
+    for found_number in _NUMBER_IN_WINDOW.finditer(window):
+        if not _ID_BEFORE.search(window, 0, found_number.start()):  # "campaign 333 spent": 333 names, it is no figure
+            previous = found_number
+    after_number = previous is not None
+    if previous is not None:
+        window = window[previous.end():]
+    if _TARGET_LAST.search(window):
+        return "target"  # "against target 38.0"
+    if _RATIO_BEFORE.search(window) or _OPERATOR_BEFORE.search(window):
+        return ""  # "cost over daily budget 1.6", "remaining schedule x 0.80": a ratio, an operand
+    window = _TEMPORAL.sub(lambda m: " " * len(m.group()), window)
+    found = [m for m in _METRIC_WORD.finditer(window) if m.lastgroup != "days"]
+    if not found:
+        return ""
+    word = found[-1]
+    if _PER_WORD.search(window, 0, word.start()):
+        return ""  # "clicks per conversion 12": a rate of two metrics
+    if after_number and not window[:word.start()].strip():
+        return ""  # the unit of the figure before: "2 conversions: 60.00"
+    between = window[word.end():]
+    words = _PLAIN_WORDS.findall(between)
+    if len(words) > _WORDS_BETWEEN or "," in between or any(w.lower() not in _LINK_WORDS for w in words):
+        return ""  # "conversion signal against a 24.00": the word is not this figure's
+    metric = word.lastgroup or ""
+    if metric in ("cpa", "roas", "cpc") and _TARGET_LAST.search(window, 0, word.start()):
+        metric = "target"  # "the account target CPA of 85.0"
+    if metric == "share" and re.match(r"\s+of\b", between):
+        return ""  # "the share of 0.35": what the share is of
+    if re.match(r"\s+per\s+(?!day|week|month)[a-z]", between, re.IGNORECASE):
+        return ""  # "cost per conversion" not caught as CPA: a rate
+    if ratio_only and METRIC_MEASURES.get(metric) != "ratio":
+        return ""
+    return metric
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 - the last one is wanted
+        pass
+    return found
+
+
+_TARGET_NEXT = re.compile(r"(?i)\s+targets?\b")
+_TARGET_LAST = re.compile(r"(?i)\btargets?\s+$")
+_OPERATOR_BEFORE = re.compile(r"(?:[x\u00d7*/\u00f7+=]|\bminus|\bplus|\btimes)\s*$")
+# Words that may stand between a metric word and its figure: "CPA of 24.00", "spend to date
+# 48,213.77", "clicks held near 410", "all_conversions continue at 184.00".
+_LINK_WORDS = frozenset((
+    "of", "was", "were", "is", "are", "be", "been", "being", "has", "have", "had", "at", "to", "by", "from", "in",
+    "on", "a", "an", "the", "its", "their", "this", "that", "reached", "reaches", "reach", "hit", "hits", "totalled",
+    "totaled", "totalling", "totaling", "total", "totals", "came", "comes", "come", "fell", "falls", "fall", "rose",
+    "rises", "rise", "dropped", "drops", "drop", "grew", "grows", "grow", "held", "holds", "hold", "stayed", "stays",
+    "stay", "remained", "remains", "remain", "continued", "continues", "continue", "stood", "stands", "stand", "ran",
+    "runs", "run", "sat", "sits", "sit", "went", "goes", "go", "climbed", "climbs", "averaged", "averaging",
+    "averages", "average", "only", "just", "still", "now", "then", "near", "nearly", "about", "around", "roughly",
+    "approximately", "some", "over", "under", "above", "below", "date", "so", "far", "daily", "total", "per", "day",
+    "week", "month", "mean", "median", "overall", "in", "all", "together", "combined", "recorded", "amounted",
+    "amounts", "amount", "exactly", "almost", "just", "between", "from", "ranged", "ranges", "range",
+))
+_ID_BEFORE = re.compile(r"(?i)(?:\b(?:campaigns?|ads?|budgets?|ids?|actions?|accounts?)\s*[:#(]?|[#@])\s*$")
+_VALUE_AFTER = re.compile(r"[\s_-]+value\b", re.IGNORECASE)
+_NUMBER_IN_WINDOW = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s*(?:%|x\b|\u00d7))?")
+
+
+# Where a sentence ends: at . ! ? before a space (not in "e.g." or "vs."), or at a line end.
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)[.!?](?=[\s)]|$)|\n")
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``."""
+    out, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        out.append((start, m.end()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+# A sentence about a rate speaks of what the rate is made of: a CPA of cost and conversions.
+_COMPONENTS = {"cpa": ("cost", "conversions"), "cpc": ("cost", "clicks"), "roas": ("value", "cost"),
+               "ctr": ("clicks", "impressions"), "cvr": ("conversions", "clicks")}
+
+
+_PER_DAY_AFTER = re.compile(r"(?i)\s*(?:and\s+[\d.,]+\s*)?(?:\w+\s+)?(?:a|per|/)\s*day\b(?!s)|[^.;:(]{0,80}?\b(?:each|every)\s+day\b(?!s)")
+_EXTREME_BEFORE = re.compile(r"(?i)\b(?:between|ranged?|ranging|lowest|highest|low\s+of|high\s+of|peak(?:ed)?|minimum|maximum|min|max)\b[^.;:]{0,25}$")
+_PER_DAY_BEFORE = re.compile(r"(?i)\bper\s+day\s+(?:\w+\s+){0,3}$|\b(?:daily|day's)\s+average\s+(?:of\s+|at\s+|was\s+|is\s+)?$")
+_BELOW_BEFORE = re.compile(r"(?i)\b(?:under|below|less\s+than)\s+$")
+_RIGHT_AFTER = re.compile(r"(?i)\s*[a-z_]+(?:\s+[a-z_]+)?\s*\(\s*(?:about\s+|around\s+|roughly\s+|~\s*)?")
+_PER_DAYS_AFTER = re.compile(r"(?i)\s*(?:\w+\s+)?(?:per\s+(\d{1,3})\s+days\b|(?:a|per)\s+month\b)")
+_AT_MOST_AFTER = re.compile(r"(?i)\s+or\s+(?:fewer|less)\b")
+_EXPECTED_BEFORE = re.compile(r"(?i)\b(?:due|expected|expect|would\s+have\s+(?:been\s+)?\w+|should\s+have\s+\w+|predicted)[\s(]+(?:about\s+|around\s+|roughly\s+|some\s+)?[$\u20ac\u00a3]?$")
+_EXPECTED_AFTER = re.compile(r"(?i)\s*(?!against\b)(?:\w+\s+){0,2}?(?:were\s+|was\s+|are\s+|is\s+)?(?:expected|due|predicted)\b"
+                             r"(?!\s+(?:spend|spending|cost|on\s+the|budget))")
+
+
+def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
+    """Each figure with no metric of its own gets the metrics its sentence names; each figure
+    its words call expected ("about 229 expected", "due about 20") is marked so."""
+    out: list[Figure] = []
+    bounds = sentences(text)
+    for figure in figures:
+        if not figure.metric:
+            start, end = next(((a, b) for a, b in bounds if a <= figure.start < b), (0, len(text)))
+            named = set()
+            for m in _METRIC_WORD.finditer(text, start, end):
+                if m.lastgroup in _COMPONENTS and _TARGET_LAST.search(text, max(0, m.start() - 12), m.start()):
+                    named.add("target")  # "the target CPA": a target, not a CPA of cost and conversions
+                elif m.lastgroup:
+                    named.add(m.lastgroup)
+                    named.update(_COMPONENTS.get(m.lastgroup, ()))
+            if named <= {"days", "target"}:
+                named.add("*")  # "its other days ... ranged from 1372.17": days are when, not what (named_values.ANY_METRIC)
+            figure = replace(figure, sentence_metrics=frozenset(named))
+        if figure.unit == "plain" and figure.measure != "money" and (
+                _EXPECTED_AFTER.match(text, figure.end) or _EXPECTED_BEFORE.search(text, max(0, figure.start - 40), figure.start)):
+            figure = replace(figure, expected=True)  # a count expected, not spend expected on a schedule
+        previous = out[-1] if out else None
+        if (not figure.metric and figure.unit == "plain" and _PER_DAY_AFTER.match(text, figure.end) and previous is not None
+                and previous.metric and _RIGHT_AFTER.fullmatch(text, previous.end, figure.start)):
+            # "15,155 clicks (about 1,516 a day)": a figure in brackets after another is of its metric
+            figure = replace(figure, metric=previous.metric, measure=previous.measure if figure.unit == "plain" else figure.measure,
+                             sentence_metrics=frozenset())
+        if _PER_DAY_AFTER.match(text, figure.end) or _PER_DAY_BEFORE.search(text, max(0, figure.start - 50), figure.start) or (
+                previous is not None and previous.per_day and _SAME_MEASURE_BETWEEN.fullmatch(text, previous.end, figure.start)):
+            figure = replace(figure, per_day=True)  # "went from about 732 to about 761" a day
+        per_days = _PER_DAYS_AFTER.match(text, figure.end)
+        if per_days is not None:
+            figure = replace(figure, per_days=int(per_days.group(1)) if per_days.group(1) else PER_MONTH)
+        if _EXTREME_BEFORE.search(text, max(0, figure.start - 40), figure.start) or (
+                previous is not None and previous.extreme and re.fullmatch(r"(?i)\s*(?:and|to|-|\u2013)\s*", text[previous.end:figure.start])):
+            figure = replace(figure, extreme=True)
+        if _AT_MOST_AFTER.match(text, figure.end):
+            figure = replace(figure, at_most=True)
+        if _BELOW_BEFORE.search(text, max(0, figure.start - 25), figure.start):
+            figure = replace(figure, below=True)
+        out.append(figure)
+    return out
 
 
 def _same_measure_as_before(text: str, figures: list[Figure]) -> list[Figure]:
@@ -462,9 +716,12 @@ def _same_measure_as_before(text: str, figures: list[Figure]) -> list[Figure]:
     out = list(figures)
     for i in range(1, len(out)):
         prev, cur = out[i - 1], out[i]
-        if cur.measure == "unknown" and cur.unit == "plain" and prev.measure in ("money", "count", "ratio") \
-                and _SAME_MEASURE_BETWEEN.fullmatch(text, prev.end, cur.start):
-            out[i] = replace(cur, measure=prev.measure)
+        between = _SAME_MEASURE_BETWEEN.fullmatch(text, prev.end, cur.start)
+        if cur.measure == "unknown" and cur.unit == "plain" and cur.metric in ("", "target") \
+                and prev.measure in ("money", "count", "ratio") and between:
+            # "CPA 26.4 against target 38.0", "108.00 against a 45.00 target": the target of what the first is
+            metric = "target" if cur.metric or "target" in between.group().lower() else prev.metric
+            out[i] = replace(cur, measure=prev.measure, metric=metric)
     return out
 
 

@@ -1,63 +1,68 @@
-"""Figure grounding: is each figure in a finding traceable to the snapshot?
+"""Figure grounding by the prose rules: is each number of a finding's text traceable to the rows
+the finding names? (docs/scoring.md, "The prose rules")
 
-A figure is grounded when, at its printed precision (half a unit of its last
-printed digit, of the scaled unit for ``1.2k``; see ``Figure.bounds`` for
-rounded and hedged figures), it equals a value of the grounding set. Looked
-up in this order:
+A figure is grounded when, at its printed precision (half a unit of its last printed digit, of
+the scaled unit for ``1.2k``; see ``Figure.bounds`` for rounded and hedged figures), it equals a
+value of the finding's grounding set. The set is narrow on purpose, so that a made-up figure
+rarely meets a value by chance:
 
-1. every number in snapshot.json (values, and numbers inside strings other
-   than dates) and, unless ``mode="strict"``, the derived index of
-   ``derived_index.py``: a percentage matches a ratio times 100 or a value already
-   in percent, a multiplier a ratio, anything else any value;
-2. (derived mode) the figures over the date ranges the finding itself names,
-   for the account and the campaigns it names (``ranges.py``);
-3. arithmetic on two figures grounded by 1 or 2 in the same finding (all its
-   text fields together): difference, sum, ratio, percent change, a rate
-   times a count, the same figure rounded, micros.
+1. the account's own values: targets, budgets, the period, the conversion actions, any section
+   that is not about one campaign, and the derived index's account-wide figures that are not
+   over a window (pacing, counts, the platform's daily multiple);
+2. the values of the campaigns the finding names (by scope, by id, bare ids included, by name
+   or by a part of a name only one campaign has): their search terms, ads, change events,
+   flights, and their daily rows on the dates the finding names (or each day of a range of a
+   week or less it names); their derived figures that are not over a window;
+3. (derived mode) the sums, rates, daily averages and shares of the account, of each named
+   campaign, of the campaigns it lists together and (with "rest", "other", "without") of the
+   account without them, over the date ranges the finding names (``named_scope.py``), in the
+   rows as they are and in the corrected readings the data or the finding's words call for;
+   and the derivations of ``derivations.py`` (a daily budget times days, the monthly budget
+   spread over a range, expected conversions, an even share, the micros factor);
+4. arithmetic on two figures grounded by 1-3 in the same finding (all its text fields
+   together): difference, sum, ratio, percent change, a rate times a count, the same figure
+   rounded, micros; with "chance" or "Poisson", the Poisson chance and z of two counts.
 
-Signs are not compared (``-12%`` and "fell 12%" make the same claim); zero
-is always grounded, and "N days" / "day N" when N fits the period.
+A figure whose words name a metric ("591 clicks", "cost over those days 1,066.44", "CPA about
+26.4") is compared only with values of that metric (``named_values.value_metric``); one whose
+words name none, only with values of a compatible unit (money, a count, a ratio). Signs are not
+compared; zero is always grounded, and "N days" when N is the length of a range the finding
+names or a count of the month (days in it, elapsed, remaining).
 
-``GroundingIndex.for_snapshot(snapshot, mode)`` builds the sorted value
-arrays once per snapshot object and caches them; ``verdicts_for_text`` is
-the one-call helper for the app and the reference auditor. Every verdict
-carries a reason a person can read: what grounded the figure, by name, or
-why nothing did (with the nearest value, to help the reviewer).
-
-A grounded verdict also keeps its ``sources`` (the snapshot field, the
-derived name, the range a finding names, or for arithmetic the sources of
-its operands), and ``GroundingIndex.rows(verdict)`` lists the snapshot rows
-behind it on demand: the field's own pointer for a snapshot value, the rows
-a derived value was computed from (``derived_index.derived_rows``), the union of
-the operands' rows for arithmetic. Nothing is listed for verdicts nobody
-asks about (the reference auditor never does).
+``GroundingIndex.for_snapshot(snapshot, mode)`` builds the account-wide tables once per
+snapshot; each finding adds what it names. Every verdict carries a reason a person can read:
+what grounded the figure, by name, or why nothing did (with the nearest value). A grounded
+verdict keeps its ``sources`` and ``GroundingIndex.rows(verdict)`` lists the snapshot rows
+behind it on demand.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import math
 import re
-import dataclasses
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Iterable
 
 from .. import taxonomy
-from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals
-from .derived_index import derived_named, derived_rows
-from .named_values import VALUE_UNITS, value_unit
-from .row_provenance import RowList, Rows, rows_of
-from .figures import Figure, Identifiers, Skipped, dates_in, is_date_or_time, scan
-from .ranges import WEEKDAYS, RangeValues, named_windows, range_values
-from ..caseset.snapshot import as_object
+from ..caseset.snapshot import as_array, as_object
 from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import number, parse_day, pointer_to
+from ..domain.chance import poisson_at_most, poisson_z
+from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals, named_readings
+from .derivations import derivations
+from .derived_index import derived_named, derived_rows
+from .figures import SENTENCE_END, Figure, Identifiers, Skipped, is_date_or_time, scan
+from .named_scope import NamedScope
+from .named_values import VALUE_UNITS, metric_accepts, value_metric, value_unit
+from .ranges import WEEKDAYS, RangeValues, range_values
+from .row_provenance import RowList, Rows, daily_positions, rows_of
 
 FIGURE_MODES = ("derived", "strict")
 _HAS_DIGIT = re.compile(r"\d")
-_WEEK = re.compile(r"(?i)\bweek")
-_WEEKDAY = re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b")
 _RATIO_KEY = re.compile(r"share|rate|ratio|tolerance|ctr|cvr|roas|pct|percent", re.IGNORECASE)
 _PERCENT_KEY = re.compile(r"pct|percent", re.IGNORECASE)
 _MONEY_KEY = re.compile(r"cost|budget|amount|value|cpa|cpc|micros|spend|revenue|price", re.IGNORECASE)
@@ -65,13 +70,23 @@ _COUNT_KEY = re.compile(r"clicks|impressions|conversions|rows|count|days", re.IG
 # The units of grounding values a figure may match, by what the figure measures (figures.MEASURES):
 # money never grounds on a count or a ratio, a count never on money; "other" (numbers inside
 # strings, ids, fields of no known unit) stays open to both, and a figure of unknown measure
-# matches anything, as before units were read.
+# matches anything.
 ACCEPTS = {"money": ("money", "other"), "count": ("count", "other"), "ratio": ("ratio", "other"), "unknown": VALUE_UNITS,
            "percent": ("ratio",), "multiplier": ("ratio",)}
-ORIGINS = ("snapshot", "derived")  # a field of a row first: it is what a reviewer can check
 _UNIT_WORDS = {"money": "money", "count": "a count", "ratio": "a ratio", "other": "a value"}
 _INF = float("inf")
+_SENTENCE_TEXT = re.compile(r"[a-z]{2,}\s+[a-z]{2,}\s+[^|]*\d")  # words, then a number: "target CPA raised to 52.50"
 _NUMBER_IN_TEXT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+# Sections of the snapshot whose items are about one campaign (by campaign_id, or the campaign's
+# own id); the daily rows are read by campaign and date on demand (row_provenance.DailyPositions).
+_DAILY = "daily"
+_ACCOUNT_SECTIONS = ("budgets",)  # about campaigns, but the account's budget plan: every finding may quote it
+_DATE_KEYS = ("date", "change_date_time", "changed_at", "date_time", "timestamp", "time", "day")
+# Derived names over one of the index's fixed windows or on one day: over ranges, the finding names them
+_WINDOWED = re.compile(r"^(?:account|campaign .+?): (?!search terms|ads)[^,]+, (?:period|to last complete day|last 7 complete days|"
+                       r"previous 7 complete days|last 14 complete days|all rows)(?: \(.+\))?$|^account: \S+ on \d{4}-\d{2}-\d{2}")
+_DAY_IN_NAME = re.compile(r" on (\d{4}-\d{2}-\d{2})")
+_PACING_DAYS = re.compile(r"^pacing: days ")
 
 
 @dataclass(frozen=True)
@@ -81,7 +96,7 @@ class FigureVerdict:
     grounded: bool
     reason: str  # what grounded it, by name, or why nothing did
     # What grounded it, for GroundingIndex.rows: ("snapshot", Source), ("derived", name),
-    # ("range", RangeValues) or ("rows", (Rows, ...)); arithmetic has its operands' sources.
+    # ("range", (RangeValues, metric)) or ("rows", (Rows, ...)); arithmetic has its operands' sources.
     sources: tuple = dataclasses.field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,6 +112,9 @@ class FigureVerdict:
 # (parent path, key) for a snapshot number, (parent path, key, string) for a number inside a string,
 # or the derived index's name.
 Source = Any
+# A value of the grounding set: (magnitude, unit, metric, kind, payload); kind "snapshot" (payload
+# a Source), "derived" (a name), "range" ((RangeValues, metric)) or "percent" (a Source already in percent).
+Entry = tuple[float, str, str, str, Any]
 
 
 def show_number(value: float, *, computed: bool = False) -> str:
@@ -126,67 +144,94 @@ def describe_source(source: Source, value: float) -> str:
     return f"snapshot {pointer_to(*source[0], source[1])} = {show_number(value)}"
 
 
-class _SortedValues:
-    """Magnitudes in a sorted array, for bisect lookups with a tolerance."""
+def _describe(entry: Entry, figure: Figure | None = None) -> str:
+    """What a value of the set is, by name, with its value (as a percentage too, for a percentage)."""
+    value, _, _, kind, payload = entry
+    if kind == "percent":
+        return describe_source(payload, value) + " (in percent)"
+    if kind in ("snapshot", "derived"):
+        text = describe_source(payload, value)
+    else:
+        table, metric = payload
+        where = "derived from what this finding names" if table.rows else "derived over a range this finding names"
+        text = f"{where}: {table.name(metric)} = {show_number(value, computed=True)}"
+    if figure is not None and figure.measure == "percent":
+        text += f" (as a percentage: {show_number(value * 100.0, computed=True)})"
+    return text
 
-    def __init__(self, sources: dict[float, Source]) -> None:
-        self.values = sorted(sources)
-        self.sources = [sources[v] for v in self.values]
 
-    def __len__(self) -> int:
-        return len(self.values)
+class _Table:
+    """Values sorted by magnitude, for bisect lookups with a tolerance."""
 
-    def nearest(self, target: float, tolerance: float | None = None) -> tuple[float, Source] | None:
-        """The value closest to ``target`` (only within ``tolerance`` when one is given)."""
-        i = bisect.bisect_left(self.values, target)
-        candidates = [j for j in (i - 1, i) if 0 <= j < len(self.values)]
-        if not candidates:
-            return None
-        j = min(candidates, key=lambda k: abs(self.values[k] - target))
-        if tolerance is not None and abs(self.values[j] - target) > tolerance:
-            return None
-        return self.values[j], self.sources[j]
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.entries = sorted(entries, key=lambda e: e[0])
+        self.keys = [e[0] for e in self.entries]
+
+    def within(self, low: float, high: float) -> list[Entry]:
+        return self.entries[bisect.bisect_left(self.keys, low):bisect.bisect_right(self.keys, high)]
+
+    def nearest(self, target: float) -> Iterable[Entry]:
+        i = bisect.bisect_left(self.keys, target)
+        return self.entries[max(0, i - 1):i + 1]
 
 
 class GroundingIndex:
-    """The grounding set of one snapshot, ready for fast lookups."""
+    """The grounding set of one snapshot: its account-wide values, ready for fast lookups, and
+    what each campaign adds when a finding names it."""
 
     def __init__(self, data: dict[str, Any], mode: str = "derived") -> None:
         if mode not in FIGURE_MODES:
             raise ValueError(f"unknown figures mode {mode!r}; use one of {', '.join(FIGURE_MODES)}")
         self.mode = mode
         data = snapshot_data(data)  # a plain dict: the derived index and the ranges read from one cache
+        self._data = data if isinstance(data, dict) else {}
         found = _Collector()
         if isinstance(data, (dict, list)):
             found.walk(data, ())
-        self.snapshot_values = sum(len(values) for values in found.by_unit.values())
-        self.derived_values = 0
-        # Where each derived value comes from (derived.NamedValues.sources), kept for rows().
+        account: list[Entry] = [(v, unit, value_metric(str(src[1])), "snapshot", src)
+                                for unit, values in found.by_unit.items() for v, src in values.items()]
+        account += [(v, "ratio", "", "percent", src) for v, src in found.in_percent.items()]
+        self.snapshot_values = sum(len(values) for values in found.by_unit.values()) + sum(
+            len(items) for items in found.scoped.values())
+        self._scoped = found.scoped
         self._derived_sources: dict[str, list] = {}
-        derived_by_unit: dict[str, dict[float, Source]] = {unit: {} for unit in VALUE_UNITS}
+        self._derived_by_owner: dict[str, list[tuple[Entry, date | None]]] = {}
+        self.derived_values = 0
+        self._pacing_days: set[int] = set()
         if mode == "derived":
             named = derived_named(data)
-            derived = named.values
             self._derived_sources = named.sources
-            self.derived_values = len(derived)
-            for name, value in derived.items():
-                derived_by_unit[value_unit(name)].setdefault(abs(value), name)
-        # One sorted table per origin and unit of the values: a figure looks only in the units it
-        # accepts (ACCEPTS), and in the snapshot's own fields before the derived index.
-        self._tables = {("snapshot", unit): _SortedValues(found.by_unit[unit]) for unit in VALUE_UNITS}
-        self._tables.update({("derived", unit): _SortedValues(derived_by_unit[unit]) for unit in VALUE_UNITS})
-        self._in_percent = _SortedValues(found.in_percent)
-        self.identifiers = Identifiers(found.names, found.ids)
-        self.period_days = _period_days(data)
-        self._data = data if isinstance(data, dict) else {}
+            self.derived_values = len(named.values)
+            for name, value in named.values.items():
+                if _WINDOWED.match(name):
+                    continue
+                entry: Entry = (abs(value), value_unit(name), value_metric(name), "derived", name)
+                owner = _owner(name)
+                if owner is None:
+                    account.append(entry)
+                    if _PACING_DAYS.match(name) and "as_of" not in name and value == int(value):
+                        self._pacing_days.add(int(value))  # counted to the last complete day, as pacing is
+                else:
+                    day = _DAY_IN_NAME.search(name)
+                    self._derived_by_owner.setdefault(owner, []).append((entry, parse_day(day.group(1)) if day else None))
+        self._account = _Table(account)
+        ids = set(found.ids) | set(daily_totals(self._data).by_campaign)
+        self.identifiers = Identifiers(found.names, ids)
+        self.period_days = _period_days(self._data)
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
         self._range_cache: dict[str, dict] = {}
+        self._derivation_cache: dict[Any, Any] = {}
+        # Each range table's entries, made once: the cached tables recur in many findings.
+        self._table_entries: dict[int, tuple[RangeValues, list[Entry]]] = {}
         self._name_parts = _unique_name_parts(self._data)
         self._rows_cache: dict[Any, tuple[Any, RowList]] = {}  # a derived name or a range -> (its table, its rows)
+        campaigns = as_array(self._data.get("campaigns"))
         self._campaign_by_name = {
             str(c.get("name")).lower(): str(c.get("id"))
-            for c in (self._data.get("campaigns") or []) if isinstance(c, dict) and c.get("name") and c.get("id") is not None
-        } if isinstance(self._data.get("campaigns"), list) else {}
+            for c in campaigns if isinstance(c, dict) and c.get("name") and c.get("id") is not None}
+        self._campaign_ids = {str(c.get("id")) for c in campaigns if isinstance(c, dict) and c.get("id") is not None}
+        self._campaign_ids |= set(daily_totals(self._data).by_campaign)
+        self._budgets_of = _budgets_by_campaign(self._data)
 
     # -- construction and cache ------------------------------------------------
 
@@ -197,175 +242,301 @@ class GroundingIndex:
         data = snapshot.data
         return cache_of(data).get(("grounding index", mode), lambda: cls(data, mode))
 
-    # -- lookups ---------------------------------------------------------------------
+    # -- one finding -----------------------------------------------------------------
 
-    def _match(self, figure: Figure, tolerance: float | None,
-               units: tuple[str, ...] | None = None) -> tuple[float, str, Source, str] | None:
-        """(value in the figure's unit, description, source, unit of the value) of the set value
-        that grounds the figure, or with no ``tolerance`` the nearest one.
-
-        A percentage matches a ratio times 100 or a value already in percent; a multiplier a
-        ratio; money and counts values of their own unit or of none; a figure of unknown
-        measure any value (``ACCEPTS``; ``units`` overrides it). A field of the snapshot that
-        rounds to the figure as printed is preferred to a nearer derived value, so a figure that
-        is a row's field (``1.27`` for a stored ``1.269999981``) names that field.
-        """
-        target = figure.center
-        scale = 100.0 if figure.measure == "percent" else 1.0
-        # a field within the printed precision (not just within a hedge) is preferred
-        exact = abs(figure.value) if figure.approximate != "-odd" else target
-        exact_tolerance = figure.half_unit + 1e-9 * max(1.0, exact)
-        hits = []
-        for origin in ORIGINS:
-            for unit in units or ACCEPTS[figure.measure]:
-                hit = self._tables[origin, unit].nearest(target / scale, None if tolerance is None else tolerance / scale)
-                if hit is not None:
-                    value, source = hit
-                    shown = f" (as a percentage: {show_number(value * 100.0, computed=True)})" if scale != 1.0 else ""
-                    hits.append((origin == "snapshot" and abs(value * scale - exact) <= exact_tolerance,
-                                 value * scale, describe_source(source, value) + shown, source, unit))
-        if figure.measure == "percent":
-            hit = self._in_percent.nearest(target, tolerance)
-            if hit is not None:
-                hits.append((abs(hit[0] - exact) <= exact_tolerance, hit[0],
-                             describe_source(hit[1], hit[0]) + " (in percent)", hit[1], "ratio"))
-        if not hits:
-            return None
-        best = min(hits, key=lambda h: (not h[0] if tolerance is not None else 0, abs(h[1] - target)))
-        return best[1:]
-
-    def _lookup(self, figure: Figure) -> tuple[float, str, tuple, str] | None:
-        """(matched value in the figure's unit, reason, sources, unit of the value) for a match at
-        printed precision, else None."""
-        hit = self._match(figure, figure.tolerance)
-        if hit is None:
-            return None
-        value, reason, source, unit = hit
-        return value, reason, (("derived", source) if isinstance(source, str) else ("snapshot", source),), unit
-
-    def _nearest_reason(self, figure: Figure) -> str:
-        reason = ""
-        hit = self._match(figure, None)
-        if hit:
-            reason = f"; nearest: {hit[1]}"
-        if figure.measure in ("money", "count", "ratio"):
-            other = self._match(figure, figure.tolerance, tuple(u for u in VALUE_UNITS if u not in ACCEPTS[figure.measure]))
-            if other is not None:
-                reason += f"; {other[1]} is the same size but {_UNIT_WORDS[other[3]]}, not {_UNIT_WORDS[figure.measure]}"
-        return reason
-
-    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = ()) -> list[FigureVerdict]:
+    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = (), kind: str | None = None,
+                    ) -> list[FigureVerdict]:
         """Verdicts for every figure in the text fields of one finding, in field order.
 
-        ``scopes``: the finding's scope (campaign id), so ranges the finding
-        names are summed for that campaign as well as for the account. Figures
-        are grounded, in this order, by the grounding set, by a range the
-        finding names (derived mode), then by arithmetic on two figures
-        grounded so (arithmetic does not chain).
+        ``scopes``: the finding's scope (campaign id), which it names as if written. Figures are
+        grounded by the finding's grounding set (the module's 1-3), then by arithmetic on two
+        figures grounded so (arithmetic does not chain).
         """
         found: list[tuple[str, Figure]] = []
-        skipped: list[Skipped] = []
+        fields: list[tuple[str, list[Figure], list[Skipped]]] = []
         for field_name, text in texts.items():
             if isinstance(text, str) and text:
                 figures, spans = scan(text, self.identifiers, words=False)
                 found.extend((field_name, f) for f in figures)
-                skipped.extend(spans)
+                fields.append((text, figures, spans))
+        if not found:
+            return []
+        joined = "\n".join(t for t in texts.values() if isinstance(t, str))
+        scopes = list(scopes)
+        named = self._scope(fields, scopes)
+        named.scoped = any(scopes)
+        pool = self._pool(named)
         verdicts: list[FigureVerdict | None] = [None] * len(found)
         operands: list[Operand] = []
-
-        def grounded(n: int, matched: float | None, reason: str, sources: tuple, unit: str | None) -> None:
-            field_name, figure = found[n]
-            verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
-            if matched:
-                # what the operand measures: what the text says, else what it matched
-                unit = _MEASURE_UNIT.get(figure.measure) or unit or "other"
-                operands.append((n, abs(figure.value), figure.text, unit))
-                if matched != abs(figure.value):
-                    operands.append((n, matched, figure.text, unit))
-
         for n, (field_name, figure) in enumerate(found):
-            direct = self._direct(figure, texts[field_name])
-            if direct is not None:
-                grounded(n, *direct)
-        if self.mode == "derived" and any(v is None for v in verdicts):
-            ranges = self._ranges(texts, found, skipped, scopes)
-            if ranges is not None:
-                for n, (_, figure) in enumerate(found):
-                    if verdicts[n] is None:
-                        hit = _in_ranges(ranges, figure)
-                        if hit is not None:
-                            value, reason, where, unit = hit
-                            grounded(n, value, reason, (("range", where),), unit)
+            hit = self._direct(figure, texts[field_name], named, pool, kind)
+            if hit is not None:
+                value, reason, sources, unit, metric = hit
+                verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
+                if value:
+                    # what the operand measures: what the text says, else what it matched
+                    unit = _MEASURE_UNIT.get(figure.measure) or unit or "other"
+                    metric = figure.metric or _sentence_rate(figure) or (metric if metric not in _OWN_WORDS else "")
+                    operands.append((n, abs(figure.value), figure.text, unit, metric))
+                    if value != abs(figure.value):
+                        operands.append((n, value, figure.text, unit, metric))
         # A plain ratio ("ROAS 11.5") multiplies like a multiplier: 3,100.00 of spend at ROAS 11.5 is 35,650 of value.
         units = {n: "multiplier" if figure.measure == "ratio" else figure.unit for n, (_, figure) in enumerate(found)}
+        chance = "chance" in named.words or bool(re.search(r"(?i)\b(?:chance|poisson|standard deviations?)\b", joined))
+        sentences = _sentence_numbers(texts, found)
+        by_number = {n: figure for n, (_, figure) in enumerate(found)}
+        computed: list[Operand] = []  # figures grounded by arithmetic: operands of a chance only
         for n, (field_name, figure) in enumerate(found):
             if verdicts[n] is not None:
                 continue
-            follows = _arithmetic(figure, operands, n, units)
+            near = [op for op in operands if _nearby(sentences, found, texts, n, op[0])]
+            follows = _arithmetic(figure, operands, n, units, chance, near, by_number, month_days=self.period_days)
+            if follows is None and field_name == _SUMMARY_FIELD:
+                # a claim sums up the evidence: any two figures of the finding, but no share or change of them
+                follows = _arithmetic(figure, operands, n, units, chance, operands, by_number, summary=True,
+                                      month_days=self.period_days)
+            if follows is not None:
+                reason, used = follows
+                sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
+                verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
+                # what a computed figure is of: its words, else what its operands are all of ("111.46 less")
+                of = {op[4] for op in operands if op[0] in used}
+                computed.append((n, abs(figure.value), figure.text, _MEASURE_UNIT.get(figure.measure, "other"),
+                                 figure.metric or (of.pop() if len(of) == 1 and figure.unit == "plain" else "")))
+        for n, (field_name, figure) in enumerate(found):
+            if verdicts[n] is not None:
+                continue
+            # "would have bought about 17 conversions (648.31 / 38.0); 7 or fewer has a chance of 0.5%"
+            near = [op for op in operands + computed if _nearby(sentences, found, texts, n, op[0])]
+            counts = [op for op in near if op[3] in ("count", "other")]
+            follows = _chance(figure, counts, n, by_number) if chance and computed else None
+            if follows is None and field_name == _SUMMARY_FIELD:
+                # a claim repeats the evidence's figures, computed ones too ("about 19% short")
+                follows = _arithmetic(figure, computed, n, units, figures=by_number, summary=True, single_only=True)
             if follows is not None:
                 reason, used = follows
                 sources = tuple(s for k in used for s in verdicts[k].sources)  # type: ignore[union-attr]
                 verdicts[n] = FigureVerdict(field_name, figure, True, reason, sources)
             else:
-                searched = "the snapshot" if self.mode == "strict" else (
-                    "the snapshot, the derived index or the date ranges this finding names")
-                measured = {"money": " as money", "count": " as a count", "ratio": " as a ratio"}.get(figure.measure, "")
-                verdicts[n] = FigureVerdict(
-                    field_name, figure, False,
-                    f"not grounded: nothing in {searched} rounds to {figure.text!r}{measured} "
-                    f"({_describe_bounds(figure)}), nor any difference, ratio or percent change of "
-                    f"two figures grounded in this finding{self._nearest_reason(figure)}",
-                )
+                verdicts[n] = FigureVerdict(field_name, figure, False, self._not_grounded(figure, pool))
         return [v for v in verdicts if v is not None]
 
-    def _ranges(
-        self, texts: dict[str, str], found: list[tuple[str, Figure]], skipped: list[Skipped],
-        scopes: Iterable[str | None],
-    ) -> list[RangeValues] | None:
-        """The figures over the date ranges one finding names, or None when it names none."""
-        totals = daily_totals(self._data)
-        start = totals.period.start
-        text = "\n".join(t for t in texts.values() if isinstance(t, str))
-        dates = [d for span in skipped for d in dates_in(span, start.year if start else None)]
-        counts = [int(abs(f.value)) for _, f in found if f.day_count]
-        windows = named_windows(totals, dates, counts, weeks=bool(_WEEK.search(text)))
-        weekdays = bool(_WEEKDAY.search(text))
-        if not windows and not weekdays:
-            return None
-        campaigns = [str(s) for s in scopes if s] + self._campaigns_named(text, skipped)
-        targets = as_object(self._data.get("targets"))
-        target_cpa, target_roas = number(targets.get("target_cpa")), number(targets.get("target_roas"))
-        tables = range_values(totals, windows, campaigns, target_cpa, target_roas,
-                              self._range_cache.setdefault("", {}), weekdays=weekdays)
-        for reading, label in corrected_readings(self._data, totals):
-            tables += range_values(reading, windows, campaigns, target_cpa, target_roas,
-                                   self._range_cache.setdefault(label, {}), suffix=f" ({label})", weekdays=weekdays)
-        return tables
+    def _scope(self, fields: list[tuple[str, list[Figure], list[Skipped]]], scopes: Iterable[str | None]) -> NamedScope:
+        spans = [self._campaigns_named(skipped) for _, _, skipped in fields]
+        campaigns = [str(s) for s in scopes if s is not None] + [cid for found in spans for _, _, cid in found]
+        campaigns += self._campaigns_by_name_part("\n".join(text for text, _, _ in fields))
+        return NamedScope.read(fields, daily_totals(self._data), campaigns, spans)
 
-    def _campaigns_named(self, text: str, skipped: list[Skipped]) -> list[str]:
-        """Campaigns a finding names: by id, by full name, or by a part of a name only one campaign has."""
+    def _campaigns_named(self, skipped: list[Skipped]) -> list[tuple[int, int, str]]:
+        """(start, end, id) of each campaign the text names by id or by its full name."""
         named = []
         for span in skipped:
-            if span.why.startswith("identifier: id "):
-                named.append(span.text)
+            if span.why.startswith("identifier: id ") and span.text in self._campaign_ids:
+                named.append((span.start, span.end, span.text))
             elif span.why.startswith("identifier: ") and span.text.lower() in self._campaign_by_name:
-                named.append(self._campaign_by_name[span.text.lower()])
-        if self._name_parts is not None:
-            named += [self._name_parts[1][m.group()] for m in self._name_parts[0].finditer(text)]
+                named.append((span.start, span.end, self._campaign_by_name[span.text.lower()]))
         return named
 
-    def _direct(self, figure: Figure, text: str) -> tuple[float | None, str, tuple, str | None] | None:
-        """(value usable for arithmetic or None, reason, sources, unit of the value) when grounded
-        by the set itself, or by a platform constant the text names."""
+    def _campaigns_by_name_part(self, text: str) -> list[str]:
+        """Campaigns named by a part of a name only one campaign has ("Greece")."""
+        if self._name_parts is None:
+            return []
+        return [self._name_parts[1][m.group()] for m in self._name_parts[0].finditer(text)]
+
+    def _pool(self, named: NamedScope) -> _Table:
+        """What the finding adds to the account-wide values: its campaigns' own values, their rows
+        on the days it names, and (derived mode) the figures over the ranges it names."""
+        days = named.days()
+        entries: list[Entry] = []
+        positions = daily_positions(self._data) if days else None
+        daily = as_array(self._data.get(_DAILY))
+        owners = list(dict.fromkeys(named.campaigns))
+        text = named.text.lower()
+        speaks_of_ads = _ADS.search(text) is not None
+        for cid in owners:
+            for entry, day, name in self._scoped.get(cid, ()):
+                if (day is None or day in days) and (name is None or name.removeprefix(_AD_PREFIX) in text
+                                                      or (speaks_of_ads and name.startswith(_AD_PREFIX))):
+                    entries.append(entry)
+            for day in sorted(days):
+                for i in positions.rows((cid,), day, day) if positions is not None else ():
+                    entries += _row_entries(daily[i], i)
+        if self.mode != "derived":
+            return _Table(entries)
+        budgets = {b for cid in owners for b in self._budgets_of.get(cid, ())}
+        for owner in [*(f"campaign {cid}" for cid in owners), *(f"budget {b}" for b in budgets)]:
+            for entry, day in self._derived_by_owner.get(owner, ()):
+                if day is None or day in named.dates:  # a budget's day figure: on a date the finding names
+                    entries.append(entry)
+        for table in self._ranges(named):
+            entries += self._entries_of(table)
+        return _Table(entries)
+
+    def _entries_of(self, table: RangeValues) -> list[Entry]:
+        made = self._table_entries.get(id(table))
+        if made is None or made[0] is not table:  # the table is kept with its entries, so its id is not reused
+            made = self._table_entries[id(table)] = (table, [(v, value_unit(metric), value_metric(metric), "range",
+                                                              (table, metric)) for v, metric in table.amounts])
+        return made[1]
+
+    def _ranges(self, named: NamedScope) -> list[RangeValues]:
+        """The figures over the ranges a finding names, for the account and the campaigns it names,
+        in every reading the data or its words call for, and the derivations over them."""
+        totals = daily_totals(self._data)
+        if not named.windows:
+            return []
+        targets = as_object(self._data.get("targets"))
+        target_cpa, target_roas = number(targets.get("target_cpa")), number(targets.get("target_roas"))
+        readings = [(totals, ""), *corrected_readings(self._data, totals), *named_readings(self._data, named.words)]
+        tables: list[RangeValues] = []
+        for reading, label in readings:
+            tables += range_values(reading, named.windows, named.campaigns, target_cpa, target_roas,
+                                   self._range_cache.setdefault(label, {}), suffix=f" ({label})" if label else "",
+                                   weekdays="weekdays" in named.words)
+        tables += derivations(self._data, totals, readings, named, self._derivation_cache)
+        return tables
+
+    # -- lookups ---------------------------------------------------------------------
+
+    def _direct(self, figure: Figure, text: str, named: NamedScope, pool: _Table, kind: str | None = None,
+                ) -> tuple[float | None, str, tuple, str | None, str] | None:
+        """(value usable for arithmetic or None, reason, sources, unit of the value, its metric)
+        when grounded by the finding's set, or by a platform constant the text names."""
         if figure.value == 0:
-            return None, "zero is always grounded", (), None
-        if figure.day_count and self.period_days and 1 <= abs(figure.value) <= self.period_days:
-            return (abs(figure.value), f"{show_number(abs(figure.value))} days fits the {self.period_days}-day period",
-                    (("rows", (Rows("period"),)),), "count")
+            return None, "zero is always grounded", (), None, ""
+        if (figure.day_count or figure.metric == "days") and abs(figure.value) == int(abs(figure.value)):
+            n = int(abs(figure.value))
+            near = named.lengths_near(text, figure.start)
+            if _WINDOW_BEFORE.search(text, max(0, figure.start - 25), figure.start) and self.period_days and n <= self.period_days \
+                    and (not near or n in near):  # "the last 7 complete days" (2025-01-15 to 2025-01-21, if written, is 7 days)
+                return (float(n), f"{n:,} days: the window the finding names in words", (("rows", (Rows("period"),)),), "count", "days")
+            month = n == self.period_days or (n in self._pacing_days and _MONTH_DAYS.search(text, max(0, figure.start - 30), figure.end + 30))
+            if not (n in near or month) and near and n < max(near) and _EACH_OF.search(text, max(0, figure.start - 20), figure.start):
+                # "0 on each of 5 days" of a 6-day range: the days whose rows say so (a day of unreadable rows is none)
+                return (float(n), f"{n:,} days: within the range written in its sentence", (("rows", (Rows("period"),)),), "count", "days")
+            if n in near or month:
+                why = "a count of days of the month" if month else "the length of the range written in its sentence"
+                return (float(n), f"{n:,} days: {why}", (("rows", (Rows("period"),)),), "count", "days")
         constant = _platform_constant(figure, text)
         if constant is not None:
-            return constant
-        return self._lookup(figure)
+            return (*constant, "")
+        hit = self._match(figure, pool, figure.tolerance, text, named.scoped, bool(named.lengths_near(text, figure.start)))
+        if hit is None and kind and _THRESHOLD_WORDS.search(text, max(0, figure.start - 25), figure.start):
+            # "well under ~30": a threshold of the finding's kind, which the prompt states
+            hit = self._match(figure, _Table(_thresholds(kind)), figure.tolerance, text)
+        if hit is None:
+            return None
+        entry, value = hit
+        return value, _describe(entry, figure), (_source_of(entry),), entry[1], entry[2]
+
+    def _row_fits(self, figure: Figure, entry: Entry, text: str) -> bool | str:
+        """A row of a list section (a day, a search term, an ad) is copied exactly, never hedged; a
+        search term's values ground the figures written after its name, up to the next term's."""
+        if entry[3] != "snapshot" or not entry[4][0] or entry[4][0][0] not in _ROW_SECTIONS:
+            return True
+        if figure.approximate:
+            return False
+        path = entry[4][0]
+        if path[0] != "search_terms" or len(path) != 2:
+            return True
+        terms = self._data.get("search_terms")
+        term = terms[path[1]].get("search_term") if isinstance(terms, list) and isinstance(terms[path[1]], dict) else None
+        if not isinstance(term, str):
+            return True
+        quoted = _QUOTED.findall(text[:figure.start])
+        if not quoted:
+            return True
+        return "bound" if quoted[-1].strip().lower() == term.strip().lower() else False
+
+    @staticmethod
+    def _scope_fits(figure: Figure, entry: Entry, text: str, scoped: bool, near_range: bool = False) -> bool:
+        """A day count is a range's length or a count of the month (``_direct``), not another day
+        value of the index; a figure with decimals is no count of days or items; a hedged figure is
+        no single day's sum; in a finding about one campaign, the account's figures over a range
+        are only for a sentence that speaks of the account."""
+        kind, payload, metric = entry[3], entry[4], entry[2]
+        if metric in ("days", "items") and figure.decimals:
+            return False
+        if kind == "derived":
+            if payload.startswith("budget ") and " on " in payload and near_range:
+                return False  # a budget's use on one day is not its use over the range the sentence writes
+            if (figure.day_count or figure.metric == "days") and payload.startswith("pacing: days"):
+                return False  # a day count of the month is _direct's, counted to the last complete day
+            section = _SECTION_NAME.search(payload)
+            if section is not None:  # the ads' or search terms' totals, for a finding about them
+                return _SECTION_WORDS[section.group(1)].search(text) is not None
+            return True
+        if kind != "range":
+            return True
+        table = payload[0]
+        if table.rows:
+            return True
+        if figure.approximate and table.label.startswith("on "):
+            return False
+        if scoped and table.scope == "account":
+            begin, end = _sentence_span(text, figure.start)
+            return "account" in text[begin:end].lower()
+        return True
+
+    def _candidates(self, figure: Figure, pool: _Table, low: float, high: float, text: str = "",
+                    scoped: bool = False, near_range: bool = False) -> list[tuple[Entry, float]]:
+        """(entry, its value in the figure's unit) of every value from ``low`` to ``high`` (in the
+        figure's unit) that the figure's unit and metric accept."""
+        scale = 100.0 if figure.measure == "percent" else 1.0
+        accepts = ACCEPTS[figure.measure]
+        out = []
+        for table in (self._account, pool):
+            for entry in table.within(low / scale, high / scale):
+                if entry[3] != "percent" and entry[1] in accepts and _per_day_fits(figure, entry) \
+                        and self._scope_fits(figure, entry, text, scoped, near_range):
+                    fits = self._row_fits(figure, entry, text)
+                    # a search term's value written after the term's name needs no metric word of its sentence
+                    context = frozenset() if fits == "bound" else figure.sentence_metrics
+                    if fits and metric_accepts(figure.metric, entry[2], context, figure.expected):
+                        out.append((entry, entry[0] * scale))
+            if figure.measure == "percent":
+                for entry in table.within(low, high):
+                    if entry[3] == "percent":
+                        out.append((entry, entry[0]))
+        return out
+
+    def _match(self, figure: Figure, pool: _Table, tolerance: float, text: str = "", scoped: bool = False,
+               near_range: bool = False) -> tuple[Entry, float] | None:
+        """The value that grounds the figure, in the figure's own unit (a percentage's ratio times
+        100): a field of the snapshot that rounds to the figure as printed first (so a figure that
+        is a row's field, ``1.27`` for a stored ``1.269999981``, names that field), else the
+        nearest."""
+        target = figure.center
+        exact = abs(figure.value) if figure.approximate != "-odd" else target
+        exact_tolerance = figure.half_unit + 1e-9 * max(1.0, exact)
+        found = self._candidates(figure, pool, target - tolerance, target + tolerance, text, scoped, near_range)
+        if not found:
+            return None
+        return min(found, key=lambda h: (not (h[0][3] in ("snapshot", "percent") and abs(h[1] - exact) <= exact_tolerance),
+                                         abs(h[1] - target), _rank(h[0])))
+
+    def _not_grounded(self, figure: Figure, pool: _Table) -> str:
+        searched = "the snapshot values of what this finding names" if self.mode == "strict" else (
+            "the values, derived figures and date ranges of what this finding names")
+        metric = f" as {figure.metric}" if figure.metric else {
+            "money": " as money", "count": " as a count", "ratio": " as a ratio"}.get(figure.measure, "")
+        reason = (f"not grounded: nothing in {searched} rounds to {figure.text!r}{metric} "
+                  f"({_describe_bounds(figure)}), nor any difference, ratio or percent change of "
+                  f"two figures grounded in this finding")
+        target = figure.center
+        scale = 100.0 if figure.measure == "percent" else 1.0
+        near = [(entry, entry[0] * scale) for table in (self._account, pool) for entry in table.nearest(target / scale)
+                if entry[3] != "percent" and entry[1] in ACCEPTS[figure.measure]
+                and metric_accepts(figure.metric, entry[2], figure.sentence_metrics, figure.expected)]
+        if near:
+            entry, _ = min(near, key=lambda h: abs(h[1] - target))
+            reason += f"; nearest: {_describe(entry, figure)}"
+        if figure.measure in ("money", "count", "ratio"):
+            other = [entry for table in (self._account, pool) for entry in table.within(*figure.bounds)
+                     if entry[1] not in ACCEPTS[figure.measure]]
+            if other:
+                reason += f"; {_describe(other[0])} is the same size but {_UNIT_WORDS[other[0][1]]}, not {_UNIT_WORDS[figure.measure]}"
+        return reason
 
     # -- the rows behind a verdict -------------------------------------------------------
 
@@ -401,7 +572,7 @@ class GroundingIndex:
         if kind == "rows":
             return rows_of(self._data, payload)
         table, metric = payload
-        return rows_of(self._data, self._range_rows(table), metric)
+        return rows_of(self._data, table.rows or self._range_rows(table), metric)
 
     def _range_rows(self, table: RangeValues) -> tuple[Rows, ...]:
         """What a range a finding names covers: its scope, dates and reading, found by the
@@ -418,6 +589,107 @@ class GroundingIndex:
                     return (Rows("daily", campaigns, first, last, once_per_day=once),
                             Rows("targets", only="by metric"))
         return ()
+
+
+_ROW_SECTIONS = ("daily", "search_terms", "ads")
+# Of two values equally near, the one a reviewer checks most directly: a field, a range's rows, a derived name
+_KIND_ORDER = {"snapshot": 0, "percent": 0, "range": 1, "derived": 2}
+
+
+def _rank(entry: Entry) -> int:
+    """A derivation (a daily budget times days...) after the index's own names."""
+    return 3 if entry[3] == "range" and entry[4][0].rows else _KIND_ORDER.get(entry[3], 9)
+_CHANGE_VALUES = ("old", "new", "old_value", "new_value")  # a change event's values are of its changed_field
+_OWN_WORDS = ("expected", "expected_all", "relative", "gap", "budget_use")  # what a value is, not what an operand measures
+_QUOTED = re.compile(r"(?<!\w)['\"\u2018\u201c]([^'\"\u2019\u201d]{2,80}?)['\"\u2019\u201d](?!\w)")
+
+
+_THRESHOLD_WORDS = re.compile(r"(?i)(?:~|\bthreshold\s+(?:of\s+)?|\bat\s+least\s+|\bminimum\s+(?:of\s+)?)\s*$")
+_SECTION_NAME = re.compile(r": (ads|search terms), ")
+_SECTION_WORDS = {"ads": re.compile(r"(?i)\bads?\b"), "search terms": re.compile(r"(?i)\b(?:search\s+)?(?:terms?|quer(?:y|ies))\b")}
+_EACH_OF = re.compile(r"(?i)\beach\s+of\s+$")
+_WINDOW_BEFORE = re.compile(r"(?i)\b(?:last|previous|prior|past|first|latest|final|preceding)\s+$")
+_MONTH_DAYS = re.compile(r"(?i)\b(?:remaining|elapsed|left|month|of\s+\d+\s+days)\b")
+_PER_DAY_NAME = re.compile(r"per day|per remaining day|budget per day")
+_DAILY_AMOUNT = re.compile(r"daily budget|budget schedule on|daily budgets|schedule's planned spend, (\d{4}-\d{2}-\d{2}) to \1")
+
+
+def _per_day_fits(figure: Figure, entry: Entry) -> bool:
+    """A figure a day ("about 1,516 a day") is a daily average or a daily budget, and only such a
+    figure is a daily average: "clicks per day" of a range grounds "410 a day", not "410 clicks"."""
+    kind, payload = entry[3], entry[4]
+    if kind in ("snapshot", "percent"):
+        return not figure.per_day or (bool(payload[0]) and payload[0][0] == "budgets")
+    name = payload if kind == "derived" else payload[1]
+    if name.endswith((", lowest", ", highest")):
+        return figure.extreme  # the lowest or highest day, for "between 118 and 129 a day"
+    if _PER_DAY_NAME.search(name):
+        return figure.per_day
+    return not figure.per_day or bool(_DAILY_AMOUNT.search(name))
+
+
+@functools.lru_cache(maxsize=64)
+def _thresholds(kind: str) -> tuple[Entry, ...]:
+    """The numbers of one kind's thresholds in taxonomy.yaml ("well under ~30 conversions a
+    month"): the prompt gives them to the model, so a finding may quote its own kind's."""
+    found = taxonomy.kinds().get(kind)
+    out: list[Entry] = []
+
+    def walk(node: Any, key: str) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, str(k))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, (int, float)) and not isinstance(node, bool) and math.isfinite(node):
+            name = f"taxonomy threshold of {kind}: {key}"
+            out.append((abs(float(node)), "other", "", "derived", name))
+            if abs(node) <= 1:
+                out.append((abs(float(node)), "ratio", "", "derived", name))
+
+    walk(found.thresholds if found else {}, "")
+    return tuple(out)
+
+
+def _source_of(hit: Entry) -> tuple[str, Any]:
+    kind, payload = hit[3], hit[4]
+    return ("snapshot", payload) if kind == "percent" else (kind, payload)
+
+
+def _owner(name: str) -> str | None:
+    """``campaign <id>`` or ``budget <id>`` for a derived name about one of them; None for the account's."""
+    for prefix in ("campaign ", "budget "):
+        if name.startswith(prefix):
+            head = name.split(": ", 1)[0]
+            return head
+    return None
+
+
+def _row_entries(row: Any, i: int) -> list[Entry]:
+    """The numbers of one daily row, as values of the grounding set."""
+    if not isinstance(row, dict):
+        return []
+    out: list[Entry] = []
+    for key, raw in row.items():
+        if _is_id_key(key):
+            continue
+        value = number(raw)  # a numeric string counts as its number, as every reader reads it
+        if value is not None:
+            out.append((abs(value), _key_unit(key), value_metric(str(key)), "snapshot", ((_DAILY, i), key)))
+    return out
+
+
+def _budgets_by_campaign(data: dict[str, Any]) -> dict[str, list[str]]:
+    from .budget_schedule import budget_campaigns
+
+    campaigns = as_array(data.get("campaigns"))
+    out: dict[str, list[str]] = {}
+    for budget in as_array(data.get("budgets")):
+        if isinstance(budget, dict) and budget.get("budget_id") is not None:
+            for cid in budget_campaigns(budget, campaigns):
+                out.setdefault(cid, []).append(str(budget["budget_id"]))
+    return out
 
 
 def _unique_name_parts(data: dict[str, Any]) -> tuple[re.Pattern[str], dict[str, str]] | None:
@@ -444,37 +716,28 @@ def _describe_bounds(figure: Figure) -> str:
     return f"±{show_number(figure.half_unit, computed=True)}"
 
 
-def _in_ranges(
-    tables: list[RangeValues], figure: Figure,
-) -> tuple[float, str, tuple[RangeValues, str], str] | None:
-    """(matched value in the figure's unit, reason, (the range's table, metric), unit of the
-    value) from the ranges a finding names, in the units the figure accepts."""
-    target, tolerance = figure.center, figure.tolerance
-    scale = 100.0 if figure.measure == "percent" else 1.0
-    accepts = ACCEPTS[figure.measure]
-    low = ((target - tolerance) / scale,)
-    best = None
-    for table in tables:
-        values = table.ratios if figure.measure in ("percent", "multiplier") else table.amounts
-        i = bisect.bisect_left(values, low)
-        while i < len(values) and values[i][0] * scale <= target + tolerance:
-            if (best is None or abs(values[i][0] * scale - target) < abs(best[0] * scale - target)) \
-                    and value_unit(values[i][1]) in accepts:
-                best = (values[i][0], values[i][1], table)
-            i += 1
-    if best is None:
-        return None
-    value, metric, table = best
-    shown = f" (as a percentage: {show_number(value * 100.0, computed=True)})" if scale == 100.0 else ""
-    return (value * scale,
-            f"derived over a range this finding names: {table.name(metric)} = {show_number(value, computed=True)}{shown}",
-            (table, metric), value_unit(metric))
-
-
-# (figure number, value, label, unit of the value): a figure grounded directly, as an operand.
-Operand = tuple[int, float, str, str]
+# (figure number, value, label, unit of the value, metric): a figure grounded directly, as an operand.
+Operand = tuple[int, float, str, str, str]
 # The unit of a value a figure of this measure stands for (an unknown figure takes its match's).
 _MEASURE_UNIT = {"money": "money", "count": "count", "ratio": "ratio", "percent": "ratio", "multiplier": "ratio"}
+# What a quotient and a product of two metrics are a figure of ("" when the words would not name it).
+_QUOTIENTS = {("cost", "conversions"): "cpa", ("cost", "clicks"): "cpc", ("value", "cost"): "roas",
+              ("clicks", "impressions"): "ctr", ("conversions", "clicks"): "cvr", ("all_conversions", "clicks"): "cvr",
+              ("value", "conversions"): "value", ("cost", "cpa"): "conversions", ("value", "roas"): "cost",
+              ("cost", "target"): "conversions", ("value", "target"): "cost"}
+_RATES = ("cvr", "ctr", "share", "roas", "is", "lost_budget", "lost_rank", "cpa", "cpc")
+_RATIO_RESULTS = ("", "share", "relative", "change", "points", "cvr", "ctr", "roas", "is", "lost_budget", "lost_rank")
+_PRODUCTS = {("cvr", "clicks"): "conversions", ("roas", "cost"): "value", ("cpa", "conversions"): "cost",
+             ("cpc", "clicks"): "cost", ("ctr", "impressions"): "clicks", ("is", "impressions"): "impressions"}
+
+
+def _sentence_rate(figure: Figure) -> str:
+    """The rate a percentage or multiplier with no metric of its own is, when its sentence names
+    one rate only ("at the campaign's conversion rate ... about 3.5%")."""
+    if figure.unit not in ("percent", "multiplier"):
+        return ""
+    rates = [m for m in figure.sentence_metrics if m in _RATES]
+    return rates[0] if len(rates) == 1 else ""
 
 
 def _sum_units(a: str, b: str) -> tuple[str, ...]:
@@ -482,6 +745,14 @@ def _sum_units(a: str, b: str) -> tuple[str, ...]:
     if a == b or b == "other":
         return (a,)
     return (b,) if a == "other" else ()
+
+
+def _sum_metric(a: str, b: str) -> str | None:
+    """cost - cost is cost; clicks - cost is nothing; an unnamed metric takes the other's, and so
+    does a target (CPA 36.0 against a 24.00 target: 12.00 above it)."""
+    if not a or not b or a == b or "target" in (a, b):
+        return b if a in ("", "target") else a
+    return None
 
 
 def _quotient_units(a: str, b: str) -> tuple[str, ...]:
@@ -498,67 +769,223 @@ def _quotient_units(a: str, b: str) -> tuple[str, ...]:
     return ("money",) if (a, b) == ("money", "count") else ("other",)
 
 
+def _quotient_metric(a: str, b: str) -> str | None:
+    """What a / b is a figure of: CPA for cost / conversions and the like, a share of two figures of
+    one metric, a ratio to a target, a figure a day for one over days; unknown ("") when either
+    names no metric; None (no figure at all) for two metrics whose ratio means nothing (clicks /
+    conversions, ROAS / CPC)."""
+    if (a, b) in _QUOTIENTS:
+        return _QUOTIENTS[a, b]
+    if not a or not b:
+        return ""
+    if a == b:
+        return "share"
+    if "target" in (a, b):
+        return "relative"
+    return a if b == "days" else None
+
+
+def _product_metric(a: str, b: str) -> str | None:
+    """What a rate times an amount is a figure of (a conversion rate times clicks: conversions;
+    a share of an amount: that amount); None for two metrics whose product means nothing."""
+    if (a, b) in _PRODUCTS or (b, a) in _PRODUCTS:
+        return _PRODUCTS.get((a, b)) or _PRODUCTS.get((b, a))
+    if a in ("share", ""):
+        return b
+    return a if b in ("share", "") else None
+
+
+
+
+def _sentence_span(text: str, position: int) -> tuple[int, int]:
+    begin, end = 0, len(text)
+    for m in SENTENCE_END.finditer(text):
+        if m.end() <= position:
+            begin = m.end()
+        else:
+            end = m.end()
+            break
+    return begin, end
+
+
+def _sentence_numbers(texts: dict[str, str], found: list[tuple[str, Figure]]) -> list[tuple[str, int]]:
+    """(field, sentence number) of each figure."""
+    ends = {name: [m.start() for m in SENTENCE_END.finditer(text)] for name, text in texts.items() if isinstance(text, str)}
+    return [(name, bisect.bisect_left(ends[name], figure.start)) for name, figure in found]
+
+
+_SUMMARY_FIELD = "claim"  # a claim sums up the evidence: its figures may combine any two of the finding's
+
+
+def _nearby(sentences: list[tuple[str, int]], found: list[tuple[str, Figure]], texts: dict[str, str], n: int, k: int) -> bool:
+    """Is figure ``k`` an operand figure ``n`` may be computed from: written before it, in its
+    sentence or the one before, in the same field (a figure computed from others follows them),
+    or right after it as what it is a share of ("about 71% of the campaign's 4,746.58", "76%
+    (612.31 of 805.00)", "2.65x the 45.00 target")?"""
+    (field_n, at_n), (field_k, at_k) = sentences[n], sentences[k]
+    if field_n != field_k or not at_n - 1 <= at_k <= at_n:
+        return False
+    if k < n:
+        return True
+    between = texts[field_n][found[n][1].end:found[k][1].start]
+    return bool(_OF_WHAT.match(between))
+
+
+_OF_WHAT = re.compile(r"(?i)^\s*(?:(?:the\s+|its\s+|their\s+|a\s+)?(?:[a-z_]+\s+){0,3}of\s+(?:the\s+|its\s+|their\s+|a\s+)?"
+                      r"(?:[\w-]+['\u2019]s?\s+|[a-z_]+\s+){0,3}|\((?:[^()]{0,60}?:\s*)?(?:[\d.,]+\s+of\s+)?|the\s+|its\s+)$")
+
+
 def _arithmetic(
-    figure: Figure, operands: list[Operand], own: int, units: dict[int, str],
+    figure: Figure, operands: list[Operand], own: int, units: dict[int, str], chance: bool = False,
+    near_operands: list[Operand] | None = None, figures: dict[int, Figure] | None = None, summary: bool = False,
+    single_only: bool = False, month_days: int | None = None,
 ) -> tuple[str, tuple[int, ...]] | None:
     """(the reason a figure follows from one or two figures grounded in the same finding, the
     numbers of those figures).
 
     From two: their difference, sum, ratio or percent change (and, when one
     of them is a rate, a percentage or a multiplier, their product: "4,598
-    clicks at 5.25% is 242 expected"). From one: the same figure printed
-    less precisely, or the same money read out of micros (divided or
-    multiplied by a million). Units are kept: a result grounds only a figure
-    whose measure accepts the result's unit (money - money is money, money /
-    count is money, count / count is a ratio, which only a percentage, a
-    multiplier or a figure of unknown measure may be).
+    clicks at 5.25% is 242 expected"); with ``chance`` (the finding speaks of a
+    chance, Poisson or standard deviations), the Poisson chance of at most the
+    one when the other is expected, and how many standard deviations apart they
+    are. From one: the same figure printed less precisely, or the same money
+    read out of micros (divided or multiplied by a million). Units and metrics
+    are kept: a result grounds only a figure whose measure accepts the result's
+    unit (money - money is money, money / count is money, count / count is a
+    ratio, which only a percentage, a multiplier or a figure of unknown measure
+    may be) and whose words do not name another metric (cost / conversions is
+    a CPA, not clicks). Two figures combine only when both are in the figure's
+    sentence or the one before it (``near_operands``); a quotient is of two
+    amounts (never of a percentage or a multiplier), a percent change of two
+    figures of one metric.
     """
+    near_operands = operands if near_operands is None else near_operands
     target, tolerance = figure.center, figure.tolerance
     accepts = ACCEPTS[figure.measure] + (("other",) if figure.measure in ("percent", "multiplier") else ())
 
     def near(value: float) -> bool:
         return abs(value - target) <= tolerance
 
-    for na, a, la, ua in operands:
-        if na == own or ua not in accepts:
+    def fits(unit_choices: tuple[str, ...], metric: str | None) -> bool:
+        if metric is None or not any(u in accepts for u in unit_choices):
+            return False
+        if figure.unit in ("percent", "multiplier") and metric not in _RATIO_RESULTS:
+            return False  # a percentage is a share, a rate, a change or a ratio to a target, never a CPA
+        return metric_accepts(figure.metric, metric)
+
+    for na, a, la, ua, ma in operands:
+        if na == own or ua not in accepts or not metric_accepts(figure.metric, ma):
             continue
-        if near(a):  # "ROAS 14.45" in the evidence, "14.5" in the claim
+        other = figures.get(na) if figures else None
+        same_kind = other is None or (other.per_day == figure.per_day and other.expected == figure.expected
+                                      and _written_unit(other) == _written_unit(figure))
+        if abs(a - abs(figure.value)) <= figure.half_unit + 1e-9 * max(1.0, a) and same_kind and (
+                summary or other is None or other.half_unit < figure.half_unit):
+            # "ROAS 14.45" in the evidence, "14.5" in the claim; a claim may repeat the evidence's figure
             return f"the same figure as {la} in this finding, rounded", (na,)
+        if summary and figure.below and 0.8 * abs(figure.value) <= a < abs(figure.value) and ua in accepts:
+            return f"{la} in this finding is below it", (na,)  # "spending under 80% of them"
+        if figure.at_most and figure.decimals == 0 and math.floor(a + 1e-9) == abs(figure.value):
+            return f"the whole count at most {la} in this finding", (na,)  # "8.98 conversions ... 8 or fewer"
         if figure.measure != "percent" and ua in ("money", "other"):
             for value, how in ((a / 1e6, f"{la} read as micros"), (a * 1e6, f"{la} in micros")):
                 if near(value):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na,)
-    for i, (na, a, la, ua) in enumerate(operands):
-        for nb, b, lb, ub in operands[i + 1:]:
+    if single_only:
+        return None
+    for i, (na, a, la, ua, ma) in enumerate(near_operands):
+        for nb, b, lb, ub, mb in near_operands[i + 1:]:
             if na in (nb, own) or nb == own:
                 continue
-            same = _sum_units(ua, ub)
-            results: list[tuple[float, str, tuple[str, ...]]] = [
-                (abs(a - b), f"{la} - {lb}", same), (a + b, f"{la} + {lb}", same)]
-            if b:
-                results.append((a / b, f"{la} / {lb}", _quotient_units(ua, ub)))
-            if a:
-                results.append((b / a, f"{lb} / {la}", _quotient_units(ub, ua)))
+            if (ma == "days") != (mb == "days") and not ((figure.per_day or figure.per_days) and mb == "days"):
+                continue  # "60-day lookback" is no operand of a count; a figure a day may be one over days
+            same, same_metric = _sum_units(ua, ub), _sum_metric(ma, mb)
+            results: list[tuple[float, str, tuple[str, ...], str | None]] = [
+                (abs(a - b), f"{la} - {lb}", same, same_metric), (a + b, f"{la} + {lb}", same, same_metric)]
+            # a plain ratio ("ROAS 5.3") divides like an amount: target 9.0 is 1.7x it
+            amounts = not ({units.get(na), units.get(nb)} & {"percent", "multiplier"}) or (
+                {ma, mb} & {"roas", "target"} and not ({units.get(na), units.get(nb)} & {"percent"}))
+            if b and amounts:
+                results.append((a / b, f"{la} / {lb}", _quotient_units(ua, ub), _quotient_metric(ma, mb)))
+                if mb == "target" and ma != "target":  # 411.46 / 45.00: conversions at target, or 9.1x the target
+                    results.append((a / b, f"{la} / {lb}", ("ratio",), "relative"))
+                if figure.per_days and mb == "days" and (figure.per_days > 0 or month_days):
+                    # "6.86 conversions over 21 days, about 10 per 30 days" (or "a month")
+                    over = figure.per_days if figure.per_days > 0 else month_days or 0
+                    results.append((a / b * over, f"{la} / {lb} x {over}", (ua,), ma))
+            if a and amounts:
+                results.append((b / a, f"{lb} / {la}", _quotient_units(ub, ua), _quotient_metric(mb, ma)))
             if figure.measure == "percent":
-                results = [(r * 100.0, f"{how} as a percentage", unit) for r, how, unit in results if "/" in how]
-                results.append((abs(a - b), f"{la} - {lb} (points)", same))
-                change = ("ratio",) if same else ()
+                results = [(r * 100.0, f"{how} as a percentage", unit, m) for r, how, unit, m in results if "/" in how]
+                results.append((abs(a - b), f"{la} - {lb} (points)", same, "points"))
+                # a change is between two figures of one metric of like size ("from 24.49 to 48.45")
+                change = ("ratio",) if same and same_metric is not None and min(a, b) * 3 >= max(a, b) else ()
                 if b:
-                    results.append((abs(a - b) / b * 100.0, f"change from {lb} to {la}", change))
+                    results.append((abs(a - b) / b * 100.0, f"change from {lb} to {la}", change, "change"))
                 if a:
-                    results.append((abs(a - b) / a * 100.0, f"change from {la} to {lb}", change))
+                    results.append((abs(a - b) / a * 100.0, f"change from {la} to {lb}", change, "change"))
             elif figure.measure == "multiplier":
-                results = [(r, how, unit) for r, how, unit in results if "/" in how]
+                results = [(r, how, unit, m) for r, how, unit, m in results if "/" in how]
             else:
-                for rate_n, rate, count, count_unit in ((na, a, b, ub), (nb, b, a, ua)):
+                for rate_n, rate, count, count_unit, rate_metric, count_metric in (
+                        (na, a, b, ub, ma, mb), (nb, b, a, ua, mb, ma)):
+                    if rate_metric not in _RATES:
+                        continue  # "202.97 x 108%": a product only of a rate its words name
                     if units.get(rate_n) == "percent":
-                        results.append((rate * count / 100.0, f"{la} x {lb}", (count_unit,)))
+                        results.append((rate * count / 100.0, f"{la} x {lb}", (count_unit,), _product_metric(rate_metric, count_metric)))
                     elif units.get(rate_n) == "multiplier":
-                        results.append((rate * count, f"{la} x {lb}", (count_unit,)))
-            for value, how, result_units in results:
-                if near(value) and any(unit in accepts for unit in result_units):
+                        results.append((rate * count, f"{la} x {lb}", (count_unit,), _product_metric(rate_metric, count_metric)))
+            if chance and ua in ("count", "other") and ub in ("count", "other"):
+                results += _chances(a, b, la, lb, figure, _expected_of(figures, na, nb))
+            if summary and figure.unit in ("percent", "multiplier"):
+                # a claim's share or change of two figures is the evidence's own, rounded; only a
+                # ratio to a target ("9.1x the target") it may work out itself
+                results = [r for r in results if r[3] == "relative" or (figure.metric == "relative" and r[3] == "share")]
+            for value, how, result_units, metric in results:
+                if near(value) and fits(result_units, metric):
                     return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)
     return None
+
+
+def _chance(figure: Figure, operands: list[Operand], own: int, figures: dict[int, Figure] | None = None,
+            ) -> tuple[str, tuple[int, ...]] | None:
+    """A Poisson chance or z of two counts of the finding, one of which may itself be computed."""
+    target, tolerance = figure.center, figure.tolerance
+    for i, (na, a, la, ua, ma) in enumerate(operands):
+        for nb, b, lb, ub, mb in operands[i + 1:]:
+            if own in (na, nb) or na == nb or ua not in ("count", "other") or ub not in ("count", "other") or "days" in (ma, mb):
+                continue
+            for value, how, _, _ in _chances(a, b, la, lb, figure, _expected_of(figures, na, nb)):
+                if abs(value - target) <= tolerance or (figure.below and value < abs(figure.value)):
+                    return f"arithmetic in this finding: {how} = {show_number(value, computed=True)}", (na, nb)
+    return None
+
+
+def _written_unit(figure: Figure) -> str:
+    return "plain" if figure.unit == "money" else figure.unit
+
+
+def _expected_of(figures: dict[int, Figure] | None, na: int, nb: int) -> tuple[bool, bool]:
+    """Which of two operands its words call expected (both may be, when nothing says)."""
+    if not figures or na not in figures or nb not in figures:
+        return True, True
+    return figures[na].expected, figures[nb].expected
+
+
+def _chances(a: float, b: float, la: str, lb: str, figure: Figure, expected: tuple[bool, bool] = (True, True),
+             ) -> list[tuple[float, str, tuple[str, ...], str | None]]:
+    """The Poisson chance of at most one count when the other, a count its words call expected, is
+    expected (the reference auditor's ``poisson_at_most``), and (a - b) / sqrt(b), each way round."""
+    out: list[tuple[float, str, tuple[str, ...], str | None]] = []
+    for observed, due, lo, le, is_expected in ((a, b, la, lb, expected[1]), (b, a, lb, la, expected[0])):
+        expected_count = due
+        if not is_expected or expected_count <= 0 or observed > expected_count:
+            continue
+        p = poisson_at_most(observed, expected_count)
+        out.append((p * 100.0 if figure.measure == "percent" else p, f"Poisson chance of at most {lo} when {le} are expected",
+                    ("ratio", "other"), ""))
+        out.append((abs(poisson_z(observed, expected_count)), f"({lo} - {le}) / sqrt({le})", ("ratio", "other", "count"), ""))
+    return out
 
 
 _PLATFORMS = {"google": "google", "meta": "meta", "facebook": "meta", "instagram": "meta"}
@@ -566,7 +993,7 @@ _PLATFORM_NAME = re.compile(r"(?i)\b(?P<platform>google|meta|facebook|instagram)
 _RULE_WORD = re.compile(
     r"(?i)\b(?:allows?|allowed|allowance|lets?|permits?|may|can|up\s+to|caps?|capped|limits?|maximum|max|rule|"
     r"overdeliver\w*|over-deliver\w*)\b")
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
+_PLATFORM_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|\n")
 
 
 @functools.lru_cache(maxsize=1)
@@ -600,7 +1027,7 @@ def _platform_constant(figure: Figure, text: str) -> tuple[float, str, tuple, st
     if figure.measure not in ("multiplier", "percent") or _PLATFORM_NAME.search(text) is None:
         return None
     begin = 0
-    for end in _SENTENCE_END.finditer(text):
+    for end in _PLATFORM_SENTENCE_END.finditer(text):
         if end.start() >= figure.start:
             sentence = text[begin:end.start()]
             break
@@ -626,24 +1053,28 @@ def _platform_constant(figure: Figure, text: str) -> tuple[float, str, tuple, st
 
 
 class _Collector:
-    """Walks a snapshot for every number (values and numbers inside strings), every name with
-    digits and every id. Numbers under a ratio-like key (``search_impression_share``,
-    ``pacing_tolerance``, ``target_roas``) are ratios too; numbers under a percent key, or
-    followed by ``%`` inside a string, are already in percent."""
+    """Walks a snapshot (but its daily rows) for every number (values and numbers inside strings),
+    every name with digits and every id. A number inside an item about one campaign (one with a
+    ``campaign_id``, or the campaign's own entry) is kept apart for that campaign, with the item's
+    date, and grounds only a finding that names the campaign; the rest are the account's. Numbers
+    under a ratio-like key (``search_impression_share``, ``pacing_tolerance``, ``target_roas``)
+    are ratios too; numbers under a percent key, or followed by ``%`` inside a string, are
+    already in percent."""
 
     def __init__(self) -> None:
-        self.by_unit: dict[str, dict[float, Source]] = {unit: {} for unit in VALUE_UNITS}  # by the field's unit
+        self.by_unit: dict[str, dict[float, Source]] = {unit: {} for unit in VALUE_UNITS}  # the account's, by unit
         self.in_percent: dict[float, Source] = {}
+        # campaign -> its values, their dates and what a finding must name for them to count
+        self.scoped: dict[str, list[tuple[Entry, date | None, str | None]]] = {}
         self.names: set[str] = set()
         self.ids: set[str] = set()
         self._texts: dict[str, list[tuple[float, bool]]] = {}
 
-    def walk(self, node: Any, path: tuple) -> None:  # node: a dict or a list
-        """The hot loop of index building: leaves are handled inline, and a path tuple is made
-        only for containers and for values not seen before."""
+    def walk(self, node: Any, path: tuple, campaign: str | None = None, day: date | None = None,
+             named: str | None = None) -> None:
+        """``campaign``, ``day``: the item being walked is about that campaign, on that day;
+        ``named``: what a finding must name for the item's values to count (a search term, an ad)."""
         is_dict = isinstance(node, dict)
-        by_unit = self.by_unit
-        other = by_unit["other"]
         key: Any  # a str in an object, an int in a list
         for key, value in (node.items() if is_dict else enumerate(node)):
             kind = type(value)
@@ -653,39 +1084,113 @@ class _Collector:
                     if is_dict and kind is float and value == value and _is_id_key(key):
                         self.ids.add(str(value))  # an id of 1e308 is quoted as "1e+308": an identifier, not the figure 308
                     continue
-                values = other
-                if is_dict:
-                    if kind is int and _is_id_key(key):
-                        self.ids.add(str(value))
-                    else:
-                        unit = _key_unit(key)
-                        values = by_unit[unit]
-                        if unit == "ratio" and _PERCENT_KEY.search(key):
-                            self.in_percent.setdefault(magnitude, (path, key))
-                if magnitude not in values:
-                    values[magnitude] = (path, key)
+                if is_dict and kind is int and _is_id_key(key):
+                    self.ids.add(str(value))
+                    continue
+                field = node.get("changed_field") if is_dict and key in _CHANGE_VALUES else None
+                self._add(magnitude, key if is_dict else None, (path, key), campaign, day, named=named,
+                          metric=value_metric(str(field)) if isinstance(field, str) else None)
             elif kind is str:
                 if is_dict and _is_id_key(key):
                     self.ids.add(value)
+                    continue
+                as_number = number(value) if is_dict and _HAS_DIGIT.search(value) else None
+                if as_number is not None:  # "12,5": a numeric string counts as its number, as every reader reads it
+                    self._add(abs(as_number), key, (path, key), campaign, day, named=named)
+                    continue
                 numbers = self._texts.get(value)
                 if numbers is None:
                     numbers = self._texts[value] = self._numbers_in(value)
                 for number_in_text, percent in numbers:
-                    other.setdefault(number_in_text, (path, key, value))
-                    if percent:
-                        self.in_percent.setdefault(number_in_text, (path, key, value))
+                    self._add(number_in_text, None, (path, key, value), campaign, day, percent, named)
             elif kind is dict or kind is list:
                 if is_dict and kind is list and _is_id_key(key):
                     self.ids.update(str(v) for v in value if type(v) in (str, int))
-                self.walk(value, path + (key,))
+                if not path and key == _DAILY:
+                    self._daily_ids(value)
+                    continue
+                child_campaign, child_day, child_named = campaign, day, named
+                if kind is dict:
+                    child_campaign, child_day = _context(value, path, campaign, day)
+                    child_named = _name_of(value, path) or named
+                self.walk(value, path + (key,), child_campaign, child_day, child_named)
+
+    def _add(self, magnitude: float, key: Any, source: Source, campaign: str | None, day: date | None,
+             percent: bool = False, named: str | None = None, metric: str | None = None) -> None:
+        unit = _key_unit(key) if key is not None else "other"
+        if campaign is not None:
+            if metric is None:
+                metric = value_metric(str(key)) if key is not None else ""
+            entries = self.scoped.setdefault(campaign, [])
+            entries.append(((magnitude, unit, metric, "snapshot", source), day, named))
+            if percent or (key is not None and unit == "ratio" and _PERCENT_KEY.search(key)):
+                entries.append(((magnitude, "ratio", "", "percent", source), day, named))
+            return
+        values = self.by_unit[unit]
+        if magnitude not in values:
+            values[magnitude] = source
+        if percent or (key is not None and unit == "ratio" and _PERCENT_KEY.search(key)):
+            self.in_percent.setdefault(magnitude, source)
+
+    def _daily_ids(self, rows: Any) -> None:
+        """The daily rows' campaign ids, and the texts with digits in their metric fields (a
+        finding quoting "clicks is the text '[1]'" quotes a name, not a figure)."""
+        if not isinstance(rows, list):
+            return
+        for row in rows:
+            if isinstance(row, dict):
+                if row.get("campaign_id") is not None:
+                    self.ids.add(str(row.get("campaign_id")))
+                for key, value in row.items():
+                    if type(value) is str and key not in ("date", "campaign_id") and _HAS_DIGIT.search(value) \
+                            and number(value) is None and not is_date_or_time(value):
+                        self.names.add(value)
 
     def _numbers_in(self, text: str) -> list[tuple[float, bool]]:
-        # A date's parts are not figures (the day of month would ground every small number).
+        # A date's parts are not figures (the day of month would ground every small number), and
+        # a name's digits name ("ACCT-14", "Search | DE 2025"): only a sentence states numbers
+        # ("target CPA raised to 52.50").
         if not _HAS_DIGIT.search(text) or is_date_or_time(text):
             return []
         self.names.add(text)
+        if not _SENTENCE_TEXT.search(text):
+            return []
         return [(float(m.group().replace(",", "")), text[m.end():m.end() + 1] == "%")
                 for m in _NUMBER_IN_TEXT.finditer(text)]
+
+
+def _context(item: dict[str, Any], path: tuple, campaign: str | None, day: date | None) -> tuple[str | None, date | None]:
+    """The campaign and day an object of the snapshot is about, from its own fields (or its parent's)."""
+    section = path[0] if path else None
+    if section in _ACCOUNT_SECTIONS:
+        return None, None
+    cid = item.get("campaign_id")
+    if cid is None and section == "campaigns" and len(path) == 1:
+        cid = item.get("id")
+    if cid is not None and not isinstance(cid, (dict, list)):
+        campaign = str(cid)
+    for key in _DATE_KEYS:
+        found = parse_day(item.get(key))
+        if found is not None:
+            return campaign, found
+    return campaign, day
+
+
+# Items a finding quotes by name: a search term's values count when the finding names the term,
+# an ad's when it names the ad (the campaign's other terms and ads are not what it speaks of).
+_NAMED_ITEMS = {"search_terms": "search_term", "ads": "ad_id"}
+
+
+_AD_PREFIX = "\0ad "  # an ad's values count when the finding names the ad, or speaks of its campaign's ads
+_ADS = re.compile(r"\bads?\b")
+
+
+def _name_of(item: dict[str, Any], path: tuple) -> str | None:
+    key = _NAMED_ITEMS.get(path[0]) if len(path) == 1 else None
+    name = item.get(key) if key else None
+    if name is None or isinstance(name, (dict, list)):
+        return None
+    return (_AD_PREFIX if path[0] == "ads" else "") + str(name).lower()
 
 
 def _key_unit(key: Any, _known: dict[str, str] = {}) -> str:  # noqa: B006 - deliberate memo

@@ -20,7 +20,9 @@ RATIO_WORDS = ("CTR", "CVR", "ROAS", "share", " over ")
 
 def is_ratio_name(name: str) -> bool:
     """Is the derived value of this name a ratio (CTR, a share, CPA over target...)?"""
-    # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it.
+    # "ROAS minus target" is a difference of ratios, not a ratio: a "2.9x" must not match it; and
+    # "projected month-end spend, last 7 days' share of the budget schedule" is spend on that basis.
+    name = name.replace("last 7 days' share of the", "last 7 days' rate of the")
     return " minus " not in name and any(word in name for word in RATIO_WORDS)
 
 
@@ -53,6 +55,89 @@ def value_unit(name: str) -> str:
     if not sep or scope == "count":
         metric = name
     return _unit_of_metric(metric)
+
+
+# What a value is a figure of, by its name or field (the families of figures.METRIC_MEASURES): a
+# figure whose words name a metric is compared only with values of that metric. Checked in order.
+_METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^all_conversions expected "), "expected_all"),
+    (re.compile(r"^conversions expected "), "expected"),
+    (re.compile(r"over daily budget"), "budget_use"),  # what a campaign spent of its daily budget
+    (re.compile(r" over |multiple|\bgap\b.*\bas share\b|month elapsed"), "relative"),
+    (re.compile(r"^pacing: (?:projected|expected|spend to date|remaining budget|budget|daily budgets|monthly budget)"), "cost"),  # a ratio of two figures: "CPA over target", "spend to date over expected"
+    (re.compile(r"minus"), "gap"),  # a difference of a figure and its target
+    (re.compile(r"(?i)^target_|\btarget (?:cpa|roas)\b"), "target"),
+    (re.compile(r"(?i)budget_lost_impression_share"), "lost_budget"),
+    (re.compile(r"(?i)rank_lost_impression_share"), "lost_rank"),
+    (re.compile(r"(?i)impression_share|impression share"), "is"),
+    (re.compile(r"(?i)tolerance"), "tolerance"),
+    (re.compile(r"(?i)\bshare\b|_share\b"), "share"),
+    (re.compile(r"(?i)\bcpa\b|cost per (?:conversion|acquisition)"), "cpa"),
+    (re.compile(r"(?i)\bcpc\b|average_cpc|cost per click"), "cpc"),
+    (re.compile(r"(?i)\broas\b"), "roas"),
+    (re.compile(r"(?i)\bctr\b"), "ctr"),
+    (re.compile(r"(?i)\bcvr\b|conversion rate"), "cvr"),
+    (re.compile(r"(?i)all_conversions"), "all_conversions"),
+    (re.compile(r"(?i)conversions_value|\bvalue\b|revenue"), "value"),
+    (re.compile(r"(?i)\bclicks\b"), "clicks"),
+    (re.compile(r"(?i)\bimpressions\b"), "impressions"),
+    (re.compile(r"(?i)\bconversions\b"), "conversions"),
+    (re.compile(r"(?i)\bcost|spend|budget|amount|maximum|planned"), "cost"),
+    (re.compile(r"(?i)days with data"), "items"),  # a campaign's rows over a range: "all 19 daily rows"
+    (re.compile(r"(?i)\bdays\b|_days$|days_"), "days"),
+    (re.compile(r"(?i)\bcount\b|\brows\b"), "items"),
+]
+# Values of these metrics are what a figure's own words must name: a figure that names no
+# metric is not taken for a ratio against a target, a gap to one or a target ("2.2x" is grounded
+# by its own division, not by whatever "CPA over target" of the account is near 2.2).
+_OWN_WORDS_ONLY = ("relative", "gap", "target", "expected", "days", "budget_use")
+
+
+@functools.lru_cache(maxsize=8192)
+def value_metric(name: str) -> str:
+    """What a value of the grounding set is a figure of (``clicks``, ``cost``, ``cpa``, ``share``...),
+    read from its derived name, range metric or snapshot field; "" when its name does not say."""
+    scope, sep, metric = name.partition(": ")
+    if scope == "count" and sep:
+        return "items"  # "count: campaigns with cost in the data"
+    text = (metric if sep else name).replace("zero-conversion ", "")
+    for pattern, family in _METRIC_OF_NAME:
+        if pattern.search(text):
+            return family
+    return ""
+
+
+# A campaign's rows over a range are its days with data ("all 19 daily rows", "0 on each of 5 days");
+# a figure against a reference ("9.1x the target") may be one figure over another of its metric.
+_ALSO = {"items": ("days",), "days": ("items",), "relative": ("share",)}
+ANY_METRIC = "*"  # in a sentence's metrics: the sentence names what, but not which metric
+
+
+def metric_accepts(figure_metric: str, value_metric_: str, sentence_metrics: frozenset[str] = frozenset(),
+                   expected: bool = False) -> bool:
+    """May a figure whose words name ``figure_metric`` be a value of ``value_metric_``?
+
+    A value of no known metric may be anything (its unit still has to agree). An expected count
+    is only for a figure its words call expected (of conversions, all conversions or no named
+    metric), and such a figure is nothing else (a sum over a range is not "expected"). A figure
+    whose words name no metric may be a value of any metric its sentence names
+    (``sentence_metrics``), or of any metric when its sentence names none; a target only when
+    its sentence speaks of one; a ratio or gap to a target only when its sentence names no metric;
+    days and budget use only when its own words say so (``_OWN_WORDS_ONLY``)."""
+    if expected:  # "about 229 expected": an expected count, or what the finding computes itself
+        return value_metric_ in ("expected", "expected_all") and figure_metric in (
+            "", "conversions" if value_metric_ == "expected" else "all_conversions")
+    if not value_metric_:
+        return True
+    if value_metric_ in ("expected", "expected_all"):
+        return False
+    if figure_metric:
+        return figure_metric == value_metric_ or value_metric_ in _ALSO.get(figure_metric, ())
+    if value_metric_ == "target":
+        return value_metric_ in sentence_metrics
+    if value_metric_ in _OWN_WORDS_ONLY:
+        return value_metric_ in ("relative", "gap") and not (sentence_metrics - {ANY_METRIC})
+    return not sentence_metrics or ANY_METRIC in sentence_metrics or value_metric_ in sentence_metrics
 
 
 def ratio(a: float | None, b: float | None) -> float | None:

@@ -34,13 +34,28 @@ from .. import taxonomy
 from ..assistant import Finding, OutputError, parse_output
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case, Expectation
+from . import declared
 from .claims import affirmed_match
+from .figures import Figure
 from .row_provenance import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from ..caseset.snapshot import Snapshot
 from ..caseset.untrusted import UnsafePattern, says_regex
 
 STATUSES = ("ok", "unparseable", "error")
+# What a figure is: recomputed or grounded, grounded by the prose rules alone in an answer that
+# declares its figures, or supported by nothing.
+GROUNDED, UNTRACEABLE, FABRICATED = "grounded", "untraceable", "fabricated"
+FIGURE_STATUSES = (GROUNDED, UNTRACEABLE, FABRICATED)
+
+
+def figure_status(row: dict[str, Any]) -> str:
+    """A figure row's status; a row of a result file written before statuses existed has only
+    ``grounded`` (nothing was untraceable then)."""
+    status = row.get("status")
+    if status in FIGURE_STATUSES:
+        return str(status)
+    return GROUNDED if row.get("grounded") else FABRICATED
 FINDING_VERDICTS = ("matched", "may_find", "extra", "duplicate", "must_not_say")
 
 
@@ -51,6 +66,9 @@ class CaseScore:
     recall: float
     precision: float
     fabrication: int  # len(fabricated_figures) + len(must_not_say_hits)
+    # Figures grounded only by the prose rules in an answer that declares its figures: neither
+    # recomputed nor fabricated (docs/scoring.md, "Declared figures"); 0 in files written before.
+    untraceable: int = 0
     missed_ids: list[str] = field(default_factory=list)
     matched_ids: list[str] = field(default_factory=list)
     extra_ids: list[str] = field(default_factory=list)
@@ -92,11 +110,8 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
     index = GroundingIndex.for_snapshot(snapshot, figures)
     figure_rows: list[dict[str, Any]] = []
     for i, finding in enumerate(returned):
-        for verdict in index.check_texts(finding.texts(), scopes=[finding.scope]):
-            behind = index.rows(verdict)
-            figure_rows.append({"finding_index": i, **verdict.to_dict(),
-                                "rows": behind.pointers(ROWS_LIMIT), "row_count": len(behind)})
-    fabricated = [row for row in figure_rows if not row["grounded"]]
+        figure_rows += figure_verdicts(index, snapshot.data, i, finding)
+    fabricated = [row for row in figure_rows if row["status"] == FABRICATED]
 
     counted = sum(1 for row in finding_rows if row["matches"] is not None)
     return CaseScore(
@@ -105,6 +120,7 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
         recall=(len(matched) / len(must_ids)) if must_ids else 1.0,
         precision=(counted / len(returned)) if returned else 1.0,
         fabrication=len(fabricated) + len(hits),
+        untraceable=sum(1 for row in figure_rows if row["status"] == UNTRACEABLE),
         missed_ids=[i for i in must_ids if i not in matched],
         matched_ids=[i for i in must_ids if i in matched],
         extra_ids=extra_ids,
@@ -113,6 +129,71 @@ def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> C
         fabricated_figures=fabricated,
         must_not_say_hits=hits,
     )
+
+
+def figure_verdicts(index: GroundingIndex, data: dict[str, Any], i: int, finding: Finding) -> list[dict[str, Any]]:
+    """The figure rows of one finding: each number of its text, and each declared figure the text
+    does not print.
+
+    A prose finding (no ``figures``: prompt versions before audit-v4) is judged by the prose rules
+    alone: grounded or fabricated. In a finding that declares its figures, a number that prints a
+    declared figure is that declaration, recomputed; a number no declaration prints is judged by the
+    prose rules and, grounded so, is *untraceable*; zero needs no declaration.
+    """
+    verdicts = index.check_texts(finding.texts(), scopes=[finding.scope], kind=finding.id)
+    if not finding.declares:
+        return [_prose_row(index, i, verdict, GROUNDED if verdict.grounded else FABRICATED) for verdict in verdicts]
+    entries = declared.recompute(data, finding.figures or [], finding.invalid_figures)
+    by_key = declared.declared_by_key(entries)
+    used: set[int] = set()
+    rows = []
+    for verdict in verdicts:
+        entry = by_key.get(declared.figure_key(verdict.figure))
+        if entry is not None:
+            used.add(entry.index)
+            rows.append(_declared_row(i, verdict.field, verdict.figure, entry))
+        elif verdict.figure.value == 0:
+            rows.append(_prose_row(index, i, verdict, GROUNDED))
+        elif verdict.grounded:
+            rows.append(_prose_row(index, i, verdict, UNTRACEABLE,
+                                   f"not declared in the finding's figures; by the prose rules: {verdict.reason}"))
+        else:
+            rows.append(_prose_row(index, i, verdict, FABRICATED,
+                                   f"not declared in the finding's figures, and {verdict.reason}"))
+    for entry in entries:
+        if entry.index not in used:
+            rows.append(_declared_row(i, "figures", entry.figure, entry))
+    return rows
+
+
+def _prose_row(index: GroundingIndex, i: int, verdict: Any, status: str, reason: str | None = None) -> dict[str, Any]:
+    behind = index.rows(verdict)
+    row = {"finding_index": i, **verdict.to_dict(), "grounded": status != FABRICATED, "status": status,
+           "rows": behind.pointers(ROWS_LIMIT), "row_count": len(behind), "declared": None}
+    if reason is not None:
+        row["reason"] = reason
+    return row
+
+
+def _declared_row(i: int, field_name: str, figure: Figure | None, entry: declared.Declared) -> dict[str, Any]:
+    """A figure that prints a declaration (``field`` "figures" for a declaration the text does not
+    print): grounded when the rows give what it prints."""
+    if figure is None or entry.error is not None:
+        ok, reason = False, f"declared {entry.printed!r} ({entry.label}): {entry.error or 'printed is not one number'}"
+    else:
+        ok, reason = declared.check(figure, entry)
+    in_text = field_name != "figures"
+    rows = entry.rows if ok else None
+    return {
+        "finding_index": i, "field": field_name, "text": figure.text if figure is not None and in_text else entry.printed,
+        "start": figure.start if figure is not None and in_text else -1,
+        "end": figure.end if figure is not None and in_text else -1,
+        "value": figure.value if figure is not None else None, "unit": figure.unit if figure is not None else None,
+        "measure": figure.measure if figure is not None else None, "decimals": figure.decimals if figure is not None else None,
+        "grounded": ok, "status": GROUNDED if ok else FABRICATED, "reason": reason,
+        "rows": rows.pointers(ROWS_LIMIT) if rows is not None else [], "row_count": len(rows) if rows is not None else 0,
+        "declared": entry.to_dict(),
+    }
 
 
 def _finding_row(finding: Finding) -> dict[str, Any]:
@@ -157,9 +238,26 @@ def _says_pattern(pattern: str) -> Any:
         return says_regex(str(pattern), literal=True)
 
 
+BROKEN_DATA_GROUP = "data"
+
+
+def could_say(entry: Expectation, finding: Finding) -> bool:
+    """Could this finding make the claim of this must_not_say entry in words?
+
+    A finding of a broken-data kind (``data.*``) describes the export, not the account: "2,196.16
+    double-counted" in a data.duplicate_rows finding says the rows repeat, not that tracking counts
+    conversions twice. So the ``says`` patterns of kinds outside ``data.*`` are not matched in
+    ``data.*`` findings (a hit by id still counts).
+    """
+    entry_group = taxonomy.split_id(entry.id)[0].split(".", 1)[0]
+    finding_group = finding.id.split(".", 1)[0]
+    return not (finding_group == BROKEN_DATA_GROUP and entry_group != BROKEN_DATA_GROUP)
+
+
 def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One hit per (finding, entry): by id when the id matches, else by the first ``says`` pattern
-    found where the finding affirms it (a denied mention, "not an underspend", is no hit: claims.py)."""
+    found where the finding affirms it (a denied mention, "not an underspend", is no hit: claims.py)
+    in a finding that could make that claim (``could_say``)."""
     hits: list[dict[str, Any]] = []
     for i, (finding, row) in enumerate(zip(returned, rows)):
         text = "\n".join(finding.texts().values())
@@ -167,7 +265,7 @@ def _must_not_say_hits(entries: list[Expectation], returned: list[Finding], rows
             hit = None
             if _covers(entry, finding):
                 hit = {"finding_index": i, "entry_id": entry.id, "by": "id", "pattern": None}
-            else:
+            elif could_say(entry, finding):
                 said = affirmed_match([_says_pattern(pattern) for pattern in entry.says], text)
                 if said is not None:
                     hit = {"finding_index": i, "entry_id": entry.id, "by": "says", "pattern": entry.says[said[0]]}

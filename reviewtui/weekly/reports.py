@@ -18,6 +18,7 @@ from typing import Any
 
 from ..caseset.atomic import staged_write_text
 from ..backends.base import CaseOutput
+from ..scoring.declared import how_computed_notes
 from .markdown_text import md_link_target, md_text
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 
@@ -33,6 +34,15 @@ def _scope(finding: dict[str, Any]) -> str:
 def _finding_line(finding: dict[str, Any]) -> str:
     text = md_text(finding.get("claim") or "")
     return f"{md_text(finding['id'])}{_scope(finding)}: {text}".rstrip(": ")
+
+
+def _how_computed(figure_rows: list[dict[str, Any]]) -> list[str]:
+    """How each declared figure the finding prints was computed, in a client's words; nothing for a prose answer."""
+    notes = how_computed_notes(figure_rows)
+    if not notes:
+        return []
+    return ["How the figures were computed:", "", *(f"- {md_text(text)}: {md_text(note)}" for text, note in notes.items()),
+            ""]
 
 
 def _holds(result: dict[str, Any]) -> list[str]:
@@ -82,6 +92,7 @@ def report_markdown(result: dict[str, Any]) -> str:
                 lines += [md_text(finding["claim"]), ""]
             if finding.get("evidence"):
                 lines += [f"Evidence: {md_text(finding['evidence'])}", ""]
+            lines += _how_computed(finding["figures"])
 
     lines += ["---", "", "## For the reviewer: the reference auditor's second opinion", ""]
     opinion = result.get("second_opinion") or {}

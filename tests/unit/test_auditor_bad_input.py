@@ -170,9 +170,15 @@ def _corrupt(node, rng, depth=0):
     return node
 
 
-# The seeds below 60, less the three that found the gaps pinned by the tests after this one (each with the
-# two values of its seed that matter, found by removing the others one by one).
-SEEDS = [s for s in range(60) if s not in (23, 28, 30)]
+# The seeds below 60, less seed 30, which found the gap pinned by the last test below (with the two values of
+# its seed that matter, found by removing the others one by one); seeds 23 and 28 found the gaps of the two
+# tests before it, now closed. Gaps the seed range found, open: each seed fails until its gap is closed (strict).
+KNOWN_GAPS = {
+    59: "the auditor's 'last 4 complete days' are its last 4 days with a readable date (one is '2025-13-45'); "
+        "the scorer reads the window of the last 4 calendar days, without the row it quotes",
+}
+SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[s])) if s in KNOWN_GAPS else s
+         for s in range(60) if s != 30]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -196,15 +202,15 @@ def _with(name: str, changes: dict[tuple, object]) -> dict:
     return data
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open gap (auditor / scoring): a click count written as the text '12,5' is "
-                   "read by the auditor as 125 and quoted in the waste evidence, which the grounding does not find")
 def test_a_count_written_with_a_decimal_comma_is_not_quoted_as_another_number(tmp_path):
+    """The auditor reads the text '12,5' as 125 clicks and quotes it; the scorer reads numeric strings as the
+    same numbers (snapshot_reader.number), so the quoted figure is grounded."""
     _run(tmp_path, _with("primary_demoted", {("search_terms", 17, "conversions"): 0, ("search_terms", 19, "clicks"): "12,5"}))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open gap (auditor pacing / derived index): with days_in_month unreadable and "
-                   "targets not an object, the projected month-end spend is grounded only on a derived figure of ratio unit")
 def test_a_projection_from_an_unreadable_month_length_is_grounded_as_money(tmp_path):
+    """With days_in_month unreadable and targets not an object, the projected month-end spend is grounded
+    as money (a projection is a cost figure of the prose rules, never a ratio)."""
     _run(tmp_path, _with("meta_cap", {("period", "days_in_month"): "12,5", ("targets",): [1]}))
 
 

@@ -29,7 +29,7 @@ def test_no_ungrounded_figure_on_a_shipped_case(case_dir):
     bad = [
         f"{f['id']}: {v.figure.text!r} ({v.reason})"
         for f in result.output()["findings"]
-        for v in index.check_texts({k: f[k] for k in ("claim", "evidence", "severity")})
+        for v in index.check_texts({k: f[k] for k in ("claim", "evidence", "severity")}, scopes=[f["scope"]], kind=f["id"])
         if not v.grounded
     ]
     assert bad == []

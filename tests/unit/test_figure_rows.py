@@ -49,18 +49,18 @@ def grounded(index: GroundingIndex, text: str, scope: str | None = None) -> dict
 
 def test_a_campaign_period_cost_names_the_campaigns_daily_rows(data: dict) -> None:
     figures = grounded(GroundingIndex(data), "Campaign 333 spent 1,234.38 with nothing to show", "333")
-    reason, rows, count = figures["1,234.38"]
-    assert reason == "derived: campaign 333: cost, period = 1,234.38"
+    reason, rows, count = figures["1,234.38"]  # no range named: the period
+    assert reason == "derived over a range this finding names: campaign 333: cost, the period = 1,234.38"
     assert rows == ["/daily/27", "/daily/28", "/daily/29"] and count == 3
 
 
 def test_the_account_cpa_over_the_last_7_complete_days_names_every_row_of_those_days(data: dict) -> None:
-    figures = grounded(GroundingIndex(data), "Account CPA was 119.27, 2.65x the target")
+    figures = grounded(GroundingIndex(data), "Over the last 7 complete days account CPA was 119.27, 2.65x the 45.00 target")
     reason, rows, count = figures["119.27"]  # 4,174.38 / 35 conversions
-    assert reason == "derived: account: CPA, last 7 complete days = 119.268"
+    assert reason == "derived over a range this finding names: account: CPA, the last 7 complete days = 119.268"
     assert rows == LAST_7 and count == 17
-    reason, rows, _ = figures["2.65x"]  # against target CPA 45.00: the target is a row behind it too
-    assert reason.startswith("derived: account: CPA over target, last 7 complete days")
+    reason, rows, _ = figures["2.65x"]  # 119.27 / 45.00: the target is a row behind it too
+    assert reason.startswith("derived over a range this finding names: account: CPA over target, the last 7 complete days")
     assert rows == LAST_7 + ["/targets/target_cpa"]
 
 
@@ -72,10 +72,11 @@ def test_the_zero_conversion_search_term_cost_names_those_terms_only(data: dict)
 
 
 def test_a_percent_change_of_two_cited_figures_unions_their_rows(data: dict) -> None:
-    figures = grounded(GroundingIndex(data),
-                       "Cost was 4,174.38 over the last week against 1,440.00 the week before, up 189.9%")
+    figures = grounded(GroundingIndex(data), "Cost was 4,174.38 over the last 7 complete days against 1,440.00 "
+                       "the previous 7 complete days, up 189.9%")
     assert figures["4,174.38"][1] == LAST_7
-    assert figures["1,440.00"][0] == "derived: account: cost, previous 7 complete days = 1,440"
+    assert figures["1,440.00"][0] == ("derived over a range this finding names: account: cost, "
+                                      "the 7 complete days before the last 7 = 1,440")
     assert figures["1,440.00"][1] == PREVIOUS_7
     reason, rows, count = figures["189.9%"]
     assert reason == "arithmetic in this finding: change from 1,440.00 to 4,174.38 = 189.888"
@@ -83,7 +84,7 @@ def test_a_percent_change_of_two_cited_figures_unions_their_rows(data: dict) -> 
 
 
 def test_a_snapshot_value_names_its_own_field(data: dict) -> None:
-    figures = grounded(GroundingIndex(data), "one day cost 411.46")
+    figures = grounded(GroundingIndex(data), "campaign 333 cost 411.46 on 2025-03-16")
     assert figures["411.46"][1] == ["/daily/27/cost"]
 
 
@@ -104,7 +105,7 @@ def test_a_range_the_finding_names_and_a_fabricated_figure(data: dict) -> None:
 
 def test_strict_mode_names_snapshot_fields_only(data: dict) -> None:
     strict = GroundingIndex(data, "strict")
-    assert grounded(strict, "411.46 and 1,234.38")["411.46"][1] == ["/daily/27/cost"]
+    assert grounded(strict, "campaign 333 cost 411.46 on 2025-03-16 and 1,234.38 in all")["411.46"][1] == ["/daily/27/cost"]
     assert grounded(strict, "1,234.38")["1,234.38"][1:] == ([], 0)
 
 
@@ -153,7 +154,7 @@ def test_a_large_window_is_cheap_and_capped() -> None:
     index = GroundingIndex(data)
     [verdict] = index.check_texts({"t": "3,100.00 spent"})
     rows = index.rows(verdict)
-    assert verdict.reason.startswith("derived: account: cost, period") and len(rows) == 3100
+    assert verdict.reason.startswith("derived over a range this finding names: account: cost, the period") and len(rows) == 3100
     assert len(rows.pointers()) == ROWS_LIMIT
 
 

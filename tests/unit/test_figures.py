@@ -25,32 +25,32 @@ G, F, N = "grounded", "fabricated", "not a figure"
 # (text, verdict of its one figure (N: the text holds no figure), a fragment of the reason)
 FIGURE_CASES = [
     # docs/scoring.md's table of what is and is not a figure
-    ("$1,234", G, "campaign 333: cost"),
-    ("12.5%", G, "campaign 333: CTR"),
-    ("1.2k clicks", G, ""),
-    ("$48,213.77 wasted", F, "nothing in the snapshot"),
-    ("CPA 108.00 is 2.4x the 45.00 target", G, ""),
+    ("Campaign 333 over the period: $1,234", G, "campaign 333: cost"),
+    ("Campaign 333 over the period: 12.5% CTR", G, "campaign 333: CTR"),
+    ("Campaign 333 over the period: 1.2k clicks", G, ""),
+    ("Campaign 333 over the period: $48,213.77 wasted", F, "nothing in the values"),
+    ("Campaign 111 over the period: CPA 108.00 is 2.4x the 45.00 target", G, ""),
     ("on 2025-03-09", N, ""),
     # currency symbols and codes, before and after
-    ("€1,234.38", G, "1,234.38"),
-    ("1,234.38 EUR", G, "1,234.38"),
-    ("1234.38€", G, "1,234.38"),
-    ("EUR 2,160.00", G, "campaign 111: cost"),
-    ("USD 2,160", G, "campaign 111: cost"),
-    ("2,160 euros", G, "campaign 111: cost"),
+    ("Campaign 333 over the period: €1,234.38", G, "1,234.38"),
+    ("Campaign 333 over the period: 1,234.38 EUR", G, "1,234.38"),
+    ("Campaign 333 over the period: 1234.38€", G, "1,234.38"),
+    ("Campaign 111 over the period: EUR 2,160.00", G, "campaign 111: cost"),
+    ("Campaign 111 over the period: USD 2,160", G, "campaign 111: cost"),
+    ("Campaign 111 over the period: 2,160 euros", G, "campaign 111: cost"),
     ("£3,450.00 lost", F, ""),
     # thousands separators and decimals at printed precision
-    ("1,234.4", G, "1,234.38"),
+    ("Campaign 333 over the period: cost 1,234.4", G, "1,234.38"),
     ("1,234.3", F, "±0.05"),
     ("$2,161", F, "±0.5"),
-    ("6,094.38 spent to date", G, "account: cost, to last complete day"),
+    ("6,094.38 spent to date", G, "account: cost, the period to the last complete day"),
     ("1,240.50", F, ""),
-    ("1.234,38 € in continental notation", G, "campaign 333: cost"),
-    ("a CTR of 12,5 %", G, "campaign 333: CTR"),
+    ("Campaign 333 over the period: 1.234,38 € in continental notation", G, "campaign 333: cost"),
+    ("Campaign 333 over the period: a CTR of 12,5 %", G, "campaign 333: CTR"),
     ("2.160.000 spent", F, ""),
     # negatives: the sign is wording, the magnitude is checked
-    ("-12.5%", G, "CTR"),
-    ("−$1,234", G, "1,234.38"),
+    ("Campaign 333 over the period: CTR -12.5%", G, "CTR"),
+    ("Campaign 333 over the period: −$1,234", G, "1,234.38"),
     ("-$48,213", F, ""),
     # percentages against ratios and values already in percent
     ("91% impression share", G, "search_impression_share"),
@@ -58,33 +58,35 @@ FIGURE_CASES = [
     ("65.5% of the expected spend", G, "spend to date over expected, budget schedule"),
     ("a CTR of 47%", F, ""),
     # scale suffixes and words
-    ("1.19k clicks", G, "campaign 333: clicks"),
+    ("Campaign 333 over the period: 1.19k clicks", G, "campaign 333: clicks"),
     ("1.18k clicks", F, "±5"),
     ("6.1k spent", G, "6,094.38"),
-    ("$6.12 thousand", G, "account: cost, period"),
+    ("the account spent $6.12 thousand over the period", G, "account: cost, the period"),
     ("2 million impressions", F, ""),
     ("$1.2bn", F, ""),
     ("0.5M", F, ""),
     # multipliers
-    ("2.4x target", G, "CPA over target"),
-    ("2.4× target", G, "CPA over target"),
+    ("Campaign 111 over the period: CPA 108.00, 2.4x the target", G, "CPA over target"),
+    ("Campaign 111 over the period: CPA 108.00, 2.4× the target", G, "CPA over target"),
     ("7.5x target", F, ""),
     # in-finding arithmetic: difference, ratio, percent change of two grounded figures
-    ("cost fell from $411.46 to $300.00, down 27.1%", G, "arithmetic in this finding: change from"),
-    ("a $111.46 gap between $411.46 and $300.00", G, "arithmetic in this finding: $411.46 - $300.00"),
+    ("campaign 333 cost $411.46 on 2025-03-16 and campaign 222 $300.00 on 2025-03-17, down 27.1%", G, "arithmetic in this finding: change from"),
+    ("campaign 333 cost $411.46 on 2025-03-16 and campaign 222 $300.00 on 2025-03-17, a $111.46 gap", G, "arithmetic in this finding: $411.46 - $300.00"),
     ("$111.46 gap", F, ""),
     ("down 27.1%", F, ""),
     # hedges, and trailing zeros as rounding (three significant digits or more)
-    ("spent about $1,230", G, "campaign 333: cost"),
-    ("some 1,180 clicks", G, "campaign 333: clicks"),
-    ("about $48,000 wasted", F, "about: 47,040 to 48,960"),
+    ("Campaign 333 over the period: spent about $1,230", G, "campaign 333: cost"),
+    # a hedge adds 2% but at most one unit of the last digit: 1,234.38 is 1.8% from 1,212, yet 22 units
+    ("Campaign 333 over the period: spent about $1,212", F, "not grounded"),
+    ("Campaign 333 over the period: some 1,180 clicks", G, "campaign 333: clicks"),
+    ("Campaign 333 over the period: about $48,000 wasted", F, "about: 47,039.5 to 48,960.5"),
     ("17,400 expected on the straight line", G, "expected spend to date, straight line"),
     ("17,500 expected on the straight line", F, "±50"),
     ("6,100 spent", F, "±0.5"),
-    ("1,190 clicks", G, "campaign 333: clicks"),  # 119 tens: a trailing zero after three significant digits
+    ("Campaign 333 over the period: 1,190 clicks", G, "campaign 333: clicks"),  # 119 tens: a trailing zero after three significant digits
     ("1,180 clicks", F, "±5"),
     # a sum of two figures of the finding
-    ("111 spent 2,160.00 and 222 spent 2,700.00, 4,860.00 together", G, "2,160.00 + 2,700.00 = 4,860"),
+    ("over the period campaigns 111 and 222 spent 2,160.00 and 2,700.00, 4,860.00 together", G, "4,860"),
     ("4,860.00 together", F, ""),
     # ranges, weeks and weekdays the finding names, for the campaigns it names (by a part of the name)
     ("PMax spent 900.00 from 2025-03-16 to 2025-03-18", G, "campaign 222: cost, 2025-03-16 to 2025-03-18"),
@@ -97,21 +99,21 @@ FIGURE_CASES = [
     # zero and day counts
     ("0 conversions", G, "zero"),
     ("$0.00", G, "zero"),
-    ("over the last 7 days", G, "fits the 31-day period"),
+    ("over the last 7 days", G, "the window the finding names in words"),
     ("for 90 days", F, ""),
     # derived index figures
-    ("211.50 on zero-conversion search terms", G, "search terms, zero-conversion cost"),
+    ("211.50 spent on zero-conversion search terms", G, "search terms, zero-conversion cost"),
     ("17,419.35 expected on the straight line", G, "expected spend to date, straight line"),
     ("10,496 projected by month end", G, "projected month-end spend, straight line"),
     # units: a figure grounds only on a value measuring what it measures (money, a count, a ratio)
-    ("$9,503 wasted", F, "campaign 333: impressions, period = 9,503 is the same size but a count, not money"),
-    ("wasted 1,187.00 USD", F, "a count, not money"),
-    ("spent 1,187", F, "a count, not money"),
-    ("CPA 20.00", F, "a count, not money"),
-    ("1,187 clicks", G, "campaign 333: clicks"),
-    ("1,234 clicks", F, "money, not a count"),
-    ("CPA 108.00 for 20 conversions", G, "campaign 111: CPA"),
-    ("9,503 impressions", G, "campaign 333: impressions"),
+    ("Campaign 333 over the period: $9,503 wasted", F, "campaign 333: impressions, the period = 9,503 is the same size but a count, not money"),
+    ("Campaign 333 over the period: wasted 1,187.00 USD", F, "a count, not money"),
+    ("Campaign 333 over the period: spent 1,187", F, "a count, not money"),
+    ("Campaign 111 over the period: CPA 20.00", F, "a count, not money"),
+    ("Campaign 333 over the period: 1,187 clicks", G, "campaign 333: clicks"),
+    ("Campaign 333 over the period: 1,234 clicks", F, "money, not a count"),
+    ("Campaign 111 over the period: CPA 108.00 for 20 conversions", G, "campaign 111: CPA"),
+    ("Campaign 333 over the period: 9,503 impressions", G, "campaign 333: impressions"),
     ("the share of the 30,000.00 monthly budget", G, "monthly_budget"),  # what a share is of, not a share
     # platform constants, only where the text names the platform's rule
     ("Google allows up to 2x the daily budget", G, "platform constant: Google"),
@@ -178,30 +180,33 @@ def test_arithmetic_uses_only_figures_grounded_directly_in_the_same_finding(snap
     # 1.33x would need 60.00, which is itself only grounded by arithmetic: arithmetic does not chain.
     strict = GroundingIndex.for_snapshot(snapshot, "strict")
     verdicts = strict.check_texts(
-        {"claim": "120.00 a day for 2 conversions: 60.00 per conversion", "evidence": "1.33x the 45.00 target"})
+        {"claim": "Campaign 111 spent 120.00 on 2025-03-05 for 2 conversions: 60.00 per conversion",
+         "evidence": "1.33x the 45.00 target"})
     by_text = {v.figure.text: v for v in verdicts}
     assert by_text["60.00"].grounded and "120.00 / 2" in by_text["60.00"].reason
     assert not by_text["1.33x"].grounded
     # The evidence field counts as the same finding: 411.46 / 45.00 = 9.14.
-    verdicts = strict.check_texts({"claim": "9.1x the target", "evidence": "411.46 a day against 45.00"})
+    verdicts = strict.check_texts({"claim": "9.1x the target", "evidence": "campaign 333 spent 411.46 on 2025-03-16 against the 45.00 target"})
     assert verdicts[0].figure.text == "9.1x" and verdicts[0].grounded
     assert not strict.check_texts({"claim": "9.1x the target"})[0].grounded
 
 
 def test_arithmetic_keeps_units(snapshot: Snapshot) -> None:
     # money / count is money: 2,160.00 over 20 conversions grounds a CPA of 108.00, not 108 clicks
-    texts = {"claim": "2,160.00 spent on 20 conversions", "evidence": "CPA 108.00; 108 clicks each"}
+    texts = {"claim": "Campaign 111 spent 2,160.00 on 20 conversions from 2025-03-01 to 2025-03-18",
+             "evidence": "CPA 108.00; 108 clicks each"}
     verdicts = {v.figure.text: v for v in GroundingIndex.for_snapshot(snapshot).check_texts(texts)}
     assert verdicts["108.00"].grounded
     assert not verdicts["108"].grounded and "money, not a count" in verdicts["108"].reason
     # money - money is money, not a count
     strict = GroundingIndex.for_snapshot(snapshot, "strict")
-    verdicts = strict.check_texts({"claim": "cost 411.46 then 300.00: 111.46 less, 111.46 fewer clicks"})
+    verdicts = strict.check_texts({"claim": "campaign 333 cost 411.46 on 2025-03-16, campaign 222 300.00 on 2025-03-17: "
+                                            "111.46 less, 111.46 fewer clicks"})
     assert [v.grounded for v in verdicts if v.figure.text == "111.46"] == [True, False]
 
 
 def test_a_plain_ratio_times_money_is_money() -> None:
-    index = GroundingIndex({"totals": {"cost": 3100.0, "target_roas": 11.5}}, "strict")
+    index = GroundingIndex({"totals": {"cost": 3100.0, "roas": 11.5}}, "strict")
     verdicts = index.check_texts({"claim": "cost 3,100.00 at ROAS 11.5 is 35,650.00 of revenue"})
     assert [v.grounded for v in verdicts] == [True, True, True]
     assert verdicts[2].reason == "arithmetic in this finding: 3,100.00 x 11.5 = 35,650"
@@ -219,7 +224,7 @@ def test_a_figure_equal_to_a_row_field_names_that_field() -> None:
             "daily": [{"date": "2025-03-01", "campaign_id": "1", "clicks": 100, "cost": 127.004, "average_cpc": 1.269999981},
                       {"date": "2025-03-01", "campaign_id": "2", "clicks": 10, "cost": 12.7}]}
     index = GroundingIndex(data)
-    (verdict,) = index.check_texts({"claim": "CPC 1.27"})
+    (verdict,) = index.check_texts({"claim": "campaign 1 had a CPC of 1.27 on 2025-03-01"})
     assert verdict.reason == "snapshot /daily/0/average_cpc = 1.269999981"
     assert index.rows(verdict).pointers() == ["/daily/0/average_cpc"]
 
@@ -232,7 +237,8 @@ def test_reasons_print_values_with_separators_at_full_precision() -> None:
 
 
 def test_strict_mode_grounds_on_snapshot_values_alone(snapshot: Snapshot) -> None:
-    text = "211.50 on zero-conversion search terms, CTR 12.5%, 120.00 a day"
+    text = ("Campaign 333 over the period: 211.50 spent on zero-conversion search terms, CTR 12.5%; "
+            "campaign 111 spent 120.00 on 2025-03-05")
     derived = {v.figure.text: v.grounded for v in verdicts_for_text(text, snapshot)}
     strict = {v.figure.text: v.grounded for v in verdicts_for_text(text, snapshot, mode="strict")}
     assert derived == {"211.50": True, "12.5%": True, "120.00": True}

@@ -162,7 +162,7 @@ def test_string_numbers_in_rows_count_in_sums() -> None:
 
 
 def test_a_huge_snapshot_value_does_not_break_the_index() -> None:
-    grounding = GroundingIndex({"daily": [{"cost": 10 ** 400, "clicks": -5, "x": float("nan")}]})
+    grounding = GroundingIndex({"totals": {"cost": 10 ** 400, "clicks": -5, "x": float("nan")}})
     assert grounding.check_texts({"t": "-5 clicks"})[0].grounded
 
 
@@ -171,15 +171,17 @@ def test_reasons_name_what_grounded_the_figure(tmp_path: Path) -> None:
     shutil.copyfile(FIXTURE, path)
     snapshot = Snapshot.load(path)
     reasons = {v.figure.text: v.reason for v in verdicts_for_text(
-        "411.46 on 2025-03-16, 91% impression share, 831.46 that day, 45.00 target", snapshot)}
+        "campaign 333 spent 411.46 on 2025-03-16 and the account 831.46; campaign 111 had a 91% impression share on "
+        "2025-03-01 against a 45.00 target", snapshot)}
     assert reasons == {
         "411.46": "snapshot /daily/27/cost = 411.46",
+        "831.46": "derived over a range this finding names: account: cost, on 2025-03-16 = 831.46",
         "91%": "snapshot /daily/0/search_impression_share = 0.91 (as a percentage: 91)",
-        "831.46": "derived: account: cost on 2025-03-16 = 831.46",
         "45.00": "snapshot /targets/target_cpa = 45",
     }
     [fabricated] = verdicts_for_text("$48,213.77", snapshot)
-    assert fabricated.reason.startswith("not grounded: nothing in the snapshot, the derived index or the date ranges this finding names rounds to '$48,213.77'")
+    assert fabricated.reason.startswith("not grounded: nothing in the values, derived figures and date ranges of what this "
+                                        "finding names rounds to '$48,213.77'")
     assert "nearest:" in fabricated.reason
 
 
@@ -194,7 +196,7 @@ def test_numbers_inside_strings_are_grounded_but_not_the_parts_of_dates() -> Non
 
 @pytest.mark.parametrize(("claim", "scope", "grounded", "reason"), [
     # Campaign 333 on the 16th and 17th: 6,200 impressions, 790 clicks, 822.92 cost, CTR 12.74%.
-    ("822.92 on 790 clicks from 2025-03-16 to 2025-03-17, CTR 12.74%", "333", True, "campaign 333: "),
+    ("822.92 spent on 790 clicks from 2025-03-16 to 2025-03-17, CTR 12.74%", "333", True, "campaign 333: "),
     ("822.92 on 790 clicks, CTR 12.74%", "333", False, ""),
     # One named day: campaign 333's CTR on the 17th is 390 / 3,200.
     ("CTR 12.19% on 2025-03-17", "333", True, "campaign 333: CTR, on 2025-03-17"),
@@ -203,7 +205,7 @@ def test_numbers_inside_strings_are_grounded_but_not_the_parts_of_dates() -> Non
     ("campaign 333 had a 12.19% CTR on 2025-03-17", None, True, "campaign 333: CTR, on 2025-03-17"),
     ("Search | Generic 24/7 had a 12.19% CTR on March 17", None, True, "campaign 333: CTR, on 2025-03-17"),
     # N days to a named date, for the account: 360.00 + 900.00 + 822.92 from the 15th to the 17th.
-    ("2,082.92 spent in the 3 days to 2025-03-17", None, True, "account: cost, 3 days to 2025-03-17"),
+    ("2,082.92 spent in the 3 days to 2025-03-17", None, True, "account: cost, 2025-03-15 to 2025-03-17"),
     ("2,082.92 spent in those days", None, False, ""),
 ])
 def test_figures_over_the_date_ranges_a_finding_names(tmp_path: Path, claim: str, scope: str | None,
@@ -213,7 +215,7 @@ def test_figures_over_the_date_ranges_a_finding_names(tmp_path: Path, claim: str
     grounding = GroundingIndex.for_snapshot(Snapshot.load(path))
     verdicts = [v for v in grounding.check_texts({"claim": claim}, scopes=[scope]) if v.figure.value != 0]
     assert verdicts and all(v.grounded is grounded for v in verdicts), [(v.figure.text, v.reason) for v in verdicts]
-    assert all(reason in v.reason for v in verdicts if "days fits" not in v.reason)
+    assert all(reason in v.reason for v in verdicts if not v.figure.day_count)
 
 
 def _copy(data: dict) -> dict:
@@ -231,7 +233,8 @@ def test_percentages_and_multipliers_match_ratios_only(data: dict) -> None:
 
 def test_a_rate_times_a_count_in_the_same_finding_is_grounded(data: dict) -> None:
     strict = GroundingIndex(_copy(data), "strict")
-    [_, _, product] = strict.check_texts({"t": "91% of the 1,000 daily impressions is 910"})
+    [_, _, product] = strict.check_texts(
+        {"t": "On 2025-03-01 campaign 111 won a 91% impression share of the 1,000 impressions it could win, so 910"})
     assert product.grounded and product.reason == "arithmetic in this finding: 91% x 1,000 = 910"
     [alone] = strict.check_texts({"t": "it is 910"})
     assert not alone.grounded
@@ -244,7 +247,7 @@ def test_money_read_out_of_micros(data: dict) -> None:
     assert index["pacing: spend to date (micros converted)"] == pytest.approx(SPEND_TO_DATE - 120.0 + 123.45)
     assert index["pacing: spend to date"] == pytest.approx(SPEND_TO_DATE - 120.0 + 123_450_000)
     strict = GroundingIndex(broken, "strict")
-    [micros, units] = strict.check_texts({"t": "123,450,000 on 2025-03-04 (= 123.45)"})
+    [micros, units] = strict.check_texts({"t": "campaign 111 cost 123,450,000 on 2025-03-04 (= 123.45)"})
     assert micros.grounded and units.reason == "arithmetic in this finding: 123,450,000 read as micros = 123.45"
     [alone] = strict.check_texts({"t": "123.45"})
     assert not alone.grounded
@@ -290,7 +293,7 @@ def test_target_roas_ratios(data: dict) -> None:
 
 
 def test_the_same_figure_printed_again_less_precisely() -> None:
-    strict = GroundingIndex({"daily": [{"roas": 14.448}]}, "strict")
+    strict = GroundingIndex({"totals": {"roas": 14.448}}, "strict")
     [precise, rounded] = strict.check_texts({"evidence": "ROAS 14.45", "claim": "a ROAS of 14.5"})
     assert precise.grounded and rounded.reason == "the same figure as 14.45 in this finding, rounded"
     [alone] = strict.check_texts({"claim": "a ROAS of 14.5"})

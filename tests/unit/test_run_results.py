@@ -29,8 +29,10 @@ HEADER = {"prompt_version": "audit-v9", "prompt_sha256": "a" * 64, "backend": "s
 def score(case_id, recall=1.0, precision=1.0, *, status="ok", missed=(), figures=(), hits=(), error=None, parse_error=None):
     fabricated = [{"finding_index": i, "field": "evidence", "text": t, "grounded": False} for i, t in figures]
     must_not = [{"finding_index": i, "entry_id": e, "by": by, "pattern": p} for i, e, by, p in hits]
+    # the rows of a result file written before figure statuses existed: "grounded" alone
     return CaseScore(case_id, status, recall, precision, len(fabricated) + len(must_not), missed_ids=list(missed),
-                     fabricated_figures=fabricated, must_not_say_hits=must_not, error=error, parse_error=parse_error)
+                     figures=list(fabricated), fabricated_figures=fabricated, must_not_say_hits=must_not, error=error,
+                     parse_error=parse_error)
 
 
 def record(case_id, *scores, kind="ordinary"):
@@ -64,7 +66,33 @@ def test_csv_first_columns_and_quoting_read_back():
     assert rows[1] == {"case_id": "c2", "recall": "0.5", "precision": "1", "fabrication": "2", "missed_ids": "x.y@7",
                        "kind": "ordinary", "status": "ok", "extra_ids": "", "fabricated_figures": "$48,213.77",
                        "must_not_say_hits": "pacing.overspend (says)", "error": "", "runs": "1",
-                       "repeats_passed": "0", "pass_all": "0", "pass_any": "0", "flip": "0", "found_in": "x.y@7=0/1"}
+                       "repeats_passed": "0", "pass_all": "0", "pass_any": "0", "flip": "0", "found_in": "x.y@7=0/1",
+                       "figures_grounded": "0", "figures_untraceable": "0", "figures_fabricated": "1", "untraceable_figures": ""}
+
+
+def test_figures_are_split_grounded_untraceable_fabricated_in_the_csv_and_the_summary():
+    """Rows with a status (audit-v4 on) and rows of older files (``grounded`` alone) count alike."""
+    rows = [{"finding_index": 0, "field": "evidence", "text": "1,101.10", "grounded": True, "status": "grounded"},
+            {"finding_index": 0, "field": "claim", "text": "10", "grounded": True, "status": "untraceable"},
+            {"finding_index": 1, "field": "evidence", "text": "7,777", "grounded": False, "status": "fabricated"},
+            {"finding_index": 1, "field": "evidence", "text": "12.5", "grounded": True}]
+    declared = score("c1")
+    declared.figures, declared.fabricated_figures, declared.fabrication, declared.untraceable = rows, [rows[2]], 1, 1
+    recs = [record("c1", declared), record("c2", score("c2", figures=[(0, "$5")]))]
+    [c1, c2] = list(csv.DictReader(io.StringIO(csv_text(recs))))
+    assert (c1["figures_grounded"], c1["figures_untraceable"], c1["figures_fabricated"], c1["untraceable_figures"]) == \
+        ("2", "1", "1", "10")
+    assert (c2["figures_grounded"], c2["figures_untraceable"], c2["figures_fabricated"]) == ("0", "0", "1")
+    summary = summarize(recs, cases_total=2, not_run=[])
+    assert summary["figures"] == {"grounded": 2, "untraceable": 1, "fabricated": 2}
+    assert summary["untraceable_cases"] == [{"case_id": "c1", "untraceable": 1, "items": ['figure "10" in finding #1 claim']}]
+    text = format_summary({**HEADER, "status": "complete", "summary": summary, "gate": gate_verdict(summary, "complete")})
+    assert ("figures         5       2 grounded, 1 untraceable (grounded by the prose rules only, not declared), "
+            "2 fabricated") in text
+    assert '  c1: 1 untraceable: figure "10" in finding #1 claim' in text
+    # a manifest written before the split has no figures line
+    assert "figures         " not in format_summary({**HEADER, "status": "complete", "summary": {
+        k: v for k, v in summary.items() if k not in ("figures", "untraceable_cases")}})
 
 
 def test_missed_by_kind_counts_cases_and_ignores_failed_outputs():

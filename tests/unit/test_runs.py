@@ -13,14 +13,19 @@ from reviewtui.caseset.cases import ExpectedDoc, load_case_set
 from reviewtui.eval import main
 from reviewtui.runs.files import ResultsError, RunPaths
 from reviewtui.runs.stored import compare_runs, format_comparison, list_runs, load_run, rescore_run
-from tests.stub_backends import CorrectAssistant, TextAssistant, copy_fixture_cases, output_text
+from tests.stub_backends import CorrectAssistant, TextAssistant, copy_fixture_cases, finding, output_text
 
 MADE_UP = ("c04-overspend-disapproved", "$48,213.77")
 
 
 class DropsC01(CorrectAssistant):
+    """Misses c01's stop; reports only what the case allows (an empty findings list is unparseable)."""
+
     def text_for(self, case):
-        return output_text([]) if case.case_id == "c01-tracking-stopped" else super().text_for(case)
+        if case.case_id != "c01-tracking-stopped":
+            return super().text_for(case)
+        [allowed] = case.may_find
+        return output_text([finding(allowed.kind, allowed.scope, evidence=allowed.evidence)])
 
 
 def run_eval(stub: TextAssistant, cases_dir: Path, results_dir: Path) -> int:

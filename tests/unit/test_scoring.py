@@ -108,10 +108,12 @@ must_find:
     assert [f["matches"] for f in score.findings] == ["tracking.conversions_stopped@111", "tracking.conversions_stopped"]
 
 
-def test_no_findings_scores_precision_one_and_recall_zero(tmp_path: Path) -> None:
+def test_an_empty_findings_list_is_unparseable(tmp_path: Path) -> None:
+    # The schema asks for at least one finding (summary.no_material_issues when nothing is wrong).
     case = make_case(tmp_path)
     score = score_case(case, output(case.case_id))
-    assert (score.recall, score.precision, score.fabrication) == (0.0, 1.0, 0)
+    assert (score.status, score.recall, score.precision, score.fabrication) == ("unparseable", 0.0, 0.0, 0)
+    assert score.parse_error.startswith("not the output schema: the answer has no finding: ")
     assert score.missed_ids == [e.id for e in case.must_find]
 
 
@@ -147,7 +149,7 @@ def test_fabricated_figures_are_counted_with_their_place(tmp_path: Path) -> None
     claim = "Campaign 333 wasted $48,213.77 on 2025-03-16"
     score = score_case(case, output(
         case.case_id,
-        finding("waste.zero_conv_campaign", "333", claim, "1,234.38 spent at a 12.5% CTR with 0 conversions"),
+        finding("waste.zero_conv_campaign", "333", claim, "1,234.38 spent over the period at a 12.5% CTR with 0 conversions"),
         finding("efficiency.off_target", "111", "CPA 108.00 is 2.4x the 45.00 target", "7.5x ROAS"),
     ))
     assert score.recall == pytest.approx(1 / 3)
@@ -162,7 +164,7 @@ def test_fabricated_figures_are_counted_with_their_place(tmp_path: Path) -> None
 
 def test_strict_figures_ground_on_snapshot_values_alone(tmp_path: Path) -> None:
     case = make_case(tmp_path)
-    out = output(case.case_id, finding("waste.zero_conv_search_terms", "333", "211.50 on zero-conversion search terms"))
+    out = output(case.case_id, finding("waste.zero_conv_search_terms", "333", "211.50 spent on zero-conversion search terms"))
     assert score_case(case, out).fabrication == 0
     strict = score_case(case, out, figures="strict")
     assert strict.fabrication == 1 and strict.fabricated_figures[0]["text"] == "211.50"
@@ -200,4 +202,26 @@ def test_score_round_trips_through_json_and_loads_the_snapshot_when_needed(tmp_p
     text = json.dumps(score.to_dict())
     again = CaseScore.from_dict(json.loads(text))
     assert again == score
-    assert again.figures[0]["reason"].startswith("derived: campaign 333: cost")
+    assert again.figures[0]["reason"].startswith("derived over a range this finding names: campaign 333: cost")
+
+
+C34 = Path(__file__).parents[2] / "cases" / "c34-skincare-duplicates"
+
+
+def test_a_broken_data_finding_cannot_make_another_kinds_claim_in_words(tmp_path: Path) -> None:
+    """c34: a correct data.duplicate_rows finding says its rows are "double-counted" and "above budget" as
+    supplied; that describes the export, not tracking counting twice or an overspend. The same words in a
+    finding of another kind still hit (must_not_say by ``says``), and a hit by id always counts."""
+    case_dir = tmp_path / "cases" / C34.name
+    shutil.copytree(C34, case_dir)
+    case = load_case(case_dir)
+    words = ("Account, 2025-08-01 to 2025-08-21: cost 26,173.00 as supplied, above budget on the schedule; "
+             "2,196.16 double-counted, conversions double-counted on 2025-08-08 and 2025-08-09.")
+    data_finding = finding("data.duplicate_rows", None, "Rows of 2025-08-08 and 2025-08-09 appear twice.", words)
+    assert score_case(case, output(case.case_id, data_finding)).must_not_say_hits == []
+    other = finding("efficiency.off_target", "120265452869448590", "Campaign 120265452869448590 is off target.", words)
+    hits = score_case(case, output(case.case_id, other)).must_not_say_hits
+    assert [(h["entry_id"], h["by"]) for h in hits] == [("pacing.overspend", "says"), ("tracking.double_counting", "says")]
+    # the tightened pattern: "2,196.16 double-counted" (cost of the repeated rows) alone is no claim of double counting
+    cost_only = finding("efficiency.off_target", "120265452869448590", "Off target.", "2,196.16 double-counted in the rows.")
+    assert score_case(case, output(case.case_id, cost_only)).must_not_say_hits == []

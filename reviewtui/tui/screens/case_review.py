@@ -3,8 +3,10 @@
 Left, the case's must_find / may_find / must_not_say entries, each marked
 found or missed, returned or not, said or not. Right, the returned findings
 with their verdict (found, may_find, extra, duplicate, must_not_say hit),
-their text with every figure marked grounded or fabricated in place, and one
-line per figure with the reason. ``enter`` on an entry or a figure opens the
+their text with every figure marked grounded, untraceable or fabricated in
+place, and one line per figure with the reason; a figure the answer declared
+(prompt audit-v4 on) shows its declaration and the value the rows give, and
+declarations the text does not print are listed too. ``enter`` on an entry or a figure opens the
 snapshot rows behind it in the author screen's snapshot view, highlighted:
 an entry's ``rows``; a grounded figure's ``rows`` as the scorer recorded them
 (a snapshot value's own row, the rows a derived value such as a campaign's
@@ -165,6 +167,7 @@ class CaseReviewScreen(ReviewScreen[None]):
             (f"recall {score.recall:.2f}", "red" if score.recall < 1 else "green"), "  ",
             (f"precision {score.precision:.2f}", "red" if score.precision < 1 else "green"), "  ",
             (f"fabrication {score.fabrication}", "bold red" if score.fabrication else "green"), "  ",
+            *((f"untraceable {score.untraceable}", "yellow"), "  ") if score.untraceable else (),
             (self._position(), "dim"),
         ), one_line=True))
         status = Text(f"status {score.status}", style="" if score.status == "ok" else "bold red")
@@ -214,7 +217,8 @@ class CaseReviewScreen(ReviewScreen[None]):
             for j, figure in enumerate(figures_of(score.figures, i)):
                 figure_id = f"figure:{i}:{j}"
                 self._pointers[figure_id] = figure_pointers(figure) if figure.get("grounded") else []
-                options.append(Option(safe(figure_line(figure), one_line=True), id=figure_id))
+                # a declared figure takes two lines: its verdict, then its declaration and recomputed value
+                options.append(Option(safe(figure_line(figure), one_line=not figure.get("declared")), id=figure_id))
         _replace_options(self.query_one("#review-returned", OptionList), options)
 
     # -- actions ----------------------------------------------------------------
@@ -225,7 +229,9 @@ class CaseReviewScreen(ReviewScreen[None]):
         pointers = self._pointers.get(option_id, [])
         figure = self._figure(option_id) if option_id.startswith("figure:") else None
         if not pointers:
-            if figure is not None and not figure.get("grounded"):
+            if figure is not None and not figure.get("grounded") and figure.get("declared"):
+                what = "fabricated: the declared figure does not recompute from the rows, so it has no rows to show"
+            elif figure is not None and not figure.get("grounded"):
                 what = "fabricated: nothing in the snapshot supports this figure, so it has no rows to show"
             elif figure is not None:
                 what = f"no snapshot rows behind this figure ({figure.get('reason') or 'no reason recorded'})"
