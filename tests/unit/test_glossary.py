@@ -233,3 +233,45 @@ def test_the_auditor_and_the_scoring_call_the_domain_functions_themselves():
     assert pacing_figures.month_end_projection is domain_pacing.month_end_projection
     assert pacing_figures.spread_on_schedule is domain_pacing.spread_on_schedule
     assert budget.read_budgets is schedule.read_budgets
+
+
+# The readings independent auditors had to guess on audit-v4, each now stated in the taxonomy's kind text
+# or the glossary: the reference auditor reads them so.
+_MONTH = {"start": date(2025, 3, 1), "end": date(2025, 3, 31), "as_of": date(2025, 3, 21)}
+
+
+def _found(snapshot: dict[str, Any]) -> list[str]:
+    return sorted(taxonomy.join_id(f.kind, f.scope) for f in audit(expand(snapshot), strict=True).findings)
+
+
+@pytest.mark.parametrize("conversions, finds", [(4, []), (5, ["efficiency.off_target@1"])])
+def test_off_target_against_a_roas_target_needs_min_conversions_too(conversions, finds):
+    """ROAS 0.1 against a target of 4 is far beyond chance either way; under 5 conversions it is a small sample."""
+    assert "at least min conversions (against either target)" in taxonomy.kinds()["efficiency.off_target"].detection
+    days = {19 - 3 * i for i in range(conversions)}
+    snapshot = {"period": _MONTH, "targets": {"target_roas": 4.0},
+                "daily": {"1": {"first": date(2025, 3, 1), "clicks": [100] * 20, "cost": [100.0] * 20,
+                                "conversions": [int(i in days) for i in range(20)],
+                                "conversions_value": [50 * int(i in days) for i in range(20)]}}}
+    assert [f for f in _found(snapshot) if f.startswith("efficiency.")] == finds
+
+
+def test_a_learning_period_is_a_finding_so_no_summary_beside_it():
+    assert "never a summary beside it" in taxonomy.kinds()["summary.no_material_issues"].detection
+    snapshot = {"period": _MONTH, "targets": {"target_cpa": 10.0},
+                "change_events": [{"campaign_id": "1", "change_date_time": "2025-03-15 10:00:00",
+                                   "changed_field": "target_cpa", "old": "12", "new": "10"}],
+                "daily": {"1": {"first": date(2025, 3, 1), "clicks": [100] * 20, "cost": [100.0] * 20,
+                                "conversions": [10] * 20}}}
+    assert _found(snapshot) == ["bidding.learning_period@1"]
+
+
+def test_a_breakage_withholds_a_campaign_kind_only_where_it_touches():
+    """Campaign 2 is in SEK in a EUR account: its own lost share is not assessed, campaign 1's is."""
+    assert "the campaigns in it or with rows in it" in _term("withheld").definition
+    snapshot = {"period": _MONTH, "targets": {"target_cpa": 10.0},
+                "campaigns": [{"id": "1", "name": "Shoes"}, {"id": "2", "name": "Boots", "currency_code": "SEK"}],
+                "daily": {cid: {"first": date(2025, 3, 1), "clicks": [100] * 20, "cost": [100.0] * 20,
+                                "conversions": [12] * 20, "search_budget_lost_impression_share": [0.3] * 20}
+                          for cid in ("1", "2")}}
+    assert _found(snapshot) == ["budget.lost_is_budget@1", "data.currency_mismatch"]
