@@ -84,9 +84,10 @@ class Declared:
 
 
 def figure_key(figure: Figure) -> tuple[float, int, float, str]:
-    """What makes two printed figures the same number: magnitude, decimals, scale, and % or x
-    (``€1,066.44`` in the text is the declared ``1,066.44``)."""
-    kind = figure.unit if figure.unit in ("percent", "multiplier") else "number"
+    """What makes two printed figures the same number: magnitude, decimals, scale, and whether it
+    is a percentage (``€1,066.44`` in the text is the declared ``1,066.44``; ``2.1 times`` or
+    ``2.1x`` the declared ``2.1``: a multiplier is its number with a word, where 21% is not 0.21)."""
+    kind = "percent" if figure.unit == "percent" else "number"
     return abs(figure.value), figure.decimals, figure.scale, kind
 
 

@@ -65,6 +65,8 @@ _MONTH = (
 _ORD = r"(?:st|nd|rd|th)?"
 _DASH = r"\s*(?:-|\u2013|\u2014|to|until|through|till)\s*"
 # What is not a figure, most specific first; one alternation so a text is scanned once.
+# The glossary's term names that hold a number (tests/unit/test_glossary.py checks the list is whole).
+TERM_NAMES_WITH_NUMBERS = ("last 7 complete days", "per 30 days")
 _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
     ("date",
      r"\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?!\d)"
@@ -78,6 +80,9 @@ _NOT_FIGURE_PARTS: list[tuple[str, str]] = [
     ("ordinal", r"\b\d+(?:st|nd|rd|th)\b|(?i:\bweek\s+\d{1,2}\b)"),  # "the 3rd", "week 2": which, not how many
     ("row pointer", r"(?<![\w/])/[A-Za-z_][\w~]*(?:/[\w~.-]+)+"),
     ("taxonomy id", r"\b[a-z_]+\.[a-z0-9_]+@[\w-]+"),
+    # A number inside the name of a glossary term ("7.41 per 30 days", "over the last 7 complete days"):
+    # part of the name, as "GA4" is; TERM_NAMES_WITH_NUMBERS holds every such name.
+    ("term name", "|".join(r"\b" + re.escape(name).replace(r"\ ", r"\s+") + r"\b" for name in TERM_NAMES_WITH_NUMBERS)),
     # A year after a word that makes it one ("in 2024", "FY 2025"); only the year is skipped.
     ("year", r"(?i:\b(?:in|since|of|during|from|until|before|after|year|fy|q[1-4]|h[12])\s+)(?P<year>(?:19|20)\d{2})\b(?![.,/-]\d)"),
 ]

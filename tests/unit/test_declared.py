@@ -515,3 +515,19 @@ def test_bad_declarations_through_eval_each_get_their_reason_and_the_rest_is_sco
                  "9,900 more declared figures past the limit of 100 a finding were not recomputed"):
         assert sum(says in reason for reason in reasons) == 1, (says, reasons)
     assert score["fabrication"] == len(reasons) == 7
+
+
+def test_a_multiplier_in_the_text_is_its_declared_number_and_a_terms_number_needs_no_declaration(tmp_path):
+    """"2.1 times" prints the declared "2.1" (a multiplier is its number with a word; 21% would not be);
+    the 30 of "per 30 days" is the term's name, not an undeclared figure."""
+    evidence = ("Campaign 111, 2025-03-01 to 2025-03-10: cost 1,101.10, 1.8 times the 600.60 of 2025-03-01 to "
+                "2025-03-05, 60.06 per 30 days of nothing.")
+    score = scored(tmp_path, declared_finding([
+        agg("c", "1,101.10", "sum", "cost", ("111",)),
+        agg("h", "600.60", "sum", "cost", ("111",), last="2025-03-05"),
+        calc("r", "1.8", "divide", "c", "h"),
+        calc("m", "60.06", "divide", "h", "10"),
+    ], evidence=evidence))
+    assert {row["text"]: row["status"] for row in score.figures if row["field"] != "figures"} == {
+        "1,101.10": GROUNDED, "600.60": GROUNDED, "1.8 times": GROUNDED, "60.06": GROUNDED}
+    assert (score.fabrication, score.untraceable) == (0, 0)
