@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
-from .cli_args import parse_args
+from .cli_args import emit, parse_args
 from .caseset.cases import CaseSet, Problem, load_case_set
 
 Check = Callable[[CaseSet], list[Problem]]
@@ -79,12 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     if args is None:
         return code
     case_set, problems = validate(args.cases)
-    for problem in problems:
-        print(problem)
+    lines = [str(problem) for problem in problems]
     if case_set.cases:
-        for report in all_reports():
-            print(report(case_set))
-    print(count_line(problems, len(case_set.cases)))
+        lines += [report(case_set) for report in all_reports()]
+    emit([*lines, count_line(problems, len(case_set.cases))])
     return EXIT_ERRORS if has_errors(problems) else EXIT_OK
 
 

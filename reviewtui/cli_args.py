@@ -1,11 +1,13 @@
 """A subcommand's arguments parsed without leaving the process, so each ``main`` returns its exit code;
-and the exit of a ``python -m`` run with that code."""
+its output printed so that a reader that stops early (``| head``) is no error; and the exit of a
+``python -m`` run with that code."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Callable, NoReturn
+from typing import Callable, Iterable, NoReturn
 
 EXIT_USAGE = 2
 EXIT_CANCELLED = 3  # Ctrl-C, in every subcommand: what was asked did not finish
@@ -34,6 +36,23 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple
         return parser.parse_args(argv), 0
     except SystemExit as exc:
         return None, EXIT_USAGE if exc.code not in (0, None) else 0
+
+
+def emit(lines: Iterable[str], stream=None) -> None:
+    """Print the lines; a reader that stopped early (``| head``) is no error, and no traceback.
+
+    The command's work and exit code stand: output nobody reads any more is not a failure.
+    """
+    stream = stream or sys.stdout
+    try:
+        for line in lines:
+            print(line, file=stream)
+        stream.flush()
+    except BrokenPipeError:
+        try:  # the interpreter flushes stdout again at exit: point it at nothing
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def exit_from_module(code: int) -> NoReturn:

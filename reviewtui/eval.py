@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TextIO
 
-from .cli_args import exit_from_module, parse_args
+from .cli_args import emit, exit_from_module, parse_args
 from . import assistant, check
 from .backends import BACKEND_NAMES, Backend, BackendUsageError, create_backend
 from .caseset.cases import CaseSet
@@ -384,13 +384,13 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
             pass  # no run: the backend is chosen for counting tokens only
         elif backend is None:
             name, why = settings.chosen_backend()
-            print(why, file=info, flush=True)
+            emit([why], info)
             if name == "claude" and _requests_sure_to_be_sent(settings):
                 from .backends.claude import preload_sdk
 
                 preload_sdk()
         else:
-            print(f"backend {backend.name}: supplied by the caller", file=info, flush=True)
+            emit([f"backend {backend.name}: supplied by the caller"], info)
         case_set, problems = check.validate(settings.cases_dir)
         if check.has_errors(problems):
             for problem in problems:
@@ -463,12 +463,14 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
             write_junit(args.junit, result.manifest, result.records.values())
         except OSError as exc:
             print(f"reviewtui eval: cannot write --junit {args.junit}: {exc.strerror or exc}", file=sys.stderr)
+    # A reader that stopped early (`| head`) changes nothing: the results are written, the exit code stands.
     if args.format == "json":
-        print(json.dumps(summary_json(result.manifest), indent=2))
+        emit([json.dumps(summary_json(result.manifest), indent=2)])
     else:
         summary = printable(format_summary(result.manifest))
-        sys.stdout.write(colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary)
-    print(f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/", file=info, flush=True)
+        text = colour_summary(summary) if use_colour(sys.stdout, dict(os.environ)) else summary
+        emit([text.removesuffix("\n")])
+    emit([f"results: {recorder.paths.csv} and {recorder.paths.run_dir}/"], info)
     return result.exit_code
 
 

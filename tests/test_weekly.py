@@ -420,12 +420,12 @@ def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_
     fixtures = Path(__file__).resolve().parent / "fixtures" / "accounts"
     accounts = tmp_path / "accounts"
     accounts.mkdir()
-    for name in ("google_campaign_daily.csv", "meta_ads_ad_level.csv", "meta_ambiguous_dates.csv"):
+    for name in ("google_campaign_daily.csv", "meta_summary_month.csv", "meta_ambiguous_dates.csv"):
         shutil.copy(fixtures / name, accounts / name)
     (accounts / "notes.csv").write_text("owner,comment\nAna,call on Monday\n", encoding="utf-8")
 
     loaded = {a.name: a for a in load_accounts(accounts)}
-    for name in ("google_campaign_daily", "meta_ads_ad_level"):
+    for name in ("google_campaign_daily", "meta_summary_month"):
         fmt = name.split("_")[0]
         imported = tmp_path / f"{name}.json"
         assert import_main(["--format", fmt, str(fixtures / f"{name}.csv"), "-o", str(imported)]) == 0

@@ -18,6 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..caseset.account_codes import currency_code_problem
 from ..caseset.snapshot import LIMITS
 from .csvread import InputError
 from .numbers import currency_problem
@@ -41,6 +42,9 @@ class Settings:
     as_of: date | None = None
     month: date | None = None  # the first day of the month to take out of a longer export
     keep_ads: bool = False
+    # What a campaign and day without a row means; a platform download says it (no delivery),
+    # a mapped CSV only when its mapping does: a data set may have dropped rows.
+    missing_row_means: str | None = None
 
 
 @dataclass
@@ -73,21 +77,26 @@ def _num(value: Decimal) -> int | float:
 
 
 def _currency(files: list[FileRows], settings: Settings) -> str:
-    seen: dict[str, tuple[Path, int, str]] = {}
+    # (code, file, line, column, where it was read) for each currency the exports name
+    seen: dict[str, tuple[Path, int, str | None, str]] = {}
     for f in files:
-        found = ([(f.currency.upper(), 1, "header")] if f.currency else []) + [
-            (code, line, f.currency_column or "currency") for code, line in sorted(f.currencies.items(), key=lambda kv: kv[1])]
-        for code, line, column in found:
-            seen.setdefault(code, (f.path, line, column))
+        found = ([(f.currency.upper(), f.path, 1, None, f.currency_source or "a header")] if f.currency else []) + [
+            (code, f.path, line, f.currency_column or "currency", f"{f.path.name}:{line}")
+            for code, line in sorted(f.currencies.items(), key=lambda kv: kv[1])]
+        for code, path, line, column, where in found:
+            if problem := currency_code_problem(code):
+                raise InputError(path, line, f"the currency {problem} (from {where}); export the report again, or "
+                                 "fix the mapping's currency", column)
+            seen.setdefault(code, (path, line, column, where))
             if len(seen) > 1:
-                first, where = list(seen.items())[0], seen[list(seen)[-1]]
-                raise InputError(where[0], where[1], f"the currency changes from {first[0]} "
-                                 f"(from {first[1][0].name}:{first[1][1]}) to {list(seen)[-1]}; "
-                                 "export one currency per file and import each account on its own", where[2])
+                first, (path2, line2, column2, _w) = next(iter(seen.items())), seen[code]
+                raise InputError(path2, line2, f"the currency changes from {first[0]} (from {first[1][3]}) to {code}; "
+                                 "export one currency per file and import each account on its own", column2)
     if settings.currency:
         if seen and settings.currency.upper() not in seen:
-            path, line, col = next(iter(seen.values()))
-            raise InputError(path, line, f"--currency {settings.currency} but the export says {next(iter(seen))}", col)
+            code, (path, line, column, where) = next(iter(seen.items()))
+            raise InputError(path, line, f"--currency {settings.currency}, but the export says {code} (from {where}); "
+                             "leave --currency out, or import the export of that currency's account", column)
         currency = settings.currency.upper()
     elif not seen:
         raise InputError(files[0].path, 1, "no currency in the export (no currency column, none in a header); "
@@ -96,9 +105,9 @@ def _currency(files: list[FileRows], settings: Settings) -> str:
         currency = next(iter(seen))
     for f in files:
         for column, marks in f.money_marks.items():
-            problem = currency_problem(marks, currency)
-            if problem:
-                raise InputError(f.path, problem[0], problem[1], column)
+            mismatch = currency_problem(marks, currency)
+            if mismatch:
+                raise InputError(f.path, mismatch[0], mismatch[1], column)
     return currency
 
 
@@ -151,6 +160,8 @@ def _period(files: list[FileRows], settings: Settings) -> Period:
         raise InputError(files[0].path, 1, f"the export covers {start} to {end} ({days} days, from {source}); a "
                          "snapshot is one month of an account, and an audit over several months reads their changes "
                          f"as faults: {offer}--start and --end for the period to audit")
+    if kind == "rows":
+        _refuse_unstated_range(files, start, end)
     notes: list[str] = []
     as_of = settings.as_of or end + timedelta(days=1)
     if settings.as_of is None and kind != "month":
@@ -162,6 +173,48 @@ def _period(files: list[FileRows], settings: Settings) -> Period:
                          "otherwise)")
     last_complete = min(end, as_of - timedelta(days=1))
     return Period(start, end, as_of, last_complete, source, kind, cut, notes)
+
+
+def _refuse_unstated_range(files: list[FileRows], start: date, end: date) -> None:
+    """A period read from the rows alone is the export's only when it is a whole month.
+
+    Without a range of its own (a range line, Meta's summary row) an export cut at a line break,
+    and an account that stopped before the range ended, both look like a shorter period: the
+    stop, and the cut, would vanish. The user names the range.
+    """
+    unreadable = next((f for f in files if f.unreadable_range), None)
+    if unreadable is not None:
+        line, text = unreadable.unreadable_range  # type: ignore[misc]
+        raise InputError(unreadable.path, line, f"{text!r} looks like the export's date range, but the import cannot "
+                         "read it (the languages it reads are in docs/cases.md, 'The period'); pass --start and --end "
+                         "with the range it names (YYYY-MM-DD)")
+    if start.day == 1 and end == _month_bounds(start)[1]:
+        return
+    raise InputError(files[0].path, 1, f"the export names no date range (no date-range line above the header, no "
+                     f"summary row, rows whose reporting dates are their own day) and its rows run {start} to {end}, "
+                     "not a whole month: a file cut short, or an account that stopped before the range ended, would "
+                     "look the same; pass --start and --end with the range you exported (or --month YYYY-MM), or "
+                     "export again with the summary row (Meta: 'Include summary row') or the date-range line")
+
+
+def refuse_cut_rows(files: list[FileRows], settings: Settings) -> None:
+    """A range the export states, rows ending before it, and no total confirming them: a cut file.
+
+    A file cut at a line break reads whole; its range line or summary row still names the range.
+    A real stop of the whole account shows the same rows, and a total over every row that agrees
+    with them tells the two apart (or the user's --start/--end).
+    """
+    if settings.month or settings.start or settings.end:
+        return
+    for f in files:
+        if f.period is None or f.days is None or f.days[1] >= f.period[1] or f.totals_verified:
+            continue
+        start, end = f.period
+        raise InputError(f.path, f.period_line or 1, f"the export's range runs {start} to {end} ({f.period_source}), "
+                         f"but its rows end on {f.days[1]} and no total row over every row confirms them: the file "
+                         "looks cut off (a download stopped at a line break); download the report again. If the file "
+                         f"is whole (the whole account stopped after {f.days[1]}), pass --start {start} --end {end} "
+                         "to confirm the range")
 
 
 def _grain(files: list[FileRows]) -> str:
@@ -318,6 +371,7 @@ def build(files: list[FileRows], settings: Settings) -> Built:
         for row in f.rows():
             agg.add(index, f, row)
         f.notes.extend(note() for note in f.late_notes)
+    refuse_cut_rows(files, settings)
     if not agg.cells:
         raise InputError(files[0].path, 1, f"no rows in the period {period.start} to {period.end}; pick a month "
                          "the export covers")
@@ -373,9 +427,15 @@ def build(files: list[FileRows], settings: Settings) -> Built:
         out_period["days_in_month"] = month_days
 
     missing = sorted({m for f in files for m in f.missing if m in SUMMED}, key=SUMMED.index)
-    source: dict[str, Any] = {"format": settings.format, "grain": grain, "period_from": period.source_kind,
-                              # Both platforms write no row for a campaign's day without delivery.
-                              "missing_row_means": "no_delivery"}
+    source: dict[str, Any] = {"format": settings.format, "grain": grain, "period_from": period.source_kind}
+    # Both platforms' downloads write no row for a campaign's day without delivery.
+    missing_row_means = "no_delivery" if settings.format in ("meta", "google") else settings.missing_row_means
+    if missing_row_means:
+        source["missing_row_means"] = missing_row_means
+    else:
+        notes.append("the mapped export does not say what a campaign and day without a row means (no delivery, or "
+                     "a row the data set dropped): source.missing_row_means is left out; if the file is a platform's "
+                     "own download, add 'missing_row_means: no_delivery' to the mapping")
     if missing:
         source["metrics_missing"] = missing
     snapshot: dict[str, Any] = {

@@ -164,9 +164,19 @@ class ExportFile:
         return None
 
 
+# Files an export is often saved as instead of CSV, by their first bytes.
+_NOT_CSV = ((b"PK\x03\x04", "a ZIP archive (or an Excel .xlsx workbook, which is one): unzip it, or export the "
+             "report as CSV rather than Excel"),
+            (b"\x1f\x8b", "a gzip-compressed file: decompress it (gunzip) and import the CSV inside"),
+            (b"\xd0\xcf\x11\xe0", "an Excel .xls workbook: export the report as CSV rather than Excel"))
+
+
 def _encoding(path: Path, head: bytes) -> str:
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return "utf-16"
+    for magic, what in _NOT_CSV:
+        if head.startswith(magic):
+            raise InputError(path, 1, f"not a CSV file: {what}")
     if b"\x00" in head[:4096]:
         raise InputError(path, 1, "not a CSV file (binary content); export the report as CSV")
     return "utf-8-sig"

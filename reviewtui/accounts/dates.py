@@ -124,7 +124,7 @@ def _month_table() -> dict[str, int]:
 
 
 MONTHS = _month_table()
-_YMD = re.compile(r"^(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*日?$")
+_YMD = re.compile(r"^(\d{4})\s*[-/.年년]\s*(\d{1,2})\s*[-/.月월]\s*(\d{1,2})\s*[日일.]?$")
 _DMY_DOTS = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")
 _NUMERIC_SLASH = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
 _SEPARATORS = re.compile(r"\s*(?:～|〜|~|–|—|\s-\s|\sbis\s|\sau\s|\sal\s|\sa\s)\s*")
@@ -198,6 +198,21 @@ def parse_range(text: str) -> tuple[date, date] | None:
                 return start, end
         elif len(parts) == 1 and (day := parse_range_day(candidate)):
             return day, day
+    return None
+
+
+_YEAR = re.compile(r"(?<!\d)(19|20)\d\d(?!\d)")
+_DIGIT_GROUP = re.compile(r"\d+")
+
+
+def unreadable_range_line(preamble: list[tuple[int, list[str]]]) -> tuple[int, str] | None:
+    """A line above the header that looks like a date range (a year and two more numbers, or two
+    years) but that ``parse_range`` cannot read: (line, text). Its range is unknown, not absent."""
+    for line, cells in preamble:
+        text = " ".join(c.strip() for c in cells if c.strip())
+        years = len(_YEAR.findall(text))
+        if years >= 2 or (years == 1 and len(_DIGIT_GROUP.findall(text)) >= 3):
+            return line, text
     return None
 
 

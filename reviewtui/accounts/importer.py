@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Iterable
 
+from ..caseset.account_codes import currency_code_problem, time_zone_problem
 from ..caseset.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
 from ..caseset.snapshot import LIMITS, period_problems, required_field_problems
 from ..caseset.untrusted import check_tree
-from ..cli_args import parse_args
+from ..cli_args import emit, parse_args
 from .build import Built, Settings, build, campaign_totals_snapshot, cents
 from .csvread import InputError, Progress, same_file
 from .dates import DATE_FORMATS
@@ -39,6 +38,31 @@ def output_path(out: str) -> Path:
     """OUT as given when it names a .json file, else OUT/snapshot.json (a case folder)."""
     path = Path(out)
     return path if path.suffix.lower() == ".json" else path / "snapshot.json"
+
+
+def output_problem(out: str) -> str | None:
+    """Why ``-o OUT`` names no place a snapshot can go (checked before any file is read), or None."""
+    fix = "name a .json file (-o /tmp/account.json) or a case folder (-o cases/c51-shop)"
+    path = Path(out)
+    if not out.strip():
+        return f"-o is empty: {fix}"
+    if path.suffix.lower() == ".json":
+        if path.is_dir():
+            return f"-o {out}: is a folder, not a .json file; {fix}"
+    elif path.suffix:
+        return f"-o {out}: neither a .json file nor a case folder (a case id has no '.'); {fix}"
+    elif path.exists() and not path.is_dir():
+        return f"-o {out}: is a file, not a case folder; {fix}"
+    return None
+
+
+def write_output(target: Path, text: str) -> str | None:
+    """Write the snapshot; why it could not be written (nothing is left behind then), or None."""
+    try:
+        atomic_write_text(target, text)
+    except OSError as exc:
+        return f"{target}: cannot be written ({exc.strerror or exc}); choose a place you can write"
+    return None
 
 
 def _iso(text: str) -> date:
@@ -79,6 +103,8 @@ def _parser() -> argparse.ArgumentParser:
                    "when the export has no column for it; repeat for several")
     p.add_argument("--skip-export-totals", action="store_true",
                    help="do not refuse when the export's own total rows disagree with its rows (a filtered report)")
+    p.add_argument("--last-row-whole", action="store_true",
+                   help="the file ends without a line break and its last row is whole (no total row confirms it)")
     p.add_argument("--keep-ads", action="store_true", help="also keep the rows below campaign level in ad_daily")
     p.add_argument("--force", action="store_true", help="replace an existing snapshot")
     return p
@@ -98,7 +124,7 @@ def read_files(args: argparse.Namespace, progress: Progress | None = None) -> tu
                         account_name=args.account_name, time_zone=args.time_zone, currency=args.currency,
                         start=args.start, end=args.end, as_of=args.as_of, month=args.month, keep_ads=args.keep_ads)
     options = ReadOptions(args.date_format, args.decimal_mark, frozenset(args.allow_missing or ()),
-                          args.skip_export_totals)
+                          args.skip_export_totals, args.last_row_whole)
     paths = [Path(f) for f in args.files]
     if args.format == "csv":
         from .mapped import load_mapping, read as read_mapped
@@ -111,6 +137,7 @@ def read_files(args: argparse.Namespace, progress: Progress | None = None) -> tu
         settings.account_id = settings.account_id or mapping.account.get("id")
         settings.account_name = settings.account_name or mapping.account.get("name")
         settings.time_zone = settings.time_zone or mapping.account.get("time_zone")
+        settings.missing_row_means = mapping.missing_row_means
         _distinct_files(paths)
         return [read_mapped(p, mapping, options, progress) for p in paths], settings
     if args.format == "meta":
@@ -197,20 +224,6 @@ def report(files: list[FileRows], built: Built) -> list[str]:
     return lines
 
 
-def _emit(lines: Iterable[str], stream=None) -> None:
-    """Print the lines; a reader that stopped early (``| head``) is no error, and no traceback."""
-    stream = stream or sys.stdout
-    try:
-        for line in lines:
-            print(line, file=stream)
-        stream.flush()
-    except BrokenPipeError:
-        try:  # the interpreter flushes stdout again at exit: point it at nothing
-            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
-
-
 def run(args: argparse.Namespace) -> int:
     target = output_path(args.output)
     if target.exists() and not args.force:
@@ -229,26 +242,45 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(snapshot, indent=1, ensure_ascii=False) + "\n"
     problems += limit_problems(snapshot, text, settings.keep_ads)
     if problems:
-        _emit(lines)
-        _emit([f"{target}: {problem}" for problem in problems] + ["nothing written"], sys.stderr)
+        emit(lines)
+        emit([f"{target}: {problem}" for problem in problems] + ["nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
-    atomic_write_text(target, text)
+    if problem := write_output(target, text):
+        emit(lines)
+        emit([problem, "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     lines.append(f"wrote {target}")
     if target.name == "snapshot.json" and not (target.parent / "expected.yaml").exists():
         lines.append(f"next: redact it (reviewtui redact {target} -o cases/<id> --key KEYFILE) before it joins the "
-                     "case set, then write expected.yaml beside it")
-    _emit(lines)
+                     "case set; redact writes the case's snapshot.json and a blank expected.yaml to fill in")
+    emit(lines)
     return EXIT_OK
+
+
+def usage_problem(args: argparse.Namespace) -> str | None:
+    """Flags that cannot be read together or as given (checked before any file is read)."""
+    if problem := output_problem(args.output):
+        return problem
+    if args.month and (args.start or args.end):
+        return "--month takes a whole calendar month; --start/--end name a period of their own: pass one or the other"
+    if args.currency and (problem := currency_code_problem(args.currency.strip().upper())):
+        return f"--currency: {problem}"
+    if args.time_zone and (problem := time_zone_problem(args.time_zone)):
+        return f"--time-zone: {problem}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     args, code = parse_args(_parser(), argv)
     if args is None:
         return code
+    if problem := usage_problem(args):
+        emit([f"reviewtui import: {problem}", "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         return run(args)
     except InputError as exc:
-        _emit([f"{exc}", "nothing written"], sys.stderr)
+        emit([f"{exc}", "nothing written"], sys.stderr)
         return EXIT_BAD_INPUT
 
 

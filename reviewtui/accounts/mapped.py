@@ -16,6 +16,7 @@ The mapping is YAML::
     date_format: DD/MM/YYYY     # optional; required when the dates read both ways
     currency: USD               # or a ``currency`` column
     account: {id: act_123, name: My account, time_zone: Europe/Berlin}   # optional
+    missing_row_means: no_delivery   # optional: a campaign and day without a row did not deliver
 
 Fields: see ``FIELDS``. ``date`` (or ``reporting_start`` with ``reporting_end``),
 ``campaign_id`` or ``campaign_name``, and ``cost`` are required.
@@ -23,6 +24,7 @@ Fields: see ``FIELDS``. ``date`` (or ``reporting_start`` with ``reporting_end``)
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..caseset.account_codes import currency_code_problem, time_zone_problem
 from .csvread import InputError, Progress, open_export
 from .dates import DATE_FORMATS
 from .rows import DATE_FIELDS, NUMBER_FIELDS, TEXT_FIELDS, FileRows, Layout, ReadOptions, read_export
@@ -47,6 +50,8 @@ class Mapping:
     date_format: str | None = None
     currency: str | None = None
     account: dict[str, str] = field(default_factory=dict)
+    currency_line: int = 1
+    missing_row_means: str | None = None
 
     def layout(self) -> Layout:
         return Layout(name=f"mapped ({self.path.name})", aliases={f: (c,) for f, c in self.columns.items()},
@@ -87,8 +92,17 @@ def load_mapping(path: str | Path) -> Mapping:
     account = data.get("account") or {}
     if not isinstance(account, dict):
         raise InputError(path, _line(data, "account"), "'account' must be a mapping with id, name, time_zone")
+    currency = data.get("currency")
+    if currency is not None and (problem := currency_code_problem(str(currency).strip().upper())):
+        raise InputError(path, _line(data, "currency"), f"'currency': {problem}")
+    if "time_zone" in account and (problem := time_zone_problem(str(account["time_zone"]))):
+        raise InputError(path, _line(data, "account"), f"'account.time_zone': {problem}")
+    missing = data.get("missing_row_means")
+    if missing is not None and missing != "no_delivery":
+        raise InputError(path, _line(data, "missing_row_means"), "'missing_row_means' is no_delivery (a campaign "
+                         "and day without a row did not deliver) or left out (unknown)")
     return Mapping(path, {k: str(v).strip() for k, v in cols.items()}, {k: _line(cols, k) for k in cols},
-                   platform, fmt, data.get("currency"), {k: str(v) for k, v in account.items()})
+                   platform, fmt, currency, {k: str(v) for k, v in account.items()}, _line(data, "currency"), missing)
 
 
 def read(path: Path, mapping: Mapping, options: ReadOptions | None = None,
@@ -105,9 +119,9 @@ def read(path: Path, mapping: Mapping, options: ReadOptions | None = None,
                                  f"(its header, line 1: {', '.join(repr(c.strip()) for c in found)}); fix the mapping")
     options = options or ReadOptions()
     if options.date_format is None and mapping.date_format:
-        options = ReadOptions(mapping.date_format, options.decimal_mark, options.allow_missing,
-                              options.skip_export_totals)
+        options = dataclasses.replace(options, date_format=mapping.date_format)
     rows, _reader = read_export(export, mapping.layout(), options)
     if mapping.currency:
-        rows.currency = mapping.currency.upper()
+        rows.currency = str(mapping.currency).strip().upper()
+        rows.currency_source = f"'currency' in {mapping.path}:{mapping.currency_line}"
     return rows

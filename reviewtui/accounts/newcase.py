@@ -88,7 +88,12 @@ def new_case_from_snapshot(snapshot_path: str | Path, cases_dir: str | Path, cas
     if folder.exists():
         raise NewCaseError(f"{folder} already exists; nothing written")
     atomic_write_bytes(folder / SNAPSHOT_FILE, path.read_bytes())
-    atomic_write_text(folder / "expected.yaml",
-                      f"# New case from {path.name}: read the rows and fill in the lists (see docs/cases.md).\n"
-                      f"case: {case_id}\nkind: ordinary\nmust_find: []\nmay_find: []\nmust_not_say: []\n")
+    atomic_write_text(folder / "expected.yaml", blank_expected(case_id, path.name))
     return case_id
+
+
+def blank_expected(case_id: str, from_name: str) -> str:
+    """The expected.yaml of a new case: its id, kind ordinary, and empty lists for a senior to fill in."""
+    return (f"# New case from {from_name}: read the rows and fill in the lists (format: docs/formats.md, "
+            "'expected.yaml').\n"
+            f"case: {case_id}\nkind: ordinary\nmust_find: []\nmay_find: []\nmust_not_say: []\n")

@@ -5,9 +5,11 @@ third: a column can. Every value of a column is looked at first
 (``NumberScan.observe``); the values that settle the mark (``12,34``,
 ``1.234,56``, ``1,234.56``, ``1,234,567``) decide it for the whole column, and a
 column that writes both marks is refused with a line of each. A column no value
-settles takes the mark the file's other columns use, else the delimiter's
-(a ``;`` file is a decimal-comma locale's); a tab file with nothing to settle
-it is refused with ``--decimal-mark``.
+settles takes the mark the file's other columns use, else a ``;`` file's
+(a decimal-comma locale's); a ``,`` or tab file with nothing to settle it is
+refused with ``--decimal-mark`` (Google writes ``"2.280"`` for 2,280 in
+German, in a ``,`` file). A count (impressions, clicks, reach) falls back to
+the decimal point: read so, ``8.942`` is not whole and is refused later.
 
 Currency symbols and codes around a value (``$12.50``, ``12,50 €``, ``USD 12.50``)
 are recorded with the first line they appear on, so the import can hold them
@@ -86,6 +88,7 @@ class NumberScan:
     """What the values of one numeric column show, gathered before any is read."""
 
     column: str
+    whole: bool = False  # a count: its values have no decimals, so a reading that gives them one is refused later
     settled: dict[str, tuple[int, str]] = field(default_factory=dict)  # mark -> (first line, value)
     ambiguous: dict[str, tuple[int, str]] = field(default_factory=dict)  # ',' or '.' -> first value reading both ways
     marks: dict[str, int] = field(default_factory=dict)  # currency mark -> first line
@@ -136,15 +139,17 @@ def decide_marks(scans: list[NumberScan], path: Path, delimiter: str, forced: st
                                  f"{mark!r}", s.column)
         return {s.column: forced for s in scans}
     file_marks = {m for m in own.values() if m}
-    # A column nothing settles reads as the file's other columns do, else as its delimiter's locale writes.
-    fallback = next(iter(file_marks)) if len(file_marks) == 1 else {";": ",", ",": "."}.get(delimiter)
+    # A column nothing settles reads as the file's other columns do; else a ';' file as the decimal-comma
+    # locales that write it. A ',' file settles nothing: Google writes "2.280" for 2,280 in German.
+    fallback = next(iter(file_marks)) if len(file_marks) == 1 else {";": ","}.get(delimiter)
     marks = {}
     for s in scans:
         mark = own[s.column]
-        if mark is None and s.ambiguous and fallback is None:
+        if mark is None and s.ambiguous and fallback is None and not s.whole:
             line, value = next(iter(s.ambiguous.values()))
             raise InputError(path, line, f"{value!r} reads as a decimal and as thousands, and nothing in the file "
-                             "settles which: pass --decimal-mark . or --decimal-mark ,", s.column)
+                             "settles which (no value such as 12.34, 12,34 or 1,234.56 in any column): pass "
+                             "--decimal-mark . or --decimal-mark ,", s.column)
         if mark == "." and delimiter == ";" and "," in s.ambiguous:
             # A ';' file is written where ',' is the decimal mark: 12,345 there is twelve and a third.
             (l1, v1), (l2, v2) = s.settled["."], s.ambiguous[","]

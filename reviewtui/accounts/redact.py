@@ -42,10 +42,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..caseset.atomic import atomic_write_text
+from ..caseset.cases import CASE_ID_RE
 from ..caseset.snapshot import Snapshot, SnapshotError
-from ..cli_args import parse_args
+from ..cli_args import emit, parse_args
 from ..keyfile import KeyFileError, parse_hex_key
 from ..paths import inside
+from .newcase import blank_expected
 from .redact_words import ROLE_WORDS, VOCABULARY
 
 EXIT_OK = 0
@@ -94,6 +96,11 @@ def load_key(path: Path, case_dir: Path | None) -> tuple[bytes, bool]:
         if inside(resolved, case) or inside(resolved, case_set):
             raise RedactError(f"{path}: the key file is inside the case folder {case_dir} or the case set holding it; "
                               "keep it outside, where the case set does not ship it (e.g. --key ~/.reviewtui/redact.key)")
+        holder = case.parent if case.parent.name == "cases" or _holds_cases(case.parent) else None
+        repository = holder.parent if holder is not None else None  # its own files and writeups/ ship too
+        if repository is not None and (resolved.parent == repository or inside(resolved, repository / "writeups")):
+            raise RedactError(f"{path}: the key file is in {repository}, beside the case set, or in its writeups/; "
+                              "both ship with the case set; keep it outside (e.g. --key ~/.reviewtui/redact.key)")
     if any(parent.name == "cases" for parent in resolved.parents):
         raise RedactError(f"{path}: the key file is inside a 'cases' folder, which would ship it with the case set; "
                           "keep it outside (e.g. --key ~/.reviewtui/redact.key)")
@@ -338,17 +345,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .importer import _emit, output_path
+    from .importer import output_path, output_problem, write_output
 
     args, code = parse_args(_parser(), argv)
     if args is None:
         return code
+    if problem := output_problem(args.output):
+        emit([f"reviewtui redact: {problem}", "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     target = output_path(args.output)
     try:
         if target.exists() and not args.force:
             raise RedactError(f"{target}: already exists; nothing written (pass --force to replace it)")
         if Path(args.snapshot).resolve() == target.resolve():
             raise RedactError(f"{target}: the output would replace the snapshot being redacted; write elsewhere")
+        source = Path(args.snapshot)
+        if not source.is_file():
+            raise RedactError(f"{source}: file not found; name the snapshot.json (or .json) to redact")
+        if source.suffix.lower() in (".csv", ".tsv", ".txt", ".xlsx", ".zip", ".gz"):
+            raise RedactError(f"{source}: an export, not a snapshot: import it first (reviewtui import --format "
+                              f"meta|google|csv {source} -o /tmp/account.json), then redact /tmp/account.json")
         snapshot = Snapshot.load(args.snapshot)
         # A snapshot.json is a case's: its folder is the case folder the key must stay out of.
         key, created = load_key(Path(args.key), target.parent if target.name == "snapshot.json" else None)
@@ -357,8 +373,23 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     redactor = Redactor(key, args.salt)
     out = redact(snapshot.data, redactor)
-    atomic_write_text(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    if isinstance(out, dict):
+        # `reviewtui check` tells a redacted import from an account that went into the case set as exported.
+        out["source"] = {**out["source"], "redacted": True} if isinstance(out.get("source"), dict) else {"redacted": True}
+    if problem := write_output(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n"):
+        emit([problem, "nothing written"], sys.stderr)
+        return EXIT_BAD_INPUT
     lines = []
+    after = []
+    expected = target.parent / "expected.yaml"
+    if target.name == "snapshot.json" and not expected.exists():
+        if CASE_ID_RE.match(target.parent.name):
+            atomic_write_text(expected, blank_expected(target.parent.name, Path(args.snapshot).name))
+            after.append(f"wrote {expected}: a blank case (kind ordinary, empty lists); fill in what an audit must "
+                         "find (format: docs/formats.md, 'expected.yaml'), then run `reviewtui check`")
+        else:
+            after.append(f"next: write {expected} (format: docs/formats.md, 'expected.yaml'); {target.parent.name!r} "
+                         "is not a case id (lowercase letters, digits, '-' and '_'), so none was written")
     if created:
         lines.append(f"new key written to {args.key}: keep it, outside the case set, to redact again the same way")
     counts = Counter(kind for kind, _orig in redactor.replaced)
@@ -366,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     for (kind, original), pseudo in sorted(redactor.replaced.items()):
         lines.append(f"  {kind:<22} {pseudo!r:<40} <- {original!r}")
     lines.append(f"wrote {target} (numbers and dates unchanged)")
-    _emit(lines)
+    lines += after
+    emit(lines)
     return EXIT_OK
 
 

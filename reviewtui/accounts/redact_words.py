@@ -51,7 +51,7 @@ MOBILE DESKTOP TABLET CONNECTED_TV OTHER MALE FEMALE
 
 # Field names a snapshot uses (docs/cases.md, "The snapshot.json format"), and the import's own.
 FIELD_NAMES = """
-schema_version platform source format grain period_from missing_row_means metrics_missing no_delivery
+schema_version platform source format grain period_from missing_row_means metrics_missing no_delivery redacted
 account id name currency_code time_zone snapshot_taken_at period start end as_of last_complete_date
 days_in_month targets monthly_budget target_cpa target_roas pacing_tolerance budgets budget_id campaign_ids
 amount history changed_at old_amount new_amount flight_plan campaign_id planned_spend campaigns status

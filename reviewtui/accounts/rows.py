@@ -24,8 +24,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..caseset.snapshot import LIMITS
 from .csvread import ExportFile, InputError
-from .dates import date_reader, detect_date_format, range_in_preamble
+from .dates import date_reader, detect_date_format, range_in_preamble, unreadable_range_line
 from .numbers import EMPTY, NumberScan, decide_marks, parse_number
 
 # Counts that are whole by nature (conversions need not be: attribution splits them).
@@ -48,7 +49,8 @@ ENTITY_FIELDS = ("campaign_id", "campaign_name", "ad_set_id", "ad_set_name", "ad
 
 # The export's own total rows: "Total: Account" (Google), in the languages it writes them.
 # A cell that is the word alone ("Total", "Grand total") is a total over every row.
-TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:total|totals|totale|totaal|gesamt|summe|合計|总计|總計)\s*"
+TOTAL_LABEL = re.compile(r"^\s*(?:grand\s+)?(?:total|totals|totale|totaal|gesamtergebnis|gesamtsumme|gesamt|summe|"
+                         r"合計|总计|總計)\s*"
                          r"(?:[:：]\s*(.*?))?\s*$", re.IGNORECASE)
 # Totals over every row of the report (the others are over one campaign type, and not checked).
 ACCOUNT_TOTALS = {"", "account", "campaigns", "all campaigns", "filtered campaigns", "all", "compte", "campagnes",
@@ -63,7 +65,10 @@ _MEASURE_HEADER = re.compile(r"ctr|cpc|cpm|cpa|cpv|roas|rate|cost|spend|spent|am
                              r"average|share|conv|click|impr|result|reach|view|play|revenue|value|purchase|lead|"
                              r"install|engagement|interaction|budget|bid|score|position|rank|quality|quantity|"
                              r"費用|表示|クリック|コンバージョン|率|単価", re.IGNORECASE)
-_SCIENTIFIC = re.compile(r"^\d(\.\d+)?[eE]\+?\d+$")
+# 1.20201E+17, and 1,20201E+17 as Excel writes it in a decimal-comma locale.
+_SCIENTIFIC = re.compile(r"^\d([.,]\d+)?[eE][+-]?\d+$")
+# Each id's name and the ids of the levels above it (an ad's ad set and campaign).
+_ID_PARENTS = {"campaign_id": (), "ad_set_id": ("campaign_id",), "ad_id": ("ad_set_id", "campaign_id")}
 # Headers often taken for a core metric's, named when the metric is missing.
 LOOK_ALIKES = {"conv.": "conversions", "conv": "conversions", "all conv.": "conversions", "interactions": "clicks",
                "impr": "impressions", "impr.": "impressions", "results": "conversions", "leads": "conversions",
@@ -150,8 +155,12 @@ def require_layout(export: ExportFile, layout: Layout, cols: Columns) -> None:
     seen = export.header or (export.preamble[0][1] if export.preamble else [])
     found = ", ".join(repr(h.strip()) for h in seen) or "nothing"
     line = export.header_line or 1
-    raise LayoutError(export.path, line, f"not a {layout.name} export: expected the headers {expected}; found {found}. "
-                      "Check --format, or use --format csv with a --mapping file")
+    lacking = [*(f"{f} column ({' or '.join(repr(_alias_text(a)) for a in layout.aliases.get(f, ()))})" for f in missing),
+               *([] if has_campaign else ["campaign column (" + " or ".join(repr(_alias_text(a)) for a in
+                 layout.aliases.get("campaign_id", ()) + layout.aliases.get("campaign_name", ())) + ")"])]
+    what = f"no {' and no '.join(lacking)}; " if export.header and lacking else ""
+    raise LayoutError(export.path, line, f"not a {layout.name} export: {what}expected the headers {expected}; found "
+                      f"{found}. Check --format, or use --format csv with a --mapping file")
 
 
 def metrics_found(export: ExportFile, layout: Layout, cols: Columns, allow_missing: frozenset[str]) -> list[str]:
@@ -174,6 +183,9 @@ def metrics_found(export: ExportFile, layout: Layout, cols: Columns, allow_missi
         said = " or ".join(repr(a) for a in expected) if expected else "none (the mapping names no column for it)"
         hint = (f"; the header has {', '.join(repr(a) for a in alike)}, which may be it: if so, rename the column "
                 f"to {expected[0]!r} or map it with --format csv --mapping" if alike and expected else "")
+        if any(a.strip().lower() == "interactions" for a in alike):
+            hint += (" ('Interactions' are clicks only on text and shopping ads: on video and Demand Gen ads they "
+                     "are views and engagements, so add the Clicks column rather than rename it there)")
         raise InputError(export.path, export.header_line or 1,
                          f"no {metric} column (expected {said}){hint}; an import without it would read every "
                          f"{metric} as none: {layout.add_column}, or pass --allow-missing {metric} to import the "
@@ -187,6 +199,7 @@ class ReadOptions:
     decimal_mark: str | None = None
     allow_missing: frozenset[str] = frozenset()
     skip_export_totals: bool = False
+    last_row_whole: bool = False  # the user says a file that ends without a line break is whole
 
 
 @dataclass
@@ -195,6 +208,7 @@ class TotalRow:
     label: str  # after "Total:" ("Account", "Search"); "" for a total over every row
     cells: list[str]
     named: str = ""  # the cell that says it is a total ("Total: Account"); "" for Meta's summary row
+    outcome: str = "not checked"  # what holding it against the rows' sums gave, for the report
     day: _date | None = None  # a total over one day
 
     def what(self) -> str:
@@ -209,12 +223,16 @@ class FileRows:
     rows_read: int
     dropped: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
     currency: str | None = None  # from a header or the mapping
+    currency_source: str = ""  # where ``currency`` was read: a header, the mapping
     currency_column: str | None = None
     currencies: dict[str, int] = field(default_factory=dict)  # code in the currency column -> first line
     money_marks: dict[str, dict[str, int]] = field(default_factory=dict)  # column -> currency mark -> first line
     period: tuple[_date, _date] | None = None  # the range the export says it covers
     period_source: str | None = None  # where that range was read, for the report
-    period_kind: str | None = None  # reporting_dates (Meta's columns) or export_range (a line above the header)
+    period_kind: str | None = None  # reporting_dates (the rows' own ranges) or export_range (a range line, a summary row)
+    period_line: int = 0  # the line that states the range (0: the rows' reporting dates)
+    unreadable_range: tuple[int, str] | None = None  # a line above the header that looks like a range and does not read
+    totals_verified: bool = False  # a total over every row agreed with the rows' sums (known once they are read)
     days: tuple[_date, _date] | None = None  # the first and last day with a row
     metrics: dict[str, str] = field(default_factory=dict)  # metric -> the header it was read from
     missing: list[str] = field(default_factory=list)
@@ -282,16 +300,25 @@ class ExportReader:
     def scan(self) -> FileRows:
         export, cols, path = self.export, self.cols, self.path
         header = export.header
-        number_scans = [(i, NumberScan(header[i])) for f in NUMBER_FIELDS if (i := cols.index.get(f)) is not None]
+        number_scans = [(i, NumberScan(header[i], f in WHOLE_FIELDS)) for f in NUMBER_FIELDS
+                        if (i := cols.index.get(f)) is not None]
         date_values: dict[str, dict[str, int]] = {f: {} for f in DATE_FIELDS if f in cols.index}
         date_index = [(cols.index[f], date_values[f]) for f in date_values]
         id_index = [(cols.index[f], header[cols.index[f]]) for f in ID_FIELDS if f in cols.index]
-        name_of_id = {cols.index[f]: cols.index.get(f.replace("_id", "_name")) for f in ID_FIELDS if f in cols.index}
+        # Per id column: (column, the columns that must agree on every row of one id, what each id was first seen with).
+        IdFacts = tuple[int, list[int], dict[str, tuple[int, tuple[str, ...]]]]
+        id_facts: list[IdFacts] = []
+        for f in ID_FIELDS:
+            if f in _ID_PARENTS and f in cols.index:
+                agree = [j for g in (f.replace("_id", "_name"), *_ID_PARENTS[f]) if (j := cols.index.get(g)) is not None]
+                id_facts.append((cols.index[f], agree, {}))
         long_ids: dict[int, dict[str, int]] = {i: {} for i, _h in id_index}
-        padded_names: dict[int, dict[str, set[str]]] = {i: {} for i, _h in id_index}
         currency_index = cols.index.get("currency")
         currencies: dict[str, int] = {}
         worded = {i for i in self.unknown_columns if not _MEASURE_HEADER.search(header[i])}
+        reporting = (cols.index["reporting_start"], cols.index["reporting_end"]) \
+            if "reporting_start" in cols.index and "reporting_end" in cols.index else None
+        wide_ranges = False  # some row's Reporting starts/ends span more than its day
         rows_read = 0
         for line, cells in export.rows(f"reading {path.name}"):
             rows_read += 1
@@ -313,17 +340,20 @@ class ExportReader:
                 value = cells[i]
                 if value not in seen:
                     seen[value] = line
+            if reporting is not None and not wide_ranges:
+                wide_ranges = cells[reporting[0]].strip() != cells[reporting[1]].strip()
             for i, column in id_index:
                 value = cells[i].strip()
                 if ("E" in value or "e" in value) and _SCIENTIFIC.match(value):
                     _refuse_excel_id(path, line, column, value)
-                if len(value) >= 16 and value.isdigit():
-                    if value not in long_ids[i]:
-                        long_ids[i][value] = line
-                    if not value[15:].strip("0") and (n := name_of_id[i]) is not None:
-                        names = padded_names[i].setdefault(value, set())
-                        if len(names) < 2:
-                            names.add(cells[n].strip())
+                if len(value) >= 16 and value.isdigit() and value not in long_ids[i]:
+                    long_ids[i][value] = line
+            for i, others, first in id_facts:
+                if others:
+                    facts = tuple(cells[j].strip() for j in others)
+                    earlier = first.setdefault(cells[i].strip(), (line, facts))
+                    if earlier[1] != facts and cells[i].strip():
+                        self._refuse_id_of_two(cells[i].strip(), i, others, earlier, line, facts)
             if currency_index is not None:
                 code = cells[currency_index].strip().upper()
                 if code and code not in EMPTY and code not in currencies:
@@ -332,7 +362,7 @@ class ExportReader:
             self.export.progress.done()
         self.dimension_columns = sorted(worded)
         for i, column in id_index:
-            _refuse_rounded_ids(path, column, long_ids[i], padded_names[i])
+            _refuse_rounded_ids(path, column, long_ids[i])
         if not rows_read:
             raise InputError(path, export.header_line, "no data rows under the header: export the report with at "
                              "least one day of delivery")
@@ -353,9 +383,20 @@ class ExportReader:
         for total in self.totals:
             raw = total.cells[cols.index[day_field]].strip() if cols.index[day_field] < len(total.cells) else ""
             total.day = date_reader(self.date_formats[day_field])(raw) if raw and raw not in EMPTY else None
+            if day_field == "reporting_start" and reporting is not None and \
+                    total.cells[reporting[0]].strip() != total.cells[reporting[1]].strip():
+                total.day = None  # a summary over the export's whole range, not one day's
         rows = FileRows(path, rows_read, currencies=currencies, _reader=self)
         rows.days = spans.get(day_field)
-        if "reporting_start" in spans and "reporting_end" in spans:
+        summary = self._summary_range()
+        if summary is not None:
+            rows.period, rows.period_line = summary
+            rows.period_source = (f"the summary row's {header[cols.index['reporting_start']]!r} and "
+                                  f"{header[cols.index['reporting_end']]!r}, {path.name}:{rows.period_line}")
+            rows.period_kind = "export_range"
+        elif "reporting_start" in spans and "reporting_end" in spans and wide_ranges:
+            # Rows whose reporting range is wider than their day carry the export's range; rows whose
+            # range is their own day say nothing of days without a row (a stop at the range's end).
             rows.period = (spans["reporting_start"][0], spans["reporting_end"][1])
             rows.period_source = (f"the rows' {header[cols.index['reporting_start']]!r} and "
                                   f"{header[cols.index['reporting_end']]!r} in {path.name}")
@@ -365,6 +406,45 @@ class ExportReader:
         rows.dropped = [(t.line, f"{t.what()}: the export's own total, checked against the rows' sums")
                         for t in self.totals]
         return rows
+
+    def _refuse_id_of_two(self, value: str, column: int, others: list[int], earlier: tuple[int, tuple[str, ...]],
+                          line: int, facts: tuple[str, ...]) -> None:
+        """One id on two rows with two names, or under two parents: two things summed as one.
+
+        An export names each campaign, ad set and ad once, under the one parent it has. Rows of one
+        id that disagree are distinct ids made one (Excel's 15 digits), or rows pasted from two exports.
+        """
+        header = self.export.header
+        first_line, first_facts = earlier
+        differ = [(header[j], a, b) for j, a, b in zip(others, first_facts, facts) if a != b]
+        said = "; ".join(f"{h} {a!r} on line {first_line}, {b!r} on this line" for h, a, b in differ)
+        excel = ("; an id in scientific notation or ending in zeros is one Excel rounded to 15 digits: import the file "
+                 "as downloaded, without opening and saving it in Excel (or format the id columns as Text first)")
+        raise InputError(self.path, line, f"{value!r} is on two rows that disagree ({said}): one id is one campaign, "
+                         "ad set or ad, so these are two made one and their figures would be summed; download the "
+                         f"report again" + (excel if len(value) >= 16 or "E" in value.upper() else ""),
+                         header[column])
+
+    def _summary_range(self) -> tuple[tuple[_date, _date], int] | None:
+        """The range on Meta's summary row (its Reporting starts/ends): the whole export's."""
+        cols = self.cols
+        if "reporting_start" not in cols.index or "reporting_end" not in cols.index:
+            return None
+        for total in self.totals:
+            if total.named or total.day is not None:
+                continue
+            ends = []
+            for f in ("reporting_start", "reporting_end"):
+                i = cols.index[f]
+                raw = total.cells[i].strip() if i < len(total.cells) else ""
+                ends.append(date_reader(self.date_formats[f])(raw) if raw and raw not in EMPTY else None)
+            start, end = ends
+            if start is not None and end is not None:
+                if end < start:
+                    raise InputError(self.path, total.line, f"the summary row's range ends ({end}) before it starts "
+                                     f"({start}); export the report again", self.export.header[cols.index["reporting_end"]])
+                return (start, end), total.line
+        return None
 
     def _day_field(self) -> str:
         if "date" in self.cols.index:
@@ -391,7 +471,9 @@ class ExportReader:
         whole = [(f, cols.index[f]) for f in WHOLE_FIELDS if f in cols.index]
         sums = {f: Decimal(0) for f in SUMMED if f in cols.index}
         day_sums: dict[_date, dict[str, Decimal]] = {}
+        day_rows: dict[_date, int] = {}
         dated_totals = any(t.day for t in self.totals)
+        blank = {f: [0, 0] for f in SUMMED if f in cols.index}  # empty cells of an additive metric: count, first line
         used = 0
         for line, cells in export.rows(f"importing {path.name}"):
             if line in total_lines:
@@ -401,10 +483,17 @@ class ExportReader:
                 value = cells[i].strip()
                 if value and value not in EMPTY:
                     text[f] = value
+                    if len(value) > LIMITS.max_chars:
+                        raise InputError(path, line, f"the value is {len(value):,} characters, over the "
+                                         f"{LIMITS.max_chars:,} `reviewtui check` accepts in one string (docs/cases.md, "
+                                         "'Untrusted input'); shorten it in the export", header[i])
             numbers: dict[str, Decimal | None] = {}
             for f, i, column, mark in number_index:
                 value = cells[i]
-                numbers[f] = Decimal(value) if value.isdecimal() else parse_number(value, path, line, column, mark)
+                number = numbers[f] = Decimal(value) if value.isdecimal() else parse_number(value, path, line, column, mark)
+                if number is None and f in blank:
+                    blank[f][0] += 1
+                    blank[f][1] = blank[f][1] or line
             dates: dict[str, _date] = {}
             for f, i, column, read in date_index:
                 raw = cells[i].strip()
@@ -439,25 +528,40 @@ class ExportReader:
                 per_day = day_sums.setdefault(day, dict.fromkeys(sums, Decimal(0)))
                 for f in sums:
                     per_day[f] += row.numbers.get(f) or 0
+                day_rows[day] = day_rows.get(day, 0) + 1
             used += 1
             yield row
         if export.progress is not None:
             export.progress.done()
-        verified = self._check_totals(sums, used, day_sums)
+        verified = self._check_totals(sums, used, day_sums, day_rows)
+        outcomes = {t.line: f"{t.what()}: the export's own total, {t.outcome}" for t in self.totals}
+        out.dropped = [(line, outcomes.get(line, why)) for line, why in out.dropped]
+        out.totals_verified = verified
+        said = [f"{header[cols.index[f]]!r} {n:,} (first at line {first})" for f, (n, first) in blank.items() if n]
+        if said:
+            out.notes.append("empty cells read as 0 (an export leaves a cell empty for none): " + ", ".join(said))
         # A last row without a line break may have lost characters of its last value: a cut number
         # reads as a smaller one, a cut day (2023-08-3) as another day. A cut name changes no figure,
         # and a cut Reporting starts/ends no longer agrees with the row's day.
         last_is_figure = len(header) - 1 in {i for f, i, _h, _m in number_index} | {cols.index.get("date")}
-        if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified:
+        if not export.terminated and self.last_row_line == self.last_data_line and last_is_figure and not verified \
+                and not self.options.last_row_whole:
             raise InputError(path, self.last_data_line, "the file ends on this row without a line break, and no "
                              "total row in the export confirms the sums: the download may have stopped inside the "
-                             f"row's last value ({header[-1]!r}); download the report again (if the file is whole, "
-                             "end it with a line break)")
+                             f"row's last value ({header[-1]!r}); download the report again. If the file is whole "
+                             "(some tools save CSV without a last line break), pass --last-row-whole")
 
     def _check_values(self, line: int, cells: list[str], numbers: dict[str, Decimal | None],
                       whole: list[tuple[str, int]]) -> None:
         path, header = self.path, self.export.header
         cost = numbers.get("cost")
+        if cost and numbers.get("impressions", 0) is None and numbers.get("clicks", 0) is None:
+            # A row that spent, with neither impressions nor clicks, lost its figures (a blank is no zero
+            # here): read as none, its spend would count with no delivery.
+            raise InputError(path, line, f"the row spends {cells[self.cols.index['cost']].strip()}, but its "
+                             f"{header[self.cols.index['impressions']]!r} and {header[self.cols.index['clicks']]!r} "
+                             "cells are empty: its figures are missing, not zero; fill them in from the platform, or "
+                             "remove the row", header[self.cols.index["impressions"]])
         if cost is not None and cost < 0:
             raise InputError(path, line, f"negative cost {cells[self.cols.index['cost']].strip()!r}: a cost is never "
                              "below zero; export the report again (refunds and credits are not spend)",
@@ -476,20 +580,29 @@ class ExportReader:
                                  "writes thousands with '.' (8.942 for 8942) must be exported again with plain "
                                  "numbers (no thousands separators), or pass --decimal-mark ,", header[i])
 
-    def _check_totals(self, sums: dict[str, Decimal], used: int, day_sums: dict[_date, dict[str, Decimal]]) -> bool:
-        """Hold the rows' sums against the export's own total rows; True when one over all rows agrees."""
+    def _check_totals(self, sums: dict[str, Decimal], used: int, day_sums: dict[_date, dict[str, Decimal]],
+                      day_rows: dict[_date, int]) -> bool:
+        """Hold the rows' sums against the export's own total rows; True when one over all rows agrees.
+
+        Each total row's ``outcome`` says what came of it, for the report.
+        """
         verified = False
         failures: list[tuple[TotalRow, str]] = []
         for total in self.totals:
             if total.day is None and total.label.strip().lower() not in ACCOUNT_TOTALS:
-                continue  # a total over one campaign type: the rows do not say their type
+                total.outcome = "not checked: a total over one campaign type (the rows do not say their type)"
+                continue
             against = sums if total.day is None else day_sums.get(total.day, dict.fromkeys(sums, Decimal(0)))
-            n = used if total.day is None else None
+            n = used if total.day is None else day_rows.get(total.day, 0)
             problem = self._total_disagrees(total, against, n)
             if problem is None:
                 verified = verified or total.day is None
+                total.outcome = "checked: the rows' sums agree"
             else:
                 failures.append((total, problem))
+                total.outcome = ("NOT matched by the rows' sums, imported as --skip-export-totals asks"
+                                 if self.options.skip_export_totals else
+                                 "NOT matched by the rows' sums; another total over every row is (a filtered report)")
         if not self.options.skip_export_totals:
             # Every day's total must agree; of the totals over all rows one agreeing is enough: a filtered
             # report carries "Total: Account" beside the "Total: Filtered campaigns" that covers its rows.
@@ -500,7 +613,7 @@ class ExportReader:
                 raise InputError(self.path, total.line, problem)
         return verified
 
-    def _total_disagrees(self, total: TotalRow, sums: dict[str, Decimal], n: int | None) -> str | None:
+    def _total_disagrees(self, total: TotalRow, sums: dict[str, Decimal], n: int) -> str | None:
         header, cols = self.export.header, self.cols
         for f, summed in sums.items():
             if f in self.unchecked_totals:
@@ -512,10 +625,13 @@ class ExportReader:
                 continue
             exponent = value.as_tuple().exponent
             half_unit = Decimal(5).scaleb((exponent if isinstance(exponent, int) else 0) - 1)
-            rows = n if n is not None else 1000
-            # An export writes its rows and its totals to the same places, each rounded: the sum
-            # of n rounded rows may be off the rounded total by n + 1 half units.
-            tolerance = Decimal(0) if f in WHOLE_FIELDS else (rows + 1) * half_unit + abs(value) * Decimal("1e-9")
+            # An export writes its rows and its totals to the same places, each rounded: the errors of n
+            # rounded rows, each within half a unit and as often up as down, add up to about half a unit
+            # times the square root of n/3; six square roots of n leaves a clean export far inside, and
+            # a missing or edited row of any size outside (the worst case, n half units, would let
+            # hundreds of units through on a long export).
+            tolerance = Decimal(0) if f in WHOLE_FIELDS else \
+                half_unit * (2 + 6 * Decimal(n).sqrt()) + abs(value) * Decimal("1e-9")
             if abs(summed - value) > tolerance:
                 what = total.what()
                 scope = f"the rows of {total.day}" if total.day else "the rows"
@@ -534,22 +650,20 @@ def _refuse_excel_id(path: Path, line: int, column: str, value: str) -> None:
                      column)
 
 
-def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int], names: dict[str, set[str]]) -> None:
-    """Ids of 16 digits and more ending in zeros past the 15th, as Excel rounds and saves them as digits.
+def _refuse_rounded_ids(path: Path, column: str, ids: dict[str, int]) -> None:
+    """Ids of 16 digits and more that all end in zeros past the 15th, as Excel rounds and saves them as digits.
 
-    Refused when one such id carries several names (distinct campaigns merged into one), or when
-    every long id of the column ends so (a real id does one time in a thousand).
+    Refused when two or more long ids of the column all end so (a real id does one time in a thousand).
+    One id alone may truly end so, and merges nothing; ids rounded into one show as one id on rows
+    that disagree (``ExportReader._refuse_id_of_two``).
     """
-    merged = next((v for v, seen in names.items() if len(seen) > 1), None)
     rounded = [v for v in ids if not v[15:].strip("0")]
-    if merged is None and not (len(rounded) >= 2 and len(rounded) == len(ids)):
+    if not (len(rounded) >= 2 and len(rounded) == len(ids)):
         return
-    value = merged or rounded[0]
-    why = (f"carries the names {' and '.join(sorted(repr(n) for n in names[merged]))}" if merged else
-           "and the column's other long ids end in zeros past their 15th digit")
-    raise InputError(path, ids[value], f"{value!r} {why}: Excel keeps 15 digits of a number, so distinct ids "
-                     "became one; import the file as downloaded, without opening and saving it in Excel (or "
-                     "format the id columns as Text first)", column)
+    raise InputError(path, ids[rounded[0]], f"{rounded[0]!r} and the column's other long ids end in zeros past their "
+                     "15th digit: Excel keeps 15 digits of a number, so distinct ids became one; import the file as "
+                     "downloaded, without opening and saving it in Excel (or format the id columns as Text first)",
+                     column)
 
 
 def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: Columns | None = None, *,
@@ -558,8 +672,9 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
     """The first pass over a file of this layout: what it says as a whole, and its rows to stream."""
     cols = cols or match_columns(export.header, layout)
     require_layout(export, layout, cols)
-    missing = metrics_found(export, layout, cols, options.allow_missing)
     reader = ExportReader(export, layout, cols, options, is_summary, adjust)
+    reader._day_field()  # a report without days cannot be used whatever its metrics: say that first
+    missing = metrics_found(export, layout, cols, options.allow_missing)
     rows = reader.scan()
     rows.missing = missing
     if rows.period is None and (found := range_in_preamble(export.preamble)):
@@ -567,10 +682,15 @@ def read_export(export: ExportFile, layout: Layout, options: ReadOptions, cols: 
         rows.period = (start, end)
         rows.period_source = f"the export's date-range line, {export.path.name}:{line}: {text!r}"
         rows.period_kind = "export_range"
+        rows.period_line = line
+    elif rows.period is None:
+        rows.unreadable_range = unreadable_range_line(export.preamble)
     rows.grain = ("ad" if "ad_id" in cols.index or "ad_name" in cols.index else
                   "ad_set" if "ad_set_id" in cols.index or "ad_set_name" in cols.index else "campaign")
     rows.has_campaign_ids = "campaign_id" in cols.index
     rows.currency = cols.header_currency
+    if rows.currency:
+        rows.currency_source = f"the header {cols.name(export.header, 'cost')!r}"
     rows.currency_column = cols.name(export.header, "currency") if "currency" in cols.index else None
     try:
         rows.mtime = export.path.stat().st_mtime

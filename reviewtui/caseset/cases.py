@@ -119,7 +119,9 @@ class ExpectedDoc:
         try:
             raw = read_bytes_limited(path, LIMITS)
         except FileNotFoundError:
-            raise CaseFileError(Problem(path, 1, "file not found: every case needs an expected.yaml")) from None
+            raise CaseFileError(Problem(path, 1, "file not found: every case needs an expected.yaml beside its "
+                                       "snapshot.json; write one with at least `case: <folder name>` and `kind: "
+                                       "ordinary` (the format: docs/formats.md, 'expected.yaml')")) from None
         except LimitError as exc:
             raise CaseFileError(Problem(path, 1, f"{exc}; a case file is a few kilobytes")) from None
         except OSError as exc:

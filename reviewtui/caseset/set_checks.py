@@ -15,8 +15,12 @@ Each check is ``(case_set) -> list[Problem]``:
   write-up's text is a warning.
 - ``check_kind_coverage``: on the shipped set, every taxonomy kind is a
   must_find in at least one case (a warning elsewhere).
+- ``check_redacted_imports``: a snapshot made by ``reviewtui import`` (it has
+  ``source.format``) must carry ``source.redacted: true``, which ``reviewtui
+  redact`` writes: an error otherwise, since the case set would ship a client's
+  names and ids.
 - ``check_key_files``: a redaction key (``*.key``, or a small file of hex
-  digits) inside the case set is a warning: shipped with the set, it undoes the
+  digits) inside the case set, beside it or in writeups/ is a warning: shipped with the set, it undoes the
   redaction of every case made with it.
 - ``check_disputes``: ``disputed.md`` beside the cases folder parses; each
   entry has its fields and at least one row, and every row resolves in the
@@ -160,7 +164,12 @@ _HEX_KEY = re.compile(rb"\s*[0-9a-fA-F]{32,128}\s*")
 
 def check_key_files(case_set: CaseSet) -> list[Problem]:
     problems = []
-    for path in sorted(Path(case_set.root).rglob("*")):
+    root = Path(case_set.root)
+    # The case set, and what ships beside it: the files of the folder holding it and its writeups/.
+    beside = [p for p in root.resolve().parent.iterdir() if p.is_file()] if root.resolve().parent.is_dir() else []
+    writeups = root.resolve().parent / "writeups"
+    shipped = [*root.rglob("*"), *beside, *(writeups.rglob("*") if writeups.is_dir() else [])]
+    for path in sorted(shipped):
         try:
             small = path.is_file() and path.stat().st_size <= 300
             looks = path.suffix == ".key" or (small and _HEX_KEY.fullmatch(path.read_bytes()) is not None)
@@ -221,7 +230,23 @@ def check_disputes(case_set: CaseSet) -> list[Problem]:
     return problems
 
 
-CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage, check_key_files, check_disputes]
+def check_redacted_imports(case_set: CaseSet) -> list[Problem]:
+    problems = []
+    for case in case_set.cases:
+        data = case.snapshot.data if case.snapshot is not None else None
+        source = data.get("source") if isinstance(data, dict) else None
+        if isinstance(source, dict) and "format" in source and source.get("redacted") is not True:
+            problems.append(Problem(case.snapshot_path, 1, "an account imported by `reviewtui import` (source.format "
+                                    f"{source['format']!r}) that was not redacted: the case set would ship its names "
+                                    "and ids; move it out of the case set (to /tmp/account.json, say) and "
+                                    f"write it back with `reviewtui redact /tmp/account.json -o {case.dir} --key "
+                                    "KEYFILE` (docs/cases.md, 'Redacting an account into a case'), which marks it "
+                                    "source.redacted"))
+    return problems
+
+
+CHECKS = [check_mix, check_writeup_snapshots, check_writeup_claims, check_kind_coverage, check_key_files,
+          check_disputes, check_redacted_imports]
 
 
 def mix_report(case_set: CaseSet) -> str:

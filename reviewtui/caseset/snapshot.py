@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .account_codes import currency_code_problem, time_zone_problem
 from .snapshot_cache import snapshot_data
 from .snapshot_reader import parse_day, resolve_pointer, unescape_token
 from .untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
@@ -63,6 +64,11 @@ def required_field_problems(data: Any) -> list[str]:
             problems.append(f"'{section}' must be an object")
         else:
             problems += [f"missing required field '{section}.{k}'" for k in fields if k not in data[section]]
+    account = data.get("account")
+    if isinstance(account, dict):
+        for key, problem in (("currency_code", currency_code_problem), ("time_zone", time_zone_problem)):
+            if key in account and (why := problem(account[key])):
+                problems.append(f"'account.{key}': {why}")
     if "daily" in data and not isinstance(data["daily"], list):
         problems.append("'daily' must be a list of rows")
     return problems

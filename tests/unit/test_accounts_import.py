@@ -52,7 +52,7 @@ def to_cent(value: Decimal) -> Decimal:
 
 def test_meta_ad_level_export_sums_to_campaign_days_and_agrees_to_the_cent(tmp_path, capsys):
     src = FIXTURES / "meta_ads_ad_level.csv"
-    code, out, err = run(capsys, "--format", "meta", src, "-o", tmp_path / "case", "--keep-ads",
+    code, out, err = run(capsys, "--format", "meta", src, "-o", tmp_path / "case", "--keep-ads", "--start", "2023-08-01", "--end", "2023-08-14",
                          "--account-id", "act_42", "--time-zone", "America/New_York")
     assert code == 0, err
     snap = json.loads((tmp_path / "case" / "snapshot.json").read_text())
@@ -112,7 +112,7 @@ def test_google_report_drops_total_rows_reads_dashes_and_separators(tmp_path, ca
 def test_plain_csv_with_a_mapping(tmp_path, capsys):
     src = FIXTURES / "conversion_data.csv"
     code, out, err = run(capsys, "--format", "csv", "--mapping", FIXTURES / "conversion_data.mapping.yaml",
-                         src, "-o", tmp_path / "k.json")
+                         src, "-o", tmp_path / "k.json", "--start", "2017-08-17", "--end", "2017-08-30")
     assert code == 0, err
     snap = json.loads((tmp_path / "k.json").read_text())
     expected = file_totals(src, "campaign_id", "spent")
@@ -157,7 +157,8 @@ def test_ambiguous_dates_need_date_format(tmp_path, capsys):
     err = refused(capsys, tmp_path, "--format", "meta", src)
     assert f"{src}:2: column 'Day': " in err
     assert "--date-format 'DD/MM/YYYY' or --date-format 'MM/DD/YYYY'" in err
-    code, out, err = run(capsys, "--format", "meta", src, "--date-format", "DD/MM/YYYY", "-o", tmp_path / "ok.json")
+    code, out, err = run(capsys, "--format", "meta", src, "--date-format", "DD/MM/YYYY", "-o", tmp_path / "ok.json",
+                         "--start", "2023-08-01", "--end", "2023-08-05")
     assert code == 0, err
     assert json.loads((tmp_path / "ok.json").read_text())["period"]["end"] == "2023-08-05"
     # read month-first, the same days are five months apart: an export that long is refused, offering a month
@@ -183,7 +184,7 @@ def edited(tmp_path: Path, name: str, old: str, new: str, count: int = 1) -> Pat
 
 def test_unknown_layout_lists_expected_and_found_headers(tmp_path, capsys):
     err = refused(capsys, tmp_path, "--format", "google", FIXTURES / "meta_lifetime.csv")
-    assert "meta_lifetime.csv:1: not a Google Ads report export: expected the headers 'Cost'" in err
+    assert "meta_lifetime.csv:1: not a Google Ads report export: no cost column ('Cost'); expected the headers 'Cost'" in err
     assert "found 'Reporting starts', 'Reporting ends', 'Campaign name'" in err
 
 
@@ -218,7 +219,7 @@ def test_currency_changing_inside_a_file(tmp_path, capsys):
 
 def test_negative_cost(tmp_path, capsys):
     path = edited(tmp_path, "meta_ads_ad_level.csv", ",37.108165741,", ",-37.108165741,")
-    err = refused(capsys, tmp_path, "--format", "meta", path)
+    err = refused(capsys, tmp_path, "--format", "meta", path, "--start", "2023-08-01", "--end", "2023-08-14")
     assert f"{path}:2: column 'Amount spent (USD)': negative cost '-37.108165741'" in err
 
 
@@ -277,7 +278,7 @@ def test_rows_outside_the_given_period_are_refused(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("text,value", [
-    ("1,234.56", "1234.56"), ("1.234,56", "1234.56"), ("12,5", "12.5"), ("1,234", "1234"),
+    ("1,234.56", "1234.56"), ("1.234,56", "1234.56"), ("12,5", "12.5"), ("1,234,567", "1234567"),
     ("€1.234,56", "1234.56"), ("$2,041.75", "2041.75"), ("(12.00)", "-12.00"), ("85.23%", "0.8523"),
     ("< 10%", "0.0999"), ("1 234,56", "1234.56"), ("1.429999948", "1.429999948"),
 ])
@@ -299,7 +300,7 @@ def test_several_files_of_one_account(tmp_path, capsys):
     # each file's dates are read on their own: the first half (days 1 to 7) cannot tell DD-MM from MM-DD
     assert "--date-format 'DD-MM-YYYY'" in refused(capsys, tmp_path, "--format", "meta", first, second)
     code, out, err = run(capsys, "--format", "meta", first, second, "--date-format", "DD-MM-YYYY",
-                         "-o", tmp_path / "both.json")
+                         "-o", tmp_path / "both.json", "--start", "2023-08-01", "--end", "2023-08-14")
     assert code == 0, err
     whole = file_totals(FIXTURES / "meta_ads_ad_level.csv", "Campaign ID", "Amount spent (USD)")
     assert snapshot_totals(json.loads((tmp_path / "both.json").read_text())) == whole
@@ -356,11 +357,11 @@ def test_the_same_export_twice_is_refused_and_a_repeated_row_is_named(tmp_path, 
     src = FIXTURES / "meta_ads_ad_level.csv"
     copy = tmp_path / "again.csv"
     copy.write_bytes(src.read_bytes())
-    err = refused(capsys, tmp_path, "--format", "meta", src, copy, "--date-format", "DD-MM-YYYY")
+    err = refused(capsys, tmp_path, "--format", "meta", src, copy, "--date-format", "DD-MM-YYYY", "--start", "2023-08-01", "--end", "2023-08-14")
     assert f"{copy}:2: repeats {src}:2 whole" in err and "counted twice" in err
     # within one file a whole repeated row is refused with both lines: summed, the ad's day would count twice
     lines = src.read_text().splitlines()
     doubled = tmp_path / "doubled.csv"
     doubled.write_text("\n".join([*lines, lines[1]]) + "\n")
-    err = refused(capsys, tmp_path, "--format", "meta", doubled, "--date-format", "DD-MM-YYYY")
+    err = refused(capsys, tmp_path, "--format", "meta", doubled, "--date-format", "DD-MM-YYYY", "--start", "2023-08-01", "--end", "2023-08-14")
     assert f"{doubled}:{len(lines) + 1}: repeats line 2 whole" in err

@@ -59,7 +59,7 @@ def test_an_absent_status_is_never_stated(tmp_path):
 
 
 def test_ad_level_daily_rows_are_summed_not_duplicates(tmp_path):
-    snap = imported(tmp_path, "meta_ads_ad_level.csv", "meta", "--keep-ads")
+    snap = imported(tmp_path, "meta_ads_ad_level.csv", "meta", "--keep-ads", "--start", "2023-08-01", "--end", "2023-08-14")
     ad_rows = copy.deepcopy(snap)
     ad_rows["daily"] = ad_rows.pop("ad_daily")  # several rows per campaign and day, distinct ad ids
     result = audit(ad_rows, strict=True)

@@ -91,7 +91,7 @@ CLEAN = {
     "kwd_semicolon.csv": (("--format", "csv", "--mapping", FIXTURES / "kwd_semicolon.mapping.yaml"), "utf-8", ";", 0,
                           "Kampagne", {"cost": "Kosten", "clicks": "Klicks", "impressions": "Impressionen",
                                        "conversions": "Conversions"}, ","),
-    "meta_ads_ad_level.csv": (("--format", "meta"), "utf-8", ",", 0, "Campaign ID",
+    "meta_ads_ad_level.csv": (("--format", "meta", "--start", "2023-08-01", "--end", "2023-08-14"), "utf-8", ",", 0, "Campaign ID",
                               {"cost": "Amount spent (USD)", "clicks": "Link clicks", "impressions": "Impressions",
                                "conversions": "Purchases"}, "."),
     "meta_campaign_month.csv": (("--format", "meta"), "utf-8", ",", 0, "Campaign ID",
@@ -100,7 +100,8 @@ CLEAN = {
     "meta_summary_month.csv": (("--format", "meta"), "utf-8", ",", 0, "Campaign ID",
                                {"cost": "Amount spent (GBP)", "clicks": "Link clicks", "impressions": "Impressions",
                                 "conversions": "Purchases"}, "."),
-    "conversion_data.csv": (("--format", "csv", "--mapping", FIXTURES / "conversion_data.mapping.yaml"), "utf-8", ",", 0,
+    "conversion_data.csv": (("--format", "csv", "--mapping", FIXTURES / "conversion_data.mapping.yaml", "--start",
+                             "2017-08-17", "--end", "2017-08-30"), "utf-8", ",", 0,
                             "campaign_id", {"cost": "spent", "clicks": "clicks", "impressions": "impressions",
                                             "conversions": "approved_conversion"}, "."),
 }
@@ -254,8 +255,9 @@ def test_item04_meta_ids_saved_by_excel_are_refused(tmp_path, capsys):
     assert "without opening and saving it in Excel" in err
     rounded = variant(tmp_path, "meta_summary_month.csv", lambda t: re.sub(r",1202088000000000\d\d,", ",120208800000000000,", t))
     err = refused(capsys, tmp_path, "--format", "meta", rounded)
-    assert f"{rounded}:3: column 'Campaign ID': '120208800000000000' carries the names" in err
-    assert "Excel keeps 15 digits" in err
+    assert f"{rounded}:4: column 'Campaign ID': '120208800000000000' is on two rows that disagree (Campaign name " \
+           "'Summer Sale | Advantage+ | UK' on line 3, 'Retargeting | Visitors 30d | UK' on this line)" in err
+    assert "Excel rounded to 15 digits" in err
 
 
 # --- 5. a repeated row -----------------------------------------------------------------------
@@ -274,7 +276,7 @@ def test_item05_the_same_ad_twice_on_a_day_is_refused_with_both_lines(tmp_path, 
     again = lines[1].replace(",37.108165741,", ",12.5,")
     path = tmp_path / "ad-twice.csv"
     path.write_text("".join(lines + [again]), encoding="utf-8")
-    err = refused(capsys, tmp_path, "--format", "meta", path)
+    err = refused(capsys, tmp_path, "--format", "meta", path, "--start", "2023-08-01", "--end", "2023-08-14")
     assert f"{path}:{len(lines) + 1}: is about the same day and ad as line 2" in err
     assert "with other figures (they differ in 'Amount spent (USD)')" in err
 
@@ -463,7 +465,8 @@ def test_item12_a_snapshot_check_would_refuse_is_not_written(tmp_path, capsys):
     long_name = "Search | " + "Sofas and armchairs " * 120  # 2,409 characters: check's limit is 2,000
     path = variant(tmp_path, "google_furniture_month.csv", lambda t: t.replace("Search | Sofas | Generic", long_name))
     err = refused(capsys, tmp_path, "--format", "google", path)
-    assert "characters; the limit is 2,000: over what `reviewtui check` accepts" in err
+    assert f"{path}:5: column 'Campaign': the value is {len(long_name.strip()):,} characters, over the 2,000 " \
+           "`reviewtui check` accepts in one string" in err and "shorten it in the export" in err
 
 
 def test_item12_the_size_limit_is_checks(tmp_path):

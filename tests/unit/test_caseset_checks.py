@@ -52,7 +52,7 @@ def test_mix_off_plan_is_a_warning_on_another_case_set(tmp_path, capsys):
     write_case(tmp_path, "c02-b", kind="clean")
     code, out = run_check(tmp_path, capsys)
     assert code == 0
-    assert "warning: case mix ordinary 1/31, broken_data 0/10, clean 1/5, trap 0/5" in out
+    assert "warning: case mix ordinary 1/30, broken_data 0/10, clean 1/5, trap 0/5" in out
     assert "(another case set: a warning only)" in out
 
 

@@ -78,8 +78,7 @@ def test_every_check_of_the_set_and_of_the_auditor_runs_in_order():
 
     names = [f.__name__ for f in check.all_checks()]
     assert names == ["check_mix", "check_writeup_snapshots", "check_writeup_claims", "check_kind_coverage",
-                     "check_key_files", "check_disputes",
-                     "support_problems"]
+                     "check_key_files", "check_disputes", "check_redacted_imports", "support_problems"]
     assert check.all_checks() == [*set_checks.CHECKS, support_problems]
     assert [r.__name__ for r in check.all_reports()] == ["mix_report"]
 
