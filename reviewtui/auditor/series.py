@@ -200,6 +200,10 @@ class Series:
             return list(self.rows_by_campaign.get(ids[0], ()))
         return sorted((r for cid in ids for r in self.rows_by_campaign.get(cid, ())), key=lambda r: r.index)
 
+    def days_of(self, campaign_id: str) -> set[date]:
+        """The dates on which a campaign has rows."""
+        return {r.day for r in self.rows_by_campaign.get(campaign_id, ())}
+
     def served_days(self, campaign_id: str, until: date | None = None) -> list[date]:
         """The days a campaign served (a row with impressions above 0), up to ``until`` when given, sorted."""
         return sorted({r.day for r in self.rows_by_campaign.get(campaign_id, ())
