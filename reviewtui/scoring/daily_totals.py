@@ -11,6 +11,7 @@ import bisect
 from datetime import date, timedelta
 from typing import Any, Iterable
 
+from ..caseset.daily_rows import daily_rows
 from ..caseset.snapshot import MAX_PERIOD_DAYS
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
@@ -86,36 +87,31 @@ class DailyTotals:
         self.once_per_day = once_per_day
         by_campaign: dict[str, dict[date, list[float]]] = {}
         self.rows_per_day: dict[tuple[str, date], int] = {}
-        for row in _list(data.get("daily")):
-            if not isinstance(row, dict):
-                continue
-            day = parse_day(row.get("date"))
+        # The snapshot's one reading of its rows (caseset/daily_rows.py): each value already read by ``number``
+        view = daily_rows(data)
+        metric_columns = [view.columns[metric] for metric in METRICS]
+        share_columns = [view.columns[share] for share in SHARES]
+        for i, (day, cid) in enumerate(zip(view.days, view.campaigns)):
             if day is None:
-                continue  # rows with no usable date are skipped
-            cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
-            key = (cid, day)
+                continue  # rows with no usable date (or not objects) are skipped
+            key = (cid if cid is not None else "(no campaign)", day)
             if once_per_day and key in self.rows_per_day:
                 continue
-            sums = by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * WIDTH)
+            sums = by_campaign.setdefault(key[0], {}).setdefault(day, [0.0] * WIDTH)
             v: Any
-            for i, metric in enumerate(METRICS):
-                v = row.get(metric)
-                kind = type(v)
-                if not ((kind is float and v - v == 0) or (kind is int and -1e300 < v < 1e300)):
-                    v = number(v)  # the slow way: strings, nulls, inf, bools
-                    if v is None:
-                        continue
+            for m, column in enumerate(metric_columns):
+                v = column[i]
+                if v is None:
+                    continue
                 if micros_over is not None and (
-                        (i == COST and v > micros_over[0]) or (i == VALUE and v > micros_over[1])):
+                        (m == COST and v > micros_over[0]) or (m == VALUE and v > micros_over[1])):
                     v /= 1e6
-                sums[i] += v
-            for i, share in enumerate(SHARES):
-                v = row.get(share)
+                sums[m] += v
+            for m, column in enumerate(share_columns):
+                v = column[i]
                 if v is not None:
-                    v = number(v)
-                    if v is not None:
-                        sums[SHARE_SUM + i] += v
-                        sums[SHARE_COUNT + i] += 1
+                    sums[SHARE_SUM + m] += v
+                    sums[SHARE_COUNT + m] += 1
             self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
         account: dict[date, list[float]] = {}
         for days in by_campaign.values():

@@ -19,6 +19,9 @@ from reviewtui.caseset.rowcheck import daily_problems, row_problem
 from reviewtui.caseset.snapshot import Snapshot
 from reviewtui.caseset.snapshot_cache import snapshot_data
 from reviewtui.caseset.snapshot_reader import number, parse_day
+from reviewtui.scoring.daily_totals import METRICS as DAY_METRICS
+from reviewtui.scoring.daily_totals import SHARE_COUNT, SHARE_SUM, WIDTH, DailyTotals
+from reviewtui.scoring.daily_totals import SHARES as DAY_SHARES
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -169,3 +172,43 @@ def test_a_loaded_snapshot_is_read_once_by_the_validation_and_the_audit(tmp_path
     # A snapshot loaded again is read again: nothing is shared between two loaded objects
     audit(Snapshot.load(case / "snapshot.json").data)
     assert len(readings) == 2
+
+
+def old_daily_sums(data: dict, once_per_day: bool = False, micros_over: tuple[float, float] | None = None) -> dict:
+    """The derived index's day sums as they were read, one row at a time: (campaign, date) -> sums."""
+    sums: dict = {}
+    for row in data["daily"]:
+        day = parse_day(row.get("date")) if isinstance(row, dict) else None
+        if day is None:
+            continue
+        key = (str(row["campaign_id"]) if row.get("campaign_id") is not None else "(no campaign)", day)
+        if once_per_day and key in sums:
+            continue
+        cell = sums.setdefault(key, [0.0] * WIDTH)
+        for i, metric in enumerate(DAY_METRICS):
+            value = number(row.get(metric))
+            if value is not None:
+                if micros_over and ((metric == "cost" and value > micros_over[0])
+                                    or (metric == "conversions_value" and value > micros_over[1])):
+                    value /= 1e6
+                cell[i] += value
+        for i, share in enumerate(DAY_SHARES):
+            value = number(row.get(share))
+            if value is not None:
+                cell[SHARE_SUM + i] += value
+                cell[SHARE_COUNT + i] += 1
+    return {key: tuple(cell) for key, cell in sums.items()}
+
+
+def test_the_derived_index_day_sums_are_what_the_row_by_row_reading_gave():
+    for seed, snapshot in enumerate(shapes()):
+        data = snapshot_data(hostile(snapshot, seed, 0.2))
+        for options in ({}, {"once_per_day": True}, {"micros_over": (500.0, 2_000.0)}):
+            totals = DailyTotals(data, **options)
+            nested: dict = {}
+            for (cid, day), day_sums in old_daily_sums(data, **options).items():
+                nested.setdefault(cid, {})[day] = day_sums
+            assert totals.by_campaign == nested, (seed, options)
+            # the same order of campaigns and of their days
+            assert [(cid, list(days)) for cid, days in totals.by_campaign.items()] == [
+                (cid, list(days)) for cid, days in nested.items()]
