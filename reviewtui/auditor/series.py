@@ -169,6 +169,8 @@ class Series:
     rows_by_day: dict[date, list[Row]] = field(default_factory=dict)
     # rows by campaign, in row order: a detector reads one campaign's rows without scanning them all
     rows_by_campaign: dict[str, list[Row]] = field(default_factory=dict)
+    # the snapshot's shared reading of its rows, as columns: a check over every row reads these first
+    view: DailyRows = field(default_factory=lambda: DailyRows([]))
 
     # -- dates ---------------------------------------------------------------
 
@@ -303,13 +305,14 @@ def build_series(data: Any) -> Series:
         rows=[],
         campaigns=campaigns,
         notes=notes,
+        view=daily_rows(data),
     )
     daily = data.get("daily")
     if not isinstance(daily, list):
         notes.append("daily is missing or not a list: nothing day-by-day can be assessed")
     elif not daily:
         notes.append("daily is empty: nothing day-by-day can be assessed")
-    _read_rows(series, daily_rows(data))
+    _read_rows(series, series.view)
 
     series.last_complete = last_complete_day(period, series.period_end, series.last_date)
     quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if isinstance(raw, str) and number(raw) is not None]
