@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from .. import taxonomy
 from ..scoring.derived_index import derived_index
@@ -47,6 +47,27 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+class _Quotable(Mapping[str, float]):
+    """The derived index less the figures past any real account (a corrupt 1e308 cannot be printed at
+    its precision): read through, not copied, since a 100,000-row snapshot's index holds half a
+    million names and the auditor quotes a few hundred."""
+
+    def __init__(self, index: Mapping[str, float]) -> None:
+        self._index = index
+
+    def __getitem__(self, name: str) -> float:
+        value = self._index[name]
+        if abs(value) < MAX_METRIC:
+            return value
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, value in self._index.items() if abs(value) < MAX_METRIC)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class Context:
     """The series, the thresholds and the assessments of one audit run."""
 
@@ -61,10 +82,10 @@ class Context:
         # facts one detector leaves for others, e.g. the first day of a conversion stop per scope
         self.stops: dict[str | None, date] = {}
         self.not_assessed: list[str] = []  # what could not be assessed, in words
-        self._derived: dict[str, float] | None = None
+        self._derived: Mapping[str, float] | None = None
 
     @property
-    def derived(self) -> dict[str, float]:
+    def derived(self) -> Mapping[str, float]:
         """The scoring's derived index of this snapshot: figures quoted from it are grounded."""
         if self._derived is None:
             try:
@@ -72,8 +93,7 @@ class Context:
             except Exception as exc:  # the auditor still decides; it only quotes fewer figures
                 self.series.notes.append(f"the derived index failed on this snapshot ({type(exc).__name__}: {exc})")
                 index = {}
-            # A figure past any real account (a corrupt 1e308) cannot be printed at its precision: not quoted
-            self._derived = {name: v for name, v in index.items() if abs(v) < MAX_METRIC}
+            self._derived = _Quotable(index)
         return self._derived
 
     def quote(self, name: str) -> float | None:

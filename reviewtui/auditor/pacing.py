@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Mapping
 
 from . import text
 from .findings import Context
@@ -47,7 +48,7 @@ class Pace:
 CORRECTED_READINGS = {"data.duplicate_rows": DUPLICATES_ONCE, "data.micros_not_converted": MICROS_CONVERTED}
 
 
-def pace(series: Series, index: dict[str, float] | None = None, reading: str = "") -> Pace | None:
+def pace(series: Series, index: Mapping[str, float] | None = None, reading: str = "") -> Pace | None:
     """The pacing figures, or None when there is no budget or no period to pace against;
     ``reading``: a corrected reading's label (``DUPLICATES_ONCE``, ``MICROS_CONVERTED``)."""
     if index is None:
@@ -155,12 +156,20 @@ def _daily_caps(ctx: Context) -> None:
         ctx.unassessable(CAP, None, "daily caps (the snapshot has no daily budgets)")
         return
     flagged = False
+    margin, is_meta = t.number("margin"), s.is_meta
+    multiples: dict[date, float] = {}  # the allowed multiple of each day, read once for every budget
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
-        for day in sorted({r.day for r in s.rows_of(budget.campaign_ids)}):
-            amount = budget.cap_budget(day)
-            cost = sum(s.cell(day, cid).cost for cid in budget.campaign_ids)
-            if amount and exceeds_daily_cap(cost, amount, cap_multiple(t, s.is_meta, day), t.number("margin")):
+        ids = budget.campaign_ids
+        # A budget that never changed has one amount for every day
+        fixed = budget.steps[0][1] if len(budget.steps) == 1 else None
+        for day in sorted({day for cid in ids for day in s.days_of(cid)}):
+            amount = fixed if len(budget.steps) == 1 else budget.cap_budget(day)
+            cost = s.cell(day, ids[0]).cost if len(ids) == 1 else sum(s.cell(day, cid).cost for cid in ids)
+            multiple = multiples.get(day)
+            if multiple is None:
+                multiple = multiples[day] = cap_multiple(t, is_meta, day)
+            if amount and exceeds_daily_cap(cost, amount, multiple, margin):
                 over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
         if any(ctx.withheld(CAP, cid) for cid in budget.campaign_ids):

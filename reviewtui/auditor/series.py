@@ -14,20 +14,14 @@ from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
 # One reading of numbers, dates and the last complete day for the auditor and the scoring
+from ..caseset.daily_rows import COLUMNS, DailyRows, daily_rows
+from ..caseset.daily_rows import METRICS as METRICS, SHARES as SHARES  # the detectors read them here
 from ..caseset.snapshot_reader import last_complete_day, number, parse_day
 from ..domain.budgets import is_meta as meta_platform
 from ..domain.terms import is_brand_name
 
 MAX_METRIC = 1e15
-METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 MONEY = ("cost", "conversions_value")
-SHARES = (
-    "search_impression_share",
-    "search_budget_lost_impression_share",
-    "search_rank_lost_impression_share",
-    "search_top_impression_share",
-    "search_absolute_top_impression_share",
-)
 
 
 def parse_moment(value: Any) -> datetime | None:
@@ -175,6 +169,8 @@ class Series:
     rows_by_day: dict[date, list[Row]] = field(default_factory=dict)
     # rows by campaign, in row order: a detector reads one campaign's rows without scanning them all
     rows_by_campaign: dict[str, list[Row]] = field(default_factory=dict)
+    # the snapshot's shared reading of its rows, as columns: a check over every row reads these first
+    view: DailyRows = field(default_factory=lambda: DailyRows([]))
 
     # -- dates ---------------------------------------------------------------
 
@@ -205,6 +201,10 @@ class Series:
         if len(ids) == 1:
             return list(self.rows_by_campaign.get(ids[0], ()))
         return sorted((r for cid in ids for r in self.rows_by_campaign.get(cid, ())), key=lambda r: r.index)
+
+    def days_of(self, campaign_id: str) -> set[date]:
+        """The dates on which a campaign has rows."""
+        return {r.day for r in self.rows_by_campaign.get(campaign_id, ())}
 
     def served_days(self, campaign_id: str, until: date | None = None) -> list[date]:
         """The days a campaign served (a row with impressions above 0), up to ``until`` when given, sorted."""
@@ -305,15 +305,14 @@ def build_series(data: Any) -> Series:
         rows=[],
         campaigns=campaigns,
         notes=notes,
+        view=daily_rows(data),
     )
     daily = data.get("daily")
     if not isinstance(daily, list):
         notes.append("daily is missing or not a list: nothing day-by-day can be assessed")
-        daily = []
     elif not daily:
         notes.append("daily is empty: nothing day-by-day can be assessed")
-    for index, raw in enumerate(daily):
-        _read_row(series, index, raw)
+    _read_rows(series, series.view)
 
     series.last_complete = last_complete_day(period, series.period_end, series.last_date)
     quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if isinstance(raw, str) and number(raw) is not None]
@@ -322,25 +321,44 @@ def build_series(data: Any) -> Series:
     return series
 
 
-def _read_row(series: Series, index: int, raw: Any) -> None:
-    if not isinstance(raw, dict):
-        series.notes.append(f"/daily/{index} is not an object: skipped")
-        return
-    day = parse_day(raw.get("date"))
-    if day is None:
-        series.notes.append(f"/daily/{index}/date {raw.get('date')!r} is not a YYYY-MM-DD date: row skipped")
-        return
-    if raw.get("campaign_id") is None:
-        series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
-        return
-    campaign_id = str(raw["campaign_id"])
-    metrics: dict[str, float | None] = {name: _metric(raw[name]) for name in _ROW_METRICS if name in raw}
-    row = Row(index, day, campaign_id, metrics, raw)
-    # Null or text where a number belongs (a quoted number is read, and still noted)
-    for n, value in metrics.items():
-        if value is None or isinstance(raw[n], str):
-            series.bad_values.append((row, n, raw[n]))
-    series.rows.append(row)
+def _read_rows(series: Series, view: DailyRows) -> None:
+    """The rows of the snapshot's shared reading (``DailyRows``), in row order, into the series' tables."""
+    not_objects = set(view.not_objects)
+    irregular = view.irregular
+    add_row = series.rows.append
+    for index, (raw, day, campaign_id, values) in enumerate(
+            zip(view.rows, view.days, view.campaigns, zip(*view.columns.values()))):
+        if day is None or campaign_id is None:
+            if index in not_objects:
+                series.notes.append(f"/daily/{index} is not an object: skipped")
+            elif day is None:
+                series.notes.append(f"/daily/{index}/date {raw.get('date')!r} is not a YYYY-MM-DD date: row skipped")
+            else:
+                series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
+            continue
+        odd = irregular.get(index)
+        metrics: dict[str, float | None]
+        if odd is None:  # plain numbers only: the field is present when its value is
+            metrics = {name: v for name, v in zip(_ROW_METRICS, values) if v is not None}
+            over = [name for name, v in metrics.items() if not -MAX_METRIC < v < MAX_METRIC]  # type: ignore[operator]
+        else:
+            metrics = {name: v for name, v in zip(_ROW_METRICS, values) if v is not None or name in odd}
+            over = [name for name, v in metrics.items() if v is not None and not -MAX_METRIC < v < MAX_METRIC]
+        for name in over:
+            metrics[name] = None
+        row = Row(index, day, campaign_id, metrics, raw)
+        # Null or text where a number belongs (a quoted number is read, and still noted)
+        if odd is not None or over:
+            for n, value in metrics.items():
+                if value is None or isinstance(raw[n], str):
+                    series.bad_values.append((row, n, raw[n]))
+        add_row(row)
+        _file_row(series, row)
+
+
+def _file_row(series: Series, row: Row) -> None:
+    """One usable row into the tables by cell, day and campaign, and into their totals."""
+    day, campaign_id, metrics = row.day, row.campaign_id, row.metrics
     if campaign_id not in series.campaigns:
         series.campaigns[campaign_id] = Campaign(campaign_id, "", None, {"id": campaign_id})
     # Each table's entry made only when missing: this runs for every row of a 100,000-row snapshot
@@ -365,10 +383,4 @@ def _read_row(series: Series, index: int, raw: Any) -> None:
         totals.add(metrics)
 
 
-_ROW_METRICS = (*METRICS, *SHARES)
-
-
-def _metric(value: Any) -> float | None:
-    """A metric's number; beyond any real account (1e15, past even micros) it is unreadable, like text."""
-    result = number(value)
-    return result if result is not None and abs(result) < MAX_METRIC else None
+_ROW_METRICS = COLUMNS  # the shared reading's columns: METRICS, then SHARES

@@ -25,6 +25,7 @@ from .. import __version__, taxonomy
 from ..caseset import parse_cache
 from .audit import AUDITOR_VERSION, SUMMARY_KIND, AuditResult, audit
 from .findings import Assessment
+from ..domain.thresholds import Thresholds
 
 # Kinds where an account-wide finding also answers for each campaign in it
 ACCOUNT_COVERS_CAMPAIGNS = ("tracking.", "data.")
@@ -47,6 +48,9 @@ class AuditCache:
     every one on disk (``parse_cache``'s ``audits/`` folder). Keyed by content, not by snapshot
     object: the app's cases view and its author screen load the same snapshot.json each.
 
+    The audit under other thresholds than taxonomy.yaml's (``REVIEWTUI_AUDITOR_THRESHOLDS``, which the
+    rules backend reads) is kept apart, under their digest.
+
     Thread-safe, and one audit at a time per content: a caller asking while another thread audits the
     same content waits for that audit's result (the app's cases view and its author screen may ask
     for the same 100,000-row snapshot at once; an audit of it takes seconds)."""
@@ -62,11 +66,15 @@ class AuditCache:
         with self._guard:
             self._results.clear()
 
-    def get(self, snapshot: Any) -> AuditResult:
-        """The audit of a ``Snapshot`` (or parsed dict), computed once per distinct content."""
+    def get(self, snapshot: Any, thresholds: Thresholds | None = None) -> AuditResult:
+        """The audit of a ``Snapshot`` (or parsed dict) under ``thresholds`` (taxonomy.yaml's when None),
+        computed once per distinct content and thresholds in force."""
         data = getattr(snapshot, "data", snapshot)
         text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        # Audits under other thresholds (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits: their digest is in the key
+        digest = thresholds.digest() if thresholds is not None else _default_digest()
+        tag = "" if digest == _default_digest() else f"|thresholds {digest}"
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest() + tag
         with self._guard:
             if key in self._results:
                 self._results.move_to_end(key)
@@ -79,9 +87,10 @@ class AuditCache:
             # On disk too: `reviewtui check` and every eval ask about the same fifty snapshots, and auditing
             # them all is most of an eval's start-up before its first request
             raw, salt = text.encode("utf-8"), _disk_salt()
+            salt = salt + tag if salt else salt
             result = parse_cache.load(raw, salt, folder="audits") if salt else None
             if not isinstance(result, AuditResult):
-                result = audit(data)
+                result = audit(data, thresholds)
                 if salt:
                     parse_cache.store(raw, result, salt, folder="audits")
             with self._guard:
@@ -95,9 +104,16 @@ class AuditCache:
 AUDITS = AuditCache()  # the process's audits: the check, the eval's rules backend and the app share them
 
 
-def audit_cached(snapshot: Any) -> AuditResult:
-    """The audit of a ``Snapshot`` (or parsed dict) from ``AUDITS``, computed once per distinct content."""
-    return AUDITS.get(snapshot)
+def audit_cached(snapshot: Any, thresholds: Thresholds | None = None) -> AuditResult:
+    """The audit of a ``Snapshot`` (or parsed dict) from ``AUDITS``, computed once per distinct content
+    and thresholds: the support check and the rules backend of the same run share one."""
+    return AUDITS.get(snapshot, thresholds)
+
+
+@lru_cache(maxsize=1)
+def _default_digest() -> str:
+    """The digest of taxonomy.yaml's thresholds, the support check's."""
+    return Thresholds().digest()
 
 
 @lru_cache(maxsize=1)

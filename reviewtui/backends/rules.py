@@ -1,6 +1,8 @@
 """The ``rules`` backend: the offline reference auditor, the embedded default without an API key.
 
-Runs ``reviewtui.auditor.audit`` on the case's snapshot and returns its
+Runs ``reviewtui.auditor.audit`` on the case's snapshot (the audit kept per
+snapshot content and thresholds, ``auditor.support.audit_cached``: the one
+the validation's support check made, in memory or on disk) and returns its
 findings as the assistant's raw JSON text, so eval scores it exactly like a
 model's output. What the auditor could not assess goes to stderr through the
 ``reviewtui.auditor`` logger (warnings for bad values, info for absent
@@ -12,7 +14,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..auditor import AUDITOR_VERSION, Thresholds, audit
+from ..auditor import AUDITOR_VERSION, Thresholds
+from ..auditor.support import audit_cached
 from ..domain.thresholds import OVERRIDE_ENV, ThresholdError
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot, SnapshotError
@@ -40,7 +43,9 @@ class RulesBackend(Backend):
                 snapshot = Snapshot.load(case.snapshot_path)
             except SnapshotError as exc:
                 return CaseOutput(case.case_id, None, error=str(exc), model=self.model)
-        result = audit(snapshot.data, self.thresholds)
+        # The audit `reviewtui check`'s support check made of this snapshot (the validation before every
+        # eval), in memory or on disk: the same content under the same thresholds is audited once
+        result = audit_cached(snapshot, self.thresholds)
         # Data worked around is worth a warning; what could not be assessed is only informative.
         for line in result.data_notes:
             log.warning("%s: %s", case.case_id, line)

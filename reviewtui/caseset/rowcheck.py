@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .daily_rows import DailyRows, daily_rows
 from .snapshot_reader import number, parse_day
 
 METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value")
@@ -44,10 +45,22 @@ def daily_problems(data: Any) -> list[tuple[str, str]]:
         return []  # reported by the required-field check
     if not daily:
         return [("error", "'daily' has no rows: nothing in the snapshot can be audited; add the daily rows")]
-    bad = [(i, msg) for i, row in enumerate(daily) if (msg := row_problem(i, row)) is not None]
+    # The rows that may be unreadable, from the snapshot's shared reading; each told by row_problem
+    view = daily_rows(data)
+    suspects = sorted({*view.not_objects, *(i for i, day in enumerate(view.days) if day is None),
+                       *(i for i, cid in enumerate(view.campaigns) if cid is None or cid == ""),
+                       *(i for i, odd in view.irregular.items()
+                         if any(m in METRICS and view.columns[m][i] is None and daily[i][m] is not None for m in odd)),
+                       *_without_metrics(view)})
+    bad = [(i, msg) for i in suspects if (msg := row_problem(i, daily[i])) is not None]
     if bad and len(bad) > MAX_UNREADABLE_SHARE * len(daily):
         first = bad[0][1]
         return [("error", f"{len(bad)} of {len(daily)} daily rows cannot be read, first {first}; "
                           "an audit over them would read nothing: fix the rows (or re-import the export)")]
     return []
 
+
+def _without_metrics(view: DailyRows) -> list[int]:
+    """The rows that hold none of ``METRICS`` as a number (among them, those that hold none at all)."""
+    every = len(METRICS)
+    return [i for i, values in enumerate(zip(*(view.columns[m] for m in METRICS))) if values.count(None) == every]

@@ -163,8 +163,16 @@ def read_text_file(path: Path, limits: Limits, error: type[Exception]) -> str:
 def check_tree(data: Any, limits: Limits) -> str | None:
     """The first limit the parsed value breaks (nesting, list length, string length), or None.
 
-    Iterative, so a deep structure cannot exhaust the stack.
+    Iterative, so a deep structure cannot exhaust the stack. A tree within every limit (every real
+    snapshot) is told so by ``_within_limits``, level by level with the interpreter's built-in loops
+    (a 100,000-row snapshot holds a million values); the walk below, which names the place, runs only
+    on a tree that may break one.
     """
+    return None if _within_limits(data, limits) else _first_break(data, limits)
+
+
+def _first_break(data: Any, limits: Limits) -> str | None:
+    """``check_tree``'s answer by walking every value, depth first, the last child first."""
     stack: list[tuple[Any, int, str]] = [(data, 0, "")]
     while stack:
         node, depth, where = stack.pop()
@@ -185,6 +193,35 @@ def check_tree(data: Any, limits: Limits) -> str | None:
         elif isinstance(node, str) and len(node) > limits.max_chars:
             return f"the string at {place} is {len(node):,} characters; the limit is {limits.max_chars:,}"
     return None
+
+
+def _within_limits(data: Any, limits: Limits) -> bool:
+    """True when no limit of ``check_tree`` is broken; False when one may be (``check_tree`` then finds
+    which, and where). Reads the tree a level at a time: the lengths of its objects, lists, keys and
+    strings, and the containers of the next level."""
+    level = [data]
+    depth = 0
+    while level:
+        if depth > limits.max_depth:
+            return False
+        dicts: list[Any] = []
+        lists: list[Any] = []
+        for kind in set(map(type, level)):
+            if issubclass(kind, dict):
+                dicts += [node for node in level if type(node) is kind]
+            elif issubclass(kind, list):
+                lists += [node for node in level if type(node) is kind]
+            elif issubclass(kind, str) and max(map(len, [node for node in level if type(node) is kind])) > limits.max_chars:
+                return False
+        if (dicts and max(map(len, dicts)) > limits.max_items) or (lists and max(map(len, lists)) > limits.max_items):
+            return False
+        keys = [key for node in dicts for key in node]
+        if keys and (not all(type(key) is str for key in keys) or max(map(len, keys)) > limits.max_chars):
+            return False  # keys that are not text (never from JSON) go the long way
+        level = [value for node in dicts for value in node.values()]
+        level += [value for node in lists for value in node]
+        depth += 1
+    return True
 
 
 def inside(path: Path, folder: Path) -> bool:

@@ -342,6 +342,9 @@ async def run_cases(
                 cancelled = True
                 break
         await finisher.drain()  # what came back before a stop is kept too
+        # A stop while the answers that came back were scored (a backend that answers at once, as the
+        # reference auditor from its cached audits, has given every answer by then) still stops the run
+        cancelled = cancelled or stop.is_set()
     finally:  # on our own cancellation too: abandon the cases in flight, keep what came back, re-raise
         release_long_lived()
         stop_waiter.cancel()

@@ -11,6 +11,7 @@ import bisect
 from datetime import date, timedelta
 from typing import Any, Iterable
 
+from ..caseset.daily_rows import daily_rows
 from ..caseset.snapshot import MAX_PERIOD_DAYS
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
@@ -92,41 +93,38 @@ class DailyTotals:
         shift = timedelta(days=shift_days)
         by_campaign: dict[str, dict[date, list[float]]] = {}
         self.rows_per_day: dict[tuple[str, date], int] = {}
-        for row in _list(data.get("daily")):
-            if not isinstance(row, dict):
-                continue
-            day = parse_day(row.get("date"))
+        # The snapshot's one reading of its rows (caseset/daily_rows.py): each value already read by ``number``
+        view = daily_rows(data)
+        metric_columns = [view.columns[metric] for metric in METRICS]
+        share_columns = [view.columns[share] for share in SHARES]
+        for i, (day, cid) in enumerate(zip(view.days, view.campaigns)):
             if day is None:
-                continue  # rows with no usable date are skipped
+                continue  # rows with no usable date (or not objects) are skipped
             if shift_days:
                 day += shift
-            cid = str(row.get("campaign_id")) if row.get("campaign_id") is not None else "(no campaign)"
-            key = (cid, day)
+            key = (cid if cid is not None else "(no campaign)", day)
             if once_per_day and key in self.rows_per_day:
                 continue
-            sums = by_campaign.setdefault(cid, {}).setdefault(day, [0.0] * WIDTH)
+            sums = by_campaign.setdefault(key[0], {}).setdefault(day, [0.0] * WIDTH)
             v: Any
-            skip = _impossible_clicks(row) if invalid_left_out else ()
-            for i, metric in enumerate(METRICS):
-                v = row.get(metric)
-                kind = type(v)
-                if not ((kind is float and v - v == 0) or (kind is int and -1e300 < v < 1e300)):
-                    v = number(v)  # the slow way: strings, nulls, inf, bools
-                    if v is None:
-                        continue
-                if micros_over is not None and (
-                        (i == COST and v > micros_over[0]) or (i == VALUE and v > micros_over[1])):
-                    v /= 1e6
-                if invalid_left_out and (v < 0 or i in skip):
+            clicks, impressions = metric_columns[CLICKS][i], metric_columns[IMPRESSIONS][i]
+            skip = (CLICKS, IMPRESSIONS) if (invalid_left_out and clicks is not None and impressions is not None
+                                             and clicks > impressions) else ()
+            for m, column in enumerate(metric_columns):
+                v = column[i]
+                if v is None:
                     continue
-                sums[i] += v
-            for i, share in enumerate(SHARES):
-                v = row.get(share)
-                if v is not None:
-                    v = number(v)
-                    if v is not None and not (invalid_left_out and not 0 <= v <= 1):
-                        sums[SHARE_SUM + i] += v
-                        sums[SHARE_COUNT + i] += 1
+                if micros_over is not None and (
+                        (m == COST and v > micros_over[0]) or (m == VALUE and v > micros_over[1])):
+                    v /= 1e6
+                if invalid_left_out and (v < 0 or m in skip):
+                    continue
+                sums[m] += v
+            for m, column in enumerate(share_columns):
+                v = column[i]
+                if v is not None and not (invalid_left_out and not 0 <= v <= 1):
+                    sums[SHARE_SUM + m] += v
+                    sums[SHARE_COUNT + m] += 1
             self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
         account: dict[date, list[float]] = {}
         for days in by_campaign.values():
@@ -179,11 +177,6 @@ class DailyTotals:
             days = self.days(scope)
             return [sum(column) for column in zip(*(days[d] for d in dates[lo:hi]))], hi - lo
         return [b - a for a, b in zip(cumulative[lo], cumulative[hi])], hi - lo
-
-
-def _impossible_clicks(row: dict[str, Any]) -> tuple[int, ...]:
-    clicks, impressions = number(row.get("clicks")), number(row.get("impressions"))
-    return (CLICKS, IMPRESSIONS) if clicks is not None and impressions is not None and clicks > impressions else ()
 
 
 def daily_totals(data: dict[str, Any]) -> DailyTotals:

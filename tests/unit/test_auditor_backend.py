@@ -121,3 +121,44 @@ def test_log_levels_warn_on_worked_around_data_and_inform_on_what_was_not_assess
     assert warnings and all(m.startswith("c-clean: ") for m in warnings)
     assert not any("not assessed" in m for m in warnings), warnings
     assert any("not assessed" in m for m in infos), infos
+
+
+def test_eval_audits_each_snapshot_once(tmp_path, monkeypatch):
+    """The validation's support check and the rules backend read one audit of each snapshot: the second
+    audit of a 100,000-row account cost seconds."""
+    import sys
+
+    from reviewtui.auditor import support
+
+    audit_module = sys.modules["reviewtui.auditor.audit"]
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv(OVERRIDE_ENV, raising=False)
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "disk-cache"))  # nothing audited before
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
+    audited: list[int] = []
+    real = audit_module._audit
+    monkeypatch.setattr(audit_module, "_audit", lambda *args: audited.append(1) or real(*args))
+    cases = tmp_path / "cases"
+    for kind, name in CASES[:3]:
+        write_case(cases, kind, name)
+    assert eval_main(["--backend", "rules", "--cases", str(cases), "--results-dir", str(tmp_path / "results")]) == 0
+    assert len(audited) == 3
+
+
+def test_eval_under_a_thresholds_override_audits_apart_from_the_check(tmp_path, monkeypatch):
+    """The support check reads taxonomy.yaml's thresholds; the rules backend under an override must not take
+    the check's audit for its own."""
+    from reviewtui.auditor import support
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "disk-cache"))
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
+    cases = tmp_path / "cases"
+    write_case(cases, "ordinary", "overspend")
+    override = tmp_path / "thresholds.yaml"
+    override.write_text("pacing.overspend:\n  projection_share_of_tolerance: 9.0\n", encoding="utf-8")
+    monkeypatch.setenv(OVERRIDE_ENV, str(override))
+    eval_main(["--backend", "rules", "--cases", str(cases), "--results-dir", str(tmp_path / "results")])
+    [record] = (tmp_path / "results" / "reference").glob("*/cases/c-overspend.json")
+    answer = json.loads(record.read_text(encoding="utf-8"))["output"]["raw_text"]
+    assert [f.id for f in parse_output(answer)] == ["summary.no_material_issues"]
