@@ -21,6 +21,7 @@ from reviewtui.backends.base import Backend, CaseOutput
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import main as eval_main, run_eval
 from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+from reviewtui.runs.provenance import text_sha256
 from reviewtui.runs.settings import RunSettings
 from tests.fake_messages_api import answer, hang
 from tests.stamp_fixture import CASE_COUNT
@@ -59,14 +60,18 @@ def passing_gate() -> dict:
     return {"passed": True, "reasons": []}
 
 
-def tamper_an_answer(root: Path) -> str:
-    """One stored answer swapped for one that fabricates a figure, the manifest left as it was; the reason's text."""
-    case_file = root / "results" / VERSION / "cases" / "c01-outdoor-retail.json"
-    record = json.loads(case_file.read_text(encoding="utf-8"))
-    record["output"]["raw_text"] = json.dumps({"findings": [FABRICATING]})
-    case_file.write_text(json.dumps(record, indent=2), encoding="utf-8")
-    return (f"the manifest of {VERSION} says the gate passed, but its stored answers, scored again against the cases "
-            f"as they are, fail it: ")
+ANSWER_FILE = Path("results") / VERSION / "cases" / "c01-outdoor-retail.json"
+
+
+def tamper_an_answer(root: Path, *, rehash: bool = False) -> str:
+    """The stored answer of c01 swapped for one that fabricates a figure (with ``rehash``, the SHA-256 of its
+    text recorded on receipt made to match); the new text."""
+    record = json.loads((root / ANSWER_FILE).read_text(encoding="utf-8"))
+    text = record["output"]["raw_text"] = json.dumps({"findings": [FABRICATING]})
+    if rehash:
+        record["output"]["provenance"]["text_sha256"] = text_sha256(text)
+    (root / ANSWER_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    return text
 
 
 # --------------------------------------------------------------------------
@@ -94,8 +99,27 @@ def test_gate_and_summary_made_to_agree_on_a_failing_run(api, stamped, capsys):
 
 
 def test_a_stored_answer_swapped_for_a_worse_one(api, stamped, capsys):
-    expected = tamper_an_answer(stamped)
-    assert only_reason(api, stamped, capsys).startswith(expected)
+    tamper_an_answer(stamped)
+    assert only_reason(api, stamped, capsys) == (
+        "1 case(s) (c01-outdoor-retail) hold answer text that is not the text the API returned (its SHA-256, "
+        "recorded when it was received, differs or is missing): edited since")
+
+
+def test_a_stored_answer_swapped_with_its_text_hash_made_to_match(api, stamped, capsys):
+    tamper_an_answer(stamped, rehash=True)
+    assert only_reason(api, stamped, capsys) == (
+        "1 case(s) (c01-outdoor-retail) hold answers the manifest does not list as the ones its run scored "
+        "(message id, text hash, run id): answers of another run")
+
+
+def test_a_stored_answer_swapped_and_listed_in_the_manifest_is_scored_again(api, stamped, capsys):
+    text = tamper_an_answer(stamped, rehash=True)
+    manifest = json.loads(manifest_path(stamped).read_text(encoding="utf-8"))
+    manifest["answers"]["c01-outdoor-retail"][0]["text_sha256"] = text_sha256(text)
+    edit_manifest(stamped, answers=manifest["answers"])
+    assert only_reason(api, stamped, capsys).startswith(
+        f"the manifest of {VERSION} says the gate passed, but its stored answers, scored again against the cases "
+        "as they are, fail it: 1 fabrication(s)")
 
 
 def test_the_summary_edited_on_a_passing_run(api, stamped, capsys):
@@ -228,7 +252,7 @@ def test_the_reference_auditors_results_moved_into_the_claude_place(api, stamped
                   backend_details=details)
     assert only_reason(api, stamped, capsys).startswith(
         f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold answers the Claude "
-        "backend did not record: no message id, request id and endpoint from the API")
+        "backend did not record: no message id, request id, endpoint and run id from the API")
 
 
 def test_a_forged_response_cache(stamp_kit, api, stamped, capsys):
@@ -281,12 +305,12 @@ def test_a_backend_that_names_itself_claude_and_records_no_endpoint(stamp_kit, a
 
 def test_the_manifests_endpoint_changed_to_the_weekly_runs(api, stamped, capsys, monkeypatch):
     """The stamp was made at one endpoint (another proxy, a fake server); the manifest says another."""
-    details = {**_claude_details(stamped), "endpoint": "api.anthropic.com"}
+    details = {**_claude_details(stamped), "endpoint": "https://api.anthropic.com:443"}
     edit_manifest(stamped, backend_details=details)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://api.anthropic.com")  # the weekly run's: nothing is sent there
     reason = only_reason(api, stamped, capsys)
     assert reason.startswith(f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) were "
-                             "answered at another endpoint than the run's (api.anthropic.com)")
+                             "answered at another endpoint than the run's (https://api.anthropic.com:443)")
 
 
 def test_another_models_answers_relabelled(api, stamped, capsys):

@@ -157,9 +157,8 @@ def test_refused_when_the_weekly_run_would_ask_another_endpoint(api, stamped, ca
         monkeypatch.setenv("ANTHROPIC_BASE_URL", other.base_url)
         [reason] = assert_refused(api, accounts_folder(stamped), capsys)
         assert other.count() == 0
-    endpoint = api.base_url.split("//")[1]
-    assert reason.startswith(f"the run of {VERSION} asked the API at {endpoint}, the weekly run would send to "
-                             f"{other.base_url.split('//')[1]} (ANTHROPIC_BASE_URL)")
+    assert reason.startswith(f"the run of {VERSION} asked the API at {api.base_url}, the weekly run would send to "
+                             f"{other.base_url} (ANTHROPIC_BASE_URL)")
 
 
 def test_refused_with_every_reason_at_once(api, stamped, capsys, monkeypatch):
@@ -184,7 +183,8 @@ def test_a_stamp_made_on_a_one_case_folder_does_not_clear_the_weekly_run(api, st
     assert claude_eval("--cases", str(one)) == 0  # one request: a stamp of one case
     capsys.readouterr()
     [named] = assert_refused(api, accounts_folder(stamped), capsys, "--cases", str(one))
-    assert named.startswith(f"the case set {one} is not the project's: 1 case(s), ordinary 1/30")
+    assert named.startswith(f"the case set {one} is not the project's case set ({stamped / 'cases'}): only a run on "
+                            "the project's cases clears the weekly run")
     [project] = assert_refused(api, accounts_folder(stamped), capsys)
     assert project.startswith(f"the run of {VERSION} was made on another case set (1 case(s) in {one}")
 

@@ -139,10 +139,11 @@ def index_csv(results: dict[str, dict[str, Any]]) -> str:
 def stamp_words(stamp: dict[str, Any]) -> str:
     """The stamp a run went behind, in words: prompt, model, the case set's size and hash, when it was cleared."""
     cases = stamp.get("cases")
+    where = f", {stamp['cases_dir']}" if stamp.get("cases_dir") else ""
     return (f"prompt {stamp.get('prompt_version')} (sha256 {str(stamp.get('prompt_sha256'))[:12]}), model "
             f"{stamp.get('model')}, cleared by the run of {stamp.get('finished_at')} on "
             f"{cases if cases is not None else 'an unrecorded number of'} cases (case set "
-            f"{str(stamp.get('case_set_hash'))[:12]})")
+            f"{str(stamp.get('case_set_hash'))[:12]}{where})")
 
 
 def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> str:
