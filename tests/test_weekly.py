@@ -191,7 +191,8 @@ def test_a_stamp_made_on_a_one_case_folder_does_not_clear_the_weekly_run(api, st
 
 @pytest.mark.parametrize(("flag", "value"), [("--max-age", "nan"), ("--max-age", "-1"), ("--max-age", "inf"),
                                              ("--max-age", "0"), ("--date", "../../evil"), ("--date", "2025-13-01"),
-                                             ("--date", "20251201")])
+                                             ("--date", "20251201"), ("--date", "0001-01-01"),
+                                             ("--date", "9999-12-31")])
 def test_bad_max_age_and_date_are_bad_usage(api, stamped, capsys, flag, value):
     assert weekly(accounts_folder(stamped), flag, value) == 2
     err = capsys.readouterr().err
@@ -267,6 +268,66 @@ def test_two_runs_of_one_day_on_other_folders_keep_each_other(stamp_kit, api, st
     assert (weekly_dir / DAY / "accounts" / "outdoor" / "report.md").read_bytes() == before
     assert list(index_of(weekly_dir / DAY)) == ["outdoor"]
     assert list(index_of(weekly_dir / f"{DAY}-2")) == ["software"]
+
+
+def test_a_run_waiting_for_its_folder_goes_to_the_next_one(stamp_kit, api, stamped, capsys):
+    """A run of another accounts folder holds the day's folder (it chose it and is still writing, or was
+    stopped): this run takes ``<day>-2`` rather than replacing what that one writes."""
+    from reviewtui.runs.run_folder import FolderLock
+
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    work = stamped / "results" / "weekly" / ".work"
+    work.mkdir(parents=True)
+    other = FolderLock(work / f"{DAY}.lock", f"weekly run {DAY}", str((stamped / "other").resolve()))
+    other.acquire("the other run")
+    try:
+        assert weekly(accounts, "--date", DAY) == 0
+    finally:
+        other.release()
+    weekly_dir = stamped / "results" / "weekly"
+    assert not (weekly_dir / DAY).exists()
+    assert list(index_of(weekly_dir / f"{DAY}-2")) == ["outdoor"]
+
+
+def test_a_rerun_keeps_the_reports_of_accounts_it_does_not_produce(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    stamp_kit.plan_account(account(accounts, "software", "c03-zero-conv-campaign", "900-000-0003"), "900-000-0003")
+    assert weekly(accounts, "--date", DAY) == 0
+    run_dir = stamped / "results" / "weekly" / DAY
+    report = (run_dir / "accounts" / "software" / "report.md").read_bytes()
+    (accounts / "software.json").unlink()
+    assert weekly(accounts, "--date", DAY) == 0
+    assert (run_dir / "accounts" / "software" / "report.md").read_bytes() == report
+    kept = json.loads((run_dir / "accounts" / "software" / "findings.json").read_text(encoding="utf-8"))
+    started = json.loads((run_dir / "weekly.json").read_text(encoding="utf-8"))["started_at"]
+    assert kept["carried_from"] != started and kept["reason"].startswith("kept from the run started ")
+    assert list(index_of(run_dir)) == ["outdoor", "software"]
+
+
+def test_a_cancelled_rerun_keeps_the_complete_run(stamp_kit, api, stamped, capsys, monkeypatch):
+    import os
+    import signal
+
+    from reviewtui.weekly import cli as weekly_cli
+    from tests.fake_messages_api import hang
+
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    account(accounts, "software", "c03-zero-conv-campaign", "900-000-0003")
+    api.plan("900-000-0003", hang(30))
+    stamp_kit.plan_account(accounts / "software.json", "900-000-0003")
+    assert weekly(accounts, "--date", DAY) == 0
+    run_dir = stamped / "results" / "weekly" / DAY
+    before = {p: p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
+
+    api.plan("900-000-0003", hang(30))
+    monkeypatch.setattr(weekly_cli, "_progress", lambda p: os.kill(os.getpid(), signal.SIGINT) if p.case_id else None)
+    capsys.readouterr()
+    assert weekly(accounts, "--date", DAY, "--no-cache") == 3  # Ctrl-C once the first account is in
+    assert "is kept as it was (a cancelled rerun never replaces a complete run)" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()} == before
 
 
 def test_a_broken_account_is_skipped_and_an_api_failure_is_per_account(stamp_kit, api, stamped, capsys):

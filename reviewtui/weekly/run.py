@@ -180,11 +180,13 @@ def today() -> str:
 
 # How far ahead of today (UTC) --date may be: the day is somewhere's today, or a run planned for the coming days.
 MAX_DAYS_AHEAD = 31
+EARLIEST_DAY = date(2000, 1, 1)  # before any ad platform's export: a typo
 
 
 def run_day(text: str, now: date | None = None) -> str:
     """``--date``: a real calendar date written YYYY-MM-DD (so the folder stays inside results/weekly), at most
-    ``MAX_DAYS_AHEAD`` days after today (a folder dated 9999 would sort first forever); ValueError."""
+    ``MAX_DAYS_AHEAD`` days after today (a folder dated 9999 would sort first forever) and not before
+    ``EARLIEST_DAY``; ValueError."""
     try:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             raise ValueError
@@ -194,6 +196,8 @@ def run_day(text: str, now: date | None = None) -> str:
     latest = (now or datetime.now(UTC).date()) + timedelta(days=MAX_DAYS_AHEAD)
     if day > latest:
         raise ValueError(f"{text} is more than {MAX_DAYS_AHEAD} days after today (at most {latest.isoformat()})")
+    if day < EARLIEST_DAY:
+        raise ValueError(f"{text} is before {EARLIEST_DAY.isoformat()}: not a day a weekly run was made")
     return day.isoformat()
 
 
@@ -360,8 +364,10 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
 
 
 def _previous_run(paths: WeeklyPaths, accounts_dir: str | Path | None) -> dict[str, Any] | None:
-    """The run the new one replaces (a run of the same accounts folder in its folder): status, start, results."""
-    if accounts_dir is None or not paths.manifest.is_file():
+    """The run the new one replaces (a run of the same accounts folder in its folder): status, start, results.
+
+    A link in its place is no run of ours: it is removed as the link, nothing is read through it."""
+    if accounts_dir is None or paths.run_dir.is_symlink() or not paths.manifest.is_file():
         return None
     try:
         manifest = read_json(paths.manifest)
