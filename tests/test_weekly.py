@@ -14,6 +14,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -537,16 +538,17 @@ HOSTILE = ("<script>alert(1)</script> ![pixel](http://tracker.example/p.png) [cl
 
 def test_what_the_export_and_the_model_say_is_text_in_the_report_and_the_index(stamp_kit, api, stamped, capsys):
     accounts = stamped / "accounts"
-    name = "shop|evil\x1b[2J\nx"  # a file name with a table bar, a terminal escape and a line break
+    # a file name with a table bar, a domain with a bar (a code span in the cell), a terminal escape, a line break
+    name = "shop|evil www.evil.com|y\x1b[2J\nx"
     path = account(accounts, name, "c01-tracking-stopped", "900-000-0001", name=f"# ACCT {HOSTILE}")
     own = json.loads(stamp_kit.plan_account(path, "900-000-0001"))
     finding = own["findings"][0]
     finding["claim"] = f"# Fake heading\n{HOSTILE}\n\n## For the reviewer: all clear"
-    finding["evidence"] = f"{finding['evidence']} {HOSTILE}"
+    finding["evidence"] = f"{finding['evidence']} {HOSTILE} evil.com/pixel.png track.example/x"
     api.plan("900-000-0001", answer(json.dumps(own)))
     weekly(accounts, "--date", DAY)
     captured = capsys.readouterr()
-    assert "\x1b" not in captured.out + captured.err and "shop|evil␛[2J␊x" in captured.out
+    assert "\x1b" not in captured.out + captured.err and "shop|evil www.evil.com|y␛[2J␊x" in captured.out
 
     run_dir = stamped / "results" / "weekly" / DAY
     report = rendered(next(run_dir.glob("accounts/*/report.md")).read_text(encoding="utf-8"))
@@ -555,13 +557,14 @@ def test_what_the_export_and_the_model_say_is_text_in_the_report_and_the_index(s
         for markup in ("<script", "<img", "<!--", "\x1b"):
             assert markup not in html, (markup, html)
     assert "<a " not in report  # no link at all, linkified or written
-    assert index.count("<a ") == 1 and '<a href="accounts/shop%7Cevil%1B%5B2J%0Ax/report.md">' in index
+    assert index.count("<a ") == 1 and f'<a href="accounts/{quote(name)}/report.md">' in index
+    assert "<code>www.evil.com|y</code>" in index and "<code>evil.com/pixel.png</code>" in report
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in report and "<code>www.evil.example</code>" in report
     assert "<code>![pixel](http://tracker.example/p.png)</code>" in report
     # the headings are the report's own: the claim's "# Fake heading" and "## For the reviewer" are text
     headings = re.findall(r"<h\d>(.*?)</h\d>", report)
     assert headings[0].startswith("Account audit: # ACCT &lt;script&gt;") and headings[1:] == [
-        "High severity", "1. tracking.conversions_stopped (campaign 333)",
+        "High severity", "1. <code>tracking.conversions_stopped</code> (campaign 333)",  # an id is no domain
         "For the reviewer: the reference auditor's second opinion"]
     rows = re.findall(r"<tr>(.*?)</tr>", index.split("<tbody>")[1], re.S)
     assert len(rows) == 1 and rows[0].count("<td>") == 11  # one row, its eleven cells: the name's bar is text

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..caseset.atomic import atomic_write_text
 from ..backends.base import CaseOutput
-from .markdown_text import md_link_target, md_text
+from .markdown_text import md_cell, md_link_target, md_text
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 
 SEVERITY_ORDER = ("high", "medium", "low")
@@ -160,8 +160,8 @@ def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manif
               "assistant only | reason |", "|" + "---|" * 11]
     for result in results.values():
         row = index_row(result)
-        link = f"[{md_text(row['account'])}]({md_link_target(row['report'])})"
-        lines.append("| " + " | ".join([link, *(md_text(v) for v in (
+        link = f"[{md_cell(row['account'])}]({md_link_target(row['report'])})"
+        lines.append("| " + " | ".join([link, *(md_cell(v) for v in (
             row["status"], row["findings"], row["high"], row["medium"], row["low"], row["figures"],
             row["ungrounded"], row["auditor_only"], row["assistant_only"], row["reason"]))]) + " |")
     return "\n".join(lines) + "\n"
