@@ -1,4 +1,4 @@
-"""Text from a snapshot or a model, written into a markdown report as text, never as markup.
+r"""Text from a snapshot or a model, written into a markdown report as text, never as markup.
 
 report.md and index.md go to clients and are opened in renderers that show
 images, follow links and run HTML. Everything they quote from an account's
