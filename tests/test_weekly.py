@@ -447,6 +447,66 @@ def test_two_accounts_with_one_name_are_refused_before_any_call(api, stamped, ca
     assert api.count() == 0 and not (stamped / "results" / "weekly").exists()
 
 
+def test_names_that_differ_only_in_unicode_normalization_are_refused(api, stamped, capsys):
+    accounts = stamped / "accounts"
+    account(accounts, "caf\u00e9", "c01-tracking-stopped", "900-000-0001")  # NFC
+    account(accounts, "cafe\u0301", "c01-tracking-stopped", "900-000-0002")  # NFD: the same name on screen
+    api.clear_requests()
+    assert weekly(accounts) == 2
+    assert "would all be the account" in capsys.readouterr().err
+    assert api.count() == 0 and not (stamped / "results" / "weekly").exists()
+
+
+def test_a_json_file_named_with_a_leading_dot_is_listed_as_skipped(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    shutil.copy(accounts / "outdoor.json", accounts / "..json")
+    (accounts / ".DS_Store").write_bytes(b"\0")  # a hidden file that is no account: passed over
+    assert weekly(accounts, "--date", DAY) == 3
+    err = capsys.readouterr().err
+    assert f"skipped ..json: {accounts / '..json'}: its name starts with a dot (a hidden file)" in err
+    assert "DS_Store" not in err
+
+
+def test_a_broken_glossary_is_bad_usage_not_a_refusal(api, stamped, capsys, monkeypatch, tmp_path):
+    from reviewtui import taxonomy
+
+    broken = tmp_path / "glossary.yaml"
+    broken.write_text("terms: [\n  - term: x\n", encoding="utf-8")
+    caches = (taxonomy.glossary, taxonomy._glossary_document, assistant.system_prompt)
+    monkeypatch.setattr(taxonomy, "GLOSSARY_PATH", broken)
+    for cached in caches:
+        cached.cache_clear()
+    try:
+        assert weekly(accounts_folder(stamped), "--check") == 2
+    finally:
+        monkeypatch.undo()
+        for cached in caches:
+            cached.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith("reviewtui weekly: the prompt cannot be built from reviewtui's own files (") and \
+        "Traceback" not in err and api.count() == 0
+
+
+def test_an_account_answer_in_the_cache_without_the_apis_record_is_asked_again(stamp_kit, api, stamped, capsys):
+    """A planted cache entry (no message id, request id, run id) for an account: the weekly run asks the API."""
+    from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+    from reviewtui.weekly.accounts import load_account
+
+    accounts = stamped / "accounts"
+    path = account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001")
+    text = stamp_kit.plan_account(path, "900-000-0001")
+    snapshot = load_account("outdoor", path).as_case().snapshot
+    request = assistant.build_request(snapshot.text, model=assistant.DEFAULT_MODEL)
+    ResponseCache(default_cache_dir(stamped / "results")).put(
+        cache_key(request), CachedResponse(text, "end_turn", 1000, 100, assistant.DEFAULT_MODEL))
+    api.clear_requests()
+    assert weekly(accounts, "--date", DAY) == 0
+    assert api.count("900-000-0001") == 1
+    assert "holds an answer with no whole record of the API; not used, asking the API again" in \
+        capsys.readouterr().err
+
+
 def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(tmp_path):
     """Ctrl-C sets the run's cancel event (as in eval): the finished account is written, the other is "not run"."""
     import asyncio

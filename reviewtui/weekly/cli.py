@@ -19,6 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ruamel.yaml.error import YAMLError as RuamelYAMLError
+from yaml import YAMLError
+
 from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
@@ -112,6 +115,17 @@ def claude_backend(settings: RunSettings) -> Any:
     return make_backend("claude", settings, require_record=True)
 
 
+def prompt_problem(max_tokens: int) -> str | None:
+    """Why the prompt cannot be built from reviewtui's own files (a broken glossary.yaml or taxonomy.yaml), or
+    None: said as bad usage, not as a refusal (exit 1) or a traceback."""
+    try:
+        assistant.prompt_sha256(max_tokens)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, YAMLError, RuamelYAMLError) as exc:
+        return (f"the prompt cannot be built from reviewtui's own files ({type(exc).__name__}: {exc}); restore "
+                "reviewtui/glossary.yaml and reviewtui/taxonomy.yaml (git checkout reviewtui/) and run again")
+    return None
+
+
 def _say(text: str, stream: TextIO | None = None) -> None:
     """A line on the terminal (stderr by default) with the control characters of names and errors made visible."""
     print(printable(text, one_line=True), file=stream or sys.stderr, flush=True)
@@ -146,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"reviewtui weekly: {exc}")
         return EXIT_USAGE
 
+    problem = prompt_problem(args.max_tokens)
+    if problem:
+        _say(f"reviewtui weekly: {problem}")
+        return EXIT_USAGE
     check = check_stamp(args.results_dir, args.cases, model=args.model, max_tokens=args.max_tokens,
                         max_age_days=args.max_age, stamp_key=key)
     if not check.allowed:
