@@ -187,12 +187,6 @@ def test_a_new_prompts_hash_pasted_into_the_manifest(api, stamped, capsys, monke
         "request than the weekly run sends for them now (prompt text, model, --max-tokens or snapshot)")
 
 
-def test_the_finish_time_moved_into_the_future(api, stamped, capsys):
-    edit_manifest(stamped, finished_at="2999-01-01T00:00:00+00:00")
-    assert only_reason(api, stamped, capsys).startswith(
-        f"the run of {VERSION} finished in the future (2999-01-01T00:00:00+00:00, now ")
-
-
 def _cache_entry_of(root: Path, text: str) -> Path:
     """The response-cache file holding the answer ``text``."""
     [path] = [p for p in (root / "results" / ".cache" / "responses").glob("*.json")
@@ -235,17 +229,16 @@ def test_with_a_stamp_key_a_cache_entry_edited_with_its_hash_is_asked_again(stam
     assert "is not signed under the stamp key (an entry made without the key, or edited)" in capsys.readouterr().err
 
 
-def test_the_prompt_version_edited(api, stamped, capsys):
-    edit_manifest(stamped, prompt_version="audit-v3")
-    assert only_reason(api, stamped, capsys) == (
-        f"results/{VERSION}/manifest.json says it holds a run of prompt version 'audit-v3', not of {VERSION}: the "
-        "record was moved or edited; run `reviewtui eval --backend claude`")
-
-
-def test_a_figures_mode_that_does_not_exist(api, stamped, capsys):
-    edit_manifest(stamped, figures="bogus")
-    assert only_reason(api, stamped, capsys).startswith(
-        f"the manifest of {VERSION} records figures mode 'bogus', not one of ")
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("finished_at", "2999-01-01T00:00:00+00:00",
+     f"the run of {VERSION} finished in the future (2999-01-01T00:00:00+00:00, now "),
+    ("prompt_version", "audit-v3", f"results/{VERSION}/manifest.json says it holds a run of prompt version "
+     f"'audit-v3', not of {VERSION}: the record was moved or edited; run `reviewtui eval --backend claude`"),
+    ("figures", "bogus", f"the manifest of {VERSION} records figures mode 'bogus', not one of "),
+])
+def test_one_more_manifest_field_edited(api, stamped, capsys, field, value, reason):
+    edit_manifest(stamped, **{field: value})
+    assert only_reason(api, stamped, capsys).startswith(reason)
 
 
 # --------------------------------------------------------------------------
