@@ -248,6 +248,8 @@ class ClaudeBackend(Backend):
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
         output = self._case_output(case.case_id, message, request_id=getattr(message, "_request_id", None))
+        if output.provenance is not None:  # now, not in the cache write's thread: the run records the output at once
+            output.provenance["request_sha256"] = prepared.key
         self._remember_in_background(prepared.key, output)
         return output
 
