@@ -294,8 +294,9 @@ def test_a_one_case_try_out_never_replaces_the_stamp(api, stamped, capsys):
     one = stamped / "one-case"
     shutil.copytree(stamped / "cases" / "c01-outdoor-retail", one / "c01-outdoor-retail")
     before = manifest_path(stamped).read_bytes()
+    api.clear_requests()
     assert claude_eval("--cases", str(one)) == 2
-    assert "the weekly run's stamp; this run of" in capsys.readouterr().err
+    assert "the weekly run's stamp; this run of" in capsys.readouterr().err and api.count() == 0
     assert manifest_path(stamped).read_bytes() == before
     assert weekly(accounts_folder(stamped), "--check") == 0
     assert claude_eval("--cases", str(one), "--results-dir", "try-out") == 0  # a try-out in its own folder
