@@ -48,6 +48,8 @@ from .runs.runner import Progress, cancel_on_sigint, run_cases, skip_collection_
 from .runs.scoring_pool import ScoringPool, scoring_for_run, start_pool
 from .runs.signature import KEY_ENV, SignatureError, key_path, load_key, sign_run
 from .runs.stored import Run, load_run
+from .runs.provenance import new_run_id
+from .paths import is_project_cases, project_cases_dir
 from .caseset.snapshot import Snapshot
 from .caseset.untrusted import printable
 
@@ -71,12 +73,14 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         "model": details.get("model", backend.model),
         "backend_details": details,
         "cases_dir": str(case_set.root),
+        "project_cases": is_project_cases(case_set.root),  # the only case set whose run is the weekly stamp
         "case_set_hash": case_set.digest(),
         "figures": figures,
         "thresholds": {**THRESHOLDS, "max_unparseable": max_unparseable},
         "concurrency": concurrency,
         "repeats": repeats,
         "batch": batch,
+        "run_id": new_run_id(),  # recorded with every answer this run gets from the API (runs/provenance.py)
         "started_at": now_iso(),
     }
 
@@ -98,7 +102,9 @@ def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
     paths = RunPaths(results_home(settings.results_dir, backend), assistant.PROMPT_VERSION)
     key = _stamp_key(settings)
     recorder = RunRecorder(paths, header, case_set.cases,
-                           figures=settings.figures, repeats=settings.repeats)
+                           figures=settings.figures, repeats=settings.repeats, top=settings.results_dir)
+    backend.run_id = header["run_id"]
+    _refuse_replacing_the_stamp(recorder, settings)
     if key is not None:
         recorder.sign = lambda run_dir: sign_run(run_dir, key)
     recorder.on_record = on_record  # before resume, so kept cases are reported too
@@ -113,6 +119,20 @@ def prepare_run(case_set: CaseSet, backend: Backend, settings: RunSettings, *,
         recorder.abandon()
         raise
     return recorder
+
+
+def _refuse_replacing_the_stamp(recorder: RunRecorder, settings: RunSettings) -> None:
+    """ResultsError (the lock released) when a run of a case set that is not the project's would replace the
+    assistant's record of this version made on the project's cases: the weekly run's stamp. ``--replace-stamp``
+    lets it; a try-out goes to its own ``--results-dir``."""
+    previous = recorder.previous or {}
+    if settings.replace_stamp or recorder.header.get("project_cases") is not False \
+            or previous.get("project_cases") is not True or previous.get("results_role") != "assistant":
+        return
+    recorder.abandon()
+    raise ResultsError(f"{recorder.paths.run_dir} holds the run of {recorder.paths.version} on the project's case set "
+                       f"({project_cases_dir()}), the weekly run's stamp; this run of {settings.cases_dir} would "
+                       "replace it: give a try-out its own --results-dir, or pass --replace-stamp to replace it")
 
 
 def _stamp_key(settings: RunSettings) -> bytes | None:
@@ -253,6 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="sign the run's record with this key (hex, kept outside the repository) so "
                         "`reviewtui weekly --stamp-key FILE` can tell it was not changed (default: the file "
                         f"{KEY_ENV} names, if set)")
+    parser.add_argument("--replace-stamp", action="store_true",
+                        help="let a run of a case set that is not the project's (./cases) replace the record of the "
+                        "version made on the project's cases, which the weekly run checks (by default refused: give "
+                        "a try-out its own --results-dir)")
     parser.add_argument("--batch", action="store_true",
                         help="claude: send the run as one Message Batch (half the price, answers within 24 hours); "
                         "the batch id is kept in the run folder, so rerunning the same command resumes it")
@@ -273,16 +297,20 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         max_retries=args.max_retries, concurrency=args.concurrency, repeats=args.repeats,
         max_unparseable=args.max_unparseable, figures=args.figures, batch=args.batch,
         batch_poll=args.batch_poll, batch_timeout=args.batch_timeout,
-        stamp_key=Path(args.stamp_key) if args.stamp_key else None,
+        stamp_key=Path(args.stamp_key) if args.stamp_key else None, replace_stamp=args.replace_stamp,
     )
 
 
-def make_backend(name: str, settings: RunSettings, *, connect: bool = True) -> Backend:
+def make_backend(name: str, settings: RunSettings, *, connect: bool = True,
+                 require_record: bool = False) -> Backend:
     """Build the named backend from the settings. Raises UsageError.
 
     ``connect``: load what sending requests needs now (the claude backend: the SDK and its client,
     where a malformed ANTHROPIC_BASE_URL is found). ``reviewtui eval`` passes False and connects
     only when its run has requests to send, so a rerun answered from the cache never loads the SDK.
+    The claude backend signs its cache entries under the stamp key (and reads only signed ones),
+    when there is one; ``require_record``: it reads from the cache only answers with the API's whole
+    record (the weekly run).
     """
     if name != "claude":
         for flag in settings.claude_options_set():
@@ -297,7 +325,8 @@ def make_backend(name: str, settings: RunSettings, *, connect: bool = True) -> B
 
         options = {"model": settings.model, "max_tokens": settings.max_tokens,
                    "cache_dir": default_cache_dir(settings.results_dir), "use_cache": settings.use_cache,
-                   "timeout": settings.timeout, "max_retries": settings.max_retries}
+                   "timeout": settings.timeout, "max_retries": settings.max_retries,
+                   "sign_key": _stamp_key(settings), "require_record": require_record}
     try:
         backend = create_backend(name, **options)
         if connect:

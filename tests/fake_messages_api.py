@@ -125,7 +125,7 @@ def refusal(explanation: str | None = None) -> Planned:
 
 def api_error(status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Planned:
     """An API error response in the API's shape: ``{"type": "error", "error": {...}}``."""
-    body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_fake"}
+    body = {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_01FakeError000000000000"}
     return Planned(status=status, body=body, headers=headers or {}, label=f"{status} {error_type}")
 
 
@@ -524,7 +524,7 @@ class FakeMessagesAPI:
             problem = request_problem(item.get("params"))
             if problem:
                 return api_error(400, "invalid_request_error", f"requests.{i}.params.{problem}")
-        batch_id = f"msgbatch_fake_{len(self.batches) + 1:04d}"
+        batch_id = fake_batch_id(len(self.batches) + 1)
         results = []
         for item in requests:  # each request is answered now, as if it were sent on its own
             params = item["params"]
@@ -581,10 +581,15 @@ def serving_in_env(monkeypatch: Any, api_key: str) -> Iterator[FakeMessagesAPI]:
         yield server
 
 
+def fake_batch_id(number: int) -> str:
+    """The id of the fake's ``number``-th batch, of the API's shape (msgbatch_, then letters and digits)."""
+    return f"msgbatch_01Fake{number:014d}"
+
+
 def _fill_in(planned: Planned, request: dict[str, Any], number: int) -> Planned:
     """A copy of a planned message with the request's model, an id and input token usage."""
     body = json.loads(json.dumps(planned.body))
-    body["id"] = f"msg_fake_{number:04d}"
+    body["id"] = f"msg_01Fake{number:014d}"  # the API's shape: msg_, then letters and digits
     body["model"] = request.get("model")
     body["usage"]["input_tokens"] = request_tokens(request)
     return Planned(planned.status, body, dict(planned.headers), planned.delay, planned.label, planned.raw)
@@ -655,7 +660,7 @@ class _Handler(BaseHTTPRequestHandler):
             if "content-type" not in planned.headers:
                 self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
-            self.send_header("request-id", f"req_fake_{serial:05d}")  # unique per response, as the API's are
+            self.send_header("request-id", f"req_01Fake{serial:014d}")  # unique per response, of the API's shape
             for name, value in planned.headers.items():
                 self.send_header(name, value)
             self.end_headers()

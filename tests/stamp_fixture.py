@@ -87,7 +87,8 @@ def make_stamp_kit(api: FakeMessagesAPI, root: Path, monkeypatch) -> StampKit:
     kit.plan_cases()
     for name, value in kit.env().items():
         monkeypatch.setenv(name, value)
-    code = eval_main([*EVAL_ARGS, "--cases", str(template / "cases"), "--results-dir", str(template / "results")])
+    monkeypatch.chdir(template)  # run where the project's cases/ is, as a CI job does: the stamp of its cases
+    code = eval_main([*EVAL_ARGS])
     manifest = json.loads((template / "results" / f"{_version()}" / "manifest.json").read_text(encoding="utf-8"))
     assert code == 0 and manifest["gate"]["passed"] is True, manifest["gate"]
     return kit

@@ -78,12 +78,12 @@ def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir,
 
     assert main(args(cases_dir, results, "--repeats", "2")) == 3
     first = capsys.readouterr()
-    assert api.batches_created() == ["msgbatch_fake_0001"]
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001"]
     token = json.loads(batch_state(results).read_text(encoding="utf-8"))["batches"][0]["token"]
     assert len(batch_items(api)) == 8 and {r.path.split("#")[1] for r in batch_items(api)} == {
         f"{token}-{c}-r{k}" for c in MARKERS for k in (0, 1)}  # the batch's token, the case, the repeat
-    assert "batch msgbatch_fake_0001: in_progress; 8 processing, 0 succeeded" in first.err
-    assert "batch msgbatch_fake_0001: ended; 0 processing, 2 succeeded, 2 errored, 2 canceled, 2 expired" in first.err
+    assert "batch msgbatch_01Fake00000000000001: in_progress; 8 processing, 0 succeeded" in first.err
+    assert "batch msgbatch_01Fake00000000000001: ended; 0 processing, 2 succeeded, 2 errored, 2 canceled, 2 expired" in first.err
     assert "unknown custom_id 'not-ours-r0'" in first.err
     assert "  c02-errored: batch request errored (api_error: Internal server error)" in first.out
     assert "  c03-canceled: batch request canceled" in first.out
@@ -99,13 +99,13 @@ def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir,
     assert m["usage"]["cost_usd"] == pytest.approx(expected, abs=1e-6)
     assert m["usage"]["cache_read_tokens"] > 0  # the second repeat read the prefix the first wrote
     state = json.loads(batch_state(results).read_text(encoding="utf-8"))
-    assert state["batches"][0]["id"] == "msgbatch_fake_0001" and state["batches"][0]["collected"] is True
+    assert state["batches"][0]["id"] == "msgbatch_01Fake00000000000001" and state["batches"][0]["collected"] is True
 
     for marker in list(MARKERS.values())[1:]:
         api.plan(marker, answer(GOOD))
     api.clear_requests()
     assert main(args(cases_dir, results, "--repeats", "2")) == 0
-    assert api.batches_created()[-1] == "msgbatch_fake_0002"
+    assert api.batches_created()[-1] == "msgbatch_01Fake00000000000002"
     assert sorted(r.marker for r in batch_items(api)) == sorted(["ACCT-B02", "ACCT-B03", "ACCT-B04"] * 2)
     assert "2 answer(s) from the cache cost nothing" in capsys.readouterr().out
 
@@ -139,12 +139,12 @@ def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_d
     results = tmp_path / "results"
     argv = args(cases_dir, results)
     _start_and_kill(api, argv, batch_state(results))
-    assert api.batches_created() == ["msgbatch_fake_0001"]
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001"]
 
     api.end_batches()
     assert main(argv) == 0  # the rerun needs no process of its own: it reads the state file the killed one left
-    assert "resuming batch msgbatch_fake_0001" in capsys.readouterr().err
-    assert api.batches_created() == ["msgbatch_fake_0001"]  # no second batch
+    assert "resuming batch msgbatch_01Fake00000000000001" in capsys.readouterr().err
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001"]  # no second batch
     assert sorted(r.marker for r in batch_items(api)) == sorted(MARKERS.values())  # each request paid once
     assert manifest(results)["summary"]["scored"] == 4
 
@@ -161,7 +161,7 @@ def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys
 
     assert main(argv) == 3
     err = capsys.readouterr().err
-    assert "batch msgbatch_fake_0001 is not known to the API (HTTP 404)" in err
+    assert "batch msgbatch_01Fake00000000000001 is not known to the API (HTTP 404)" in err
     assert f"delete {state} to send its requests in a new batch" in err
     assert state.exists()  # nothing thrown away
 
@@ -184,11 +184,11 @@ def test_a_batch_that_does_not_end_in_time_names_its_id_and_a_rerun_collects_it(
     results = tmp_path / "results"
     assert main(args(cases_dir, results, "--batch-timeout", "0.3")) == 3
     err = capsys.readouterr().err
-    assert "batch msgbatch_fake_0001 still not ended after 0.3s" in err
+    assert "batch msgbatch_01Fake00000000000001 still not ended after 0.3s" in err
     assert "rerun the same command to resume it" in err
     api.end_batches()
     assert main(args(cases_dir, results)) == 0, capsys.readouterr().err
-    assert api.batches_created() == ["msgbatch_fake_0001"]
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001"]
 
 
 def test_batch_needs_the_claude_backend(cases_dir, tmp_path, capsys):
@@ -284,5 +284,5 @@ def test_a_batch_that_cannot_be_told_apart_from_another_is_not_sent_again(api, c
 
     assert main(argv) == 3
     err = capsys.readouterr().err
-    assert "may be any of msgbatch_fake_0002, msgbatch_fake_0001" in err and "wait until they end" in err
+    assert "may be any of msgbatch_01Fake00000000000002, msgbatch_01Fake00000000000001" in err and "wait until they end" in err
     assert len(api.batches_created()) == 2  # nothing sent again

@@ -151,6 +151,42 @@ def test_a_weekly_run_never_deletes_through_a_link_and_refuses_a_second_writer(s
     assert stamp_kit.api.count() == 0
 
 
+def _victim(root: Path, name: str) -> Path:
+    """A folder outside results/ holding what a run there would clear: ``<name>/x.txt``."""
+    (root / "victim" / name).mkdir(parents=True)
+    (root / "victim" / name / "x.txt").write_text("not results'", encoding="utf-8")
+    return root / "victim"
+
+
+@pytest.mark.parametrize("linked", ["reference/.work", "reference"])
+def test_an_eval_refuses_a_link_on_the_way_to_its_folder(tmp_path, capsys, linked):
+    results = tmp_path / "results"
+    victim = _victim(tmp_path, VERSION)
+    link = results / linked
+    link.parent.mkdir(parents=True)
+    link.symlink_to(victim, target_is_directory=True)
+    assert rules_eval(results) == 2
+    assert f"{link} is a link (to {victim})" in capsys.readouterr().err
+    assert (victim / VERSION / "x.txt").is_file() and [p.name for p in victim.iterdir()] == [VERSION]
+
+
+@pytest.mark.parametrize("linked", ["weekly/.work", "weekly"])
+def test_a_weekly_run_refuses_a_link_on_the_way_to_its_folder(stamp_kit, stamped, capsys, linked):
+    from tests.test_weekly import DAY, account, weekly
+
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    victim = _victim(stamped.parent, DAY)
+    link = stamped / "results" / linked
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(victim, target_is_directory=True)
+    stamp_kit.api.clear_requests()
+    assert weekly(accounts, "--date", DAY) == 2
+    assert f"{Path('results') / linked} is a link (to {victim})" in capsys.readouterr().err
+    assert stamp_kit.api.count() == 0
+    assert (victim / DAY / "x.txt").is_file() and [p.name for p in victim.iterdir()] == [DAY]
+
+
 # --------------------------------------------------------------------------
 # A full disk and a read-only folder: a tmpfs of our own
 # --------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from reviewtui.backends.base import Backend, CaseOutput
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import main as eval_main, run_eval
 from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+from reviewtui.runs.provenance import endpoint_of, text_sha256
 from reviewtui.runs.settings import RunSettings
 from tests.fake_messages_api import answer, hang
 from tests.stamp_fixture import CASE_COUNT
@@ -59,14 +60,18 @@ def passing_gate() -> dict:
     return {"passed": True, "reasons": []}
 
 
-def tamper_an_answer(root: Path) -> str:
-    """One stored answer swapped for one that fabricates a figure, the manifest left as it was; the reason's text."""
-    case_file = root / "results" / VERSION / "cases" / "c01-outdoor-retail.json"
-    record = json.loads(case_file.read_text(encoding="utf-8"))
-    record["output"]["raw_text"] = json.dumps({"findings": [FABRICATING]})
-    case_file.write_text(json.dumps(record, indent=2), encoding="utf-8")
-    return (f"the manifest of {VERSION} says the gate passed, but its stored answers, scored again against the cases "
-            f"as they are, fail it: ")
+ANSWER_FILE = Path("results") / VERSION / "cases" / "c01-outdoor-retail.json"
+
+
+def tamper_an_answer(root: Path, *, rehash: bool = False) -> str:
+    """The stored answer of c01 swapped for one that fabricates a figure (with ``rehash``, the SHA-256 of its
+    text recorded on receipt made to match); the new text."""
+    record = json.loads((root / ANSWER_FILE).read_text(encoding="utf-8"))
+    text = record["output"]["raw_text"] = json.dumps({"findings": [FABRICATING]})
+    if rehash:
+        record["output"]["provenance"]["text_sha256"] = text_sha256(text)
+    (root / ANSWER_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    return text
 
 
 # --------------------------------------------------------------------------
@@ -94,8 +99,27 @@ def test_gate_and_summary_made_to_agree_on_a_failing_run(api, stamped, capsys):
 
 
 def test_a_stored_answer_swapped_for_a_worse_one(api, stamped, capsys):
-    expected = tamper_an_answer(stamped)
-    assert only_reason(api, stamped, capsys).startswith(expected)
+    tamper_an_answer(stamped)
+    assert only_reason(api, stamped, capsys) == (
+        "1 case(s) (c01-outdoor-retail) hold answer text that is not the text the API returned (its SHA-256, "
+        "recorded when it was received, differs or is missing): edited since")
+
+
+def test_a_stored_answer_swapped_with_its_text_hash_made_to_match(api, stamped, capsys):
+    tamper_an_answer(stamped, rehash=True)
+    assert only_reason(api, stamped, capsys) == (
+        "1 case(s) (c01-outdoor-retail) hold answers the manifest does not list as the ones its run scored "
+        "(message id, text hash, run id): answers of another run")
+
+
+def test_a_stored_answer_swapped_and_listed_in_the_manifest_is_scored_again(api, stamped, capsys):
+    text = tamper_an_answer(stamped, rehash=True)
+    manifest = json.loads(manifest_path(stamped).read_text(encoding="utf-8"))
+    manifest["answers"]["c01-outdoor-retail"][0]["text_sha256"] = text_sha256(text)
+    edit_manifest(stamped, answers=manifest["answers"])
+    assert only_reason(api, stamped, capsys).startswith(
+        f"the manifest of {VERSION} says the gate passed, but its stored answers, scored again against the cases "
+        "as they are, fail it: 1 fabrication(s)")
 
 
 def test_the_summary_edited_on_a_passing_run(api, stamped, capsys):
@@ -163,10 +187,58 @@ def test_a_new_prompts_hash_pasted_into_the_manifest(api, stamped, capsys, monke
         "request than the weekly run sends for them now (prompt text, model, --max-tokens or snapshot)")
 
 
-def test_the_finish_time_moved_into_the_future(api, stamped, capsys):
-    edit_manifest(stamped, finished_at="2999-01-01T00:00:00+00:00")
-    assert only_reason(api, stamped, capsys).startswith(
-        f"the run of {VERSION} finished in the future (2999-01-01T00:00:00+00:00, now ")
+def _cache_entry_of(root: Path, text: str) -> Path:
+    """The response-cache file holding the answer ``text``."""
+    [path] = [p for p in (root / "results" / ".cache" / "responses").glob("*.json")
+              if json.loads(p.read_text(encoding="utf-8"))["response"]["text"] == text]
+    return path
+
+
+def _edit_cache_entry(path: Path, text: str, *, rehash: bool = False) -> None:
+    entry = json.loads(path.read_text(encoding="utf-8"))
+    entry["response"]["text"] = text
+    if rehash:
+        entry["response"]["provenance"]["text_sha256"] = text_sha256(text)
+    path.write_text(json.dumps(entry, indent=2), encoding="utf-8")
+
+
+def test_an_answer_edited_in_the_response_cache_is_asked_again(stamp_kit, api, stamped, capsys):
+    """The failing answer made good in the cache by one edit, then an honest eval: the edited entry is not
+    read, the case is asked again, and the API's answer fails the gate again."""
+    marker, bad = first_case_marker(stamped), json.dumps({"findings": [FABRICATING]})
+    api.plan(marker, answer(bad))
+    assert claude_eval("--no-cache") == 1
+    _edit_cache_entry(_cache_entry_of(stamped, bad), stamp_kit.answers[marker])
+    api.clear_requests()
+    capsys.readouterr()
+    assert claude_eval() == 1
+    assert api.count() == 1
+    assert "its text is not the text the API returned: the SHA-256 recorded on receipt differs" in capsys.readouterr().err
+
+
+def test_with_a_stamp_key_a_cache_entry_edited_with_its_hash_is_asked_again(stamp_kit, api, stamped, capsys,
+                                                                           key_file):
+    marker, bad = first_case_marker(stamped), json.dumps({"findings": [FABRICATING]})
+    api.plan(marker, answer(bad))
+    assert claude_eval("--no-cache", "--stamp-key", str(key_file)) == 1
+    _edit_cache_entry(_cache_entry_of(stamped, bad), stamp_kit.answers[marker], rehash=True)
+    api.clear_requests()
+    capsys.readouterr()
+    assert claude_eval("--stamp-key", str(key_file)) == 1
+    assert api.count() == 1
+    assert "is not signed under the stamp key (an entry made without the key, or edited)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("finished_at", "2999-01-01T00:00:00+00:00",
+     f"the run of {VERSION} finished in the future (2999-01-01T00:00:00+00:00, now "),
+    ("prompt_version", "audit-v3", f"results/{VERSION}/manifest.json says it holds a run of prompt version "
+     f"'audit-v3', not of {VERSION}: the record was moved or edited; run `reviewtui eval --backend claude`"),
+    ("figures", "bogus", f"the manifest of {VERSION} records figures mode 'bogus', not one of "),
+])
+def test_one_more_manifest_field_edited(api, stamped, capsys, field, value, reason):
+    edit_manifest(stamped, **{field: value})
+    assert only_reason(api, stamped, capsys).startswith(reason)
 
 
 # --------------------------------------------------------------------------
@@ -210,6 +282,26 @@ def test_an_expectation_added_after_the_run_with_the_new_case_set_hash_pasted(ap
     assert reason.startswith(f"the manifest of {VERSION} does not report what its stored answers give: mean recall ")
 
 
+def test_a_copy_of_the_cases_with_loosened_expectations(api, stamped, capsys):
+    """A private copy of the fifty (its expectations loosened) named with --cases: only the project's cases/ count."""
+    shutil.copytree(stamped / "cases", stamped / "my-cases")
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys, "--cases", "my-cases")
+    assert reason.startswith(f"the case set my-cases is not the project's case set ({stamped / 'cases'}): only a "
+                             "run on the project's cases clears the weekly run")
+
+
+def test_a_one_case_try_out_never_replaces_the_stamp(api, stamped, capsys):
+    one = stamped / "one-case"
+    shutil.copytree(stamped / "cases" / "c01-outdoor-retail", one / "c01-outdoor-retail")
+    before = manifest_path(stamped).read_bytes()
+    api.clear_requests()
+    assert claude_eval("--cases", str(one)) == 2
+    assert "the weekly run's stamp; this run of" in capsys.readouterr().err and api.count() == 0
+    assert manifest_path(stamped).read_bytes() == before
+    assert weekly(accounts_folder(stamped), "--check") == 0
+    assert claude_eval("--cases", str(one), "--results-dir", "try-out") == 0  # a try-out in its own folder
+
+
 # --------------------------------------------------------------------------
 # Not Claude
 # --------------------------------------------------------------------------
@@ -228,7 +320,7 @@ def test_the_reference_auditors_results_moved_into_the_claude_place(api, stamped
                   backend_details=details)
     assert only_reason(api, stamped, capsys).startswith(
         f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold answers the Claude "
-        "backend did not record: no message id, request id and endpoint from the API")
+        "backend did not record: no message id, request id, endpoint and run id from the API")
 
 
 def test_a_forged_response_cache(stamp_kit, api, stamped, capsys):
@@ -245,6 +337,43 @@ def test_a_forged_response_cache(stamp_kit, api, stamped, capsys):
     assert only_reason(api, stamped, capsys).startswith(
         f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold answers the Claude "
         "backend did not record")
+
+
+def test_a_forged_cache_with_ids_of_another_shape(stamp_kit, api, stamped, capsys):
+    """Cache entries with the whole record, the text's hash right, but made-up ids: the eval reads them (no
+    request), the weekly run refuses them."""
+    shutil.rmtree(stamped / "results")
+    cache = ResponseCache(default_cache_dir(stamped / "results"))
+    for n, case in enumerate(load_case_set(stamped / "cases").cases):
+        request = assistant.build_request(case.snapshot.text, model=assistant.DEFAULT_MODEL)
+        text = stamp_kit.answers[case.snapshot.data["account"]["id"]]
+        record = {"message_id": f"forged{n}", "request_id": f"x{n}", "batch_id": None,
+                  "endpoint": endpoint_of(api.base_url), "request_sha256": cache_key(request),
+                  "text_sha256": text_sha256(text), "run_id": "run_forged"}
+        cache.put(cache_key(request), CachedResponse(text, "end_turn", 1000, 100, assistant.DEFAULT_MODEL, record))
+    api.clear_requests()
+    assert claude_eval() == 0 and api.count() == 0
+    assert only_reason(api, stamped, capsys).startswith(
+        f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) hold "
+        "ids that are not of the API's shape (msg_, req_ or msgbatch_ followed by letters and digits)")
+
+
+def test_an_answer_copied_in_from_another_run(api, stamped, capsys):
+    """A record mixing two runs: one case file taken from another run that paid for its own answers."""
+    assert claude_eval("--no-cache", "--results-dir", "other") == 0
+    name = "c01-outdoor-retail.json"
+    shutil.copy(stamped / "other" / VERSION / "cases" / name, stamped / "results" / VERSION / "cases" / name)
+    assert only_reason(api, stamped, capsys) == (
+        "1 case(s) (c01-outdoor-retail) hold answers the manifest does not list as the ones its run scored "
+        "(message id, text hash, run id): answers of another run")
+
+
+def test_the_weekly_run_would_ask_another_path_or_scheme_of_the_endpoint(api, stamped, capsys, monkeypatch):
+    for other in (api.base_url + "/other/prefix", api.base_url.replace("http://", "https://")):
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", other)
+        assert only_reason(api, stamped, capsys).startswith(
+            f"the run of {VERSION} asked the API at {endpoint_of(api.base_url)}, the weekly run would send to "
+            f"{endpoint_of(other)} (ANTHROPIC_BASE_URL)")
 
 
 class Impostor(Backend):
@@ -281,12 +410,12 @@ def test_a_backend_that_names_itself_claude_and_records_no_endpoint(stamp_kit, a
 
 def test_the_manifests_endpoint_changed_to_the_weekly_runs(api, stamped, capsys, monkeypatch):
     """The stamp was made at one endpoint (another proxy, a fake server); the manifest says another."""
-    details = {**_claude_details(stamped), "endpoint": "api.anthropic.com"}
+    details = {**_claude_details(stamped), "endpoint": "https://api.anthropic.com:443"}
     edit_manifest(stamped, backend_details=details)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://api.anthropic.com")  # the weekly run's: nothing is sent there
     reason = only_reason(api, stamped, capsys)
     assert reason.startswith(f"{CASE_COUNT} case(s) (c01-outdoor-retail, c02-dental-clinic, c03-b2b-saas and {CASE_COUNT - 3} more) were "
-                             "answered at another endpoint than the run's (api.anthropic.com)")
+                             "answered at another endpoint than the run's (https://api.anthropic.com:443)")
 
 
 def test_another_models_answers_relabelled(api, stamped, capsys):
@@ -351,6 +480,28 @@ def test_a_stamp_signed_with_another_key_is_refused(api, stamped, capsys, key_fi
     assert assert_refused(api, accounts_folder(stamped), capsys, "--stamp-key", str(key_file)) == [
         f"results/{VERSION}/stamp.sig: the signature does not match its list of files under this key (made with "
         "another key, or edited)"]
+
+
+def test_a_signed_stamp_checked_without_its_key_is_refused(api, stamped, capsys, key_file):
+    assert claude_eval("--stamp-key", str(key_file)) == 0
+    capsys.readouterr()
+    assert assert_refused(api, accounts_folder(stamped), capsys) == [
+        f"results/{VERSION}/stamp.sig exists, but no stamp key was given to check it: a signed record is checked "
+        "with its key or not at all; give it (--stamp-key or REVIEWTUI_STAMP_KEY)"]
+
+
+def test_a_signed_stamp_whose_endpoint_was_replaced_everywhere(api, stamped, capsys, key_file, monkeypatch):
+    """The one tamper no unsigned record can show: the endpoint replaced in every file (a global sed). The
+    signature refuses it."""
+    assert claude_eval("--stamp-key", str(key_file)) == 0
+    run_dir = stamped / "results" / VERSION
+    for path in [run_dir / "manifest.json", *(run_dir / "cases").glob("*.json")]:
+        path.write_text(path.read_text(encoding="utf-8").replace(endpoint_of(api.base_url),
+                                                                 "https://api.anthropic.com:443"), encoding="utf-8")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")
+    capsys.readouterr()
+    [reason] = assert_refused(api, accounts_folder(stamped), capsys, "--stamp-key", str(key_file))
+    assert reason.startswith(f"results/{VERSION} changed since it was signed: ")
 
 
 def test_a_key_kept_inside_the_repository_is_refused(api, stamped, capsys):

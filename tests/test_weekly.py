@@ -14,6 +14,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -157,9 +158,8 @@ def test_refused_when_the_weekly_run_would_ask_another_endpoint(api, stamped, ca
         monkeypatch.setenv("ANTHROPIC_BASE_URL", other.base_url)
         [reason] = assert_refused(api, accounts_folder(stamped), capsys)
         assert other.count() == 0
-    endpoint = api.base_url.split("//")[1]
-    assert reason.startswith(f"the run of {VERSION} asked the API at {endpoint}, the weekly run would send to "
-                             f"{other.base_url.split('//')[1]} (ANTHROPIC_BASE_URL)")
+    assert reason.startswith(f"the run of {VERSION} asked the API at {api.base_url}, the weekly run would send to "
+                             f"{other.base_url} (ANTHROPIC_BASE_URL)")
 
 
 def test_refused_with_every_reason_at_once(api, stamped, capsys, monkeypatch):
@@ -184,14 +184,16 @@ def test_a_stamp_made_on_a_one_case_folder_does_not_clear_the_weekly_run(api, st
     assert claude_eval("--cases", str(one)) == 0  # one request: a stamp of one case
     capsys.readouterr()
     [named] = assert_refused(api, accounts_folder(stamped), capsys, "--cases", str(one))
-    assert named.startswith(f"the case set {one} is not the project's: 1 case(s), ordinary 1/30")
+    assert named.startswith(f"the case set {one} is not the project's case set ({stamped / 'cases'}): only a run on "
+                            "the project's cases clears the weekly run")
     [project] = assert_refused(api, accounts_folder(stamped), capsys)
     assert project.startswith(f"the run of {VERSION} was made on another case set (1 case(s) in {one}")
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--max-age", "nan"), ("--max-age", "-1"), ("--max-age", "inf"),
                                              ("--max-age", "0"), ("--date", "../../evil"), ("--date", "2025-13-01"),
-                                             ("--date", "20251201")])
+                                             ("--date", "20251201"), ("--date", "0001-01-01"),
+                                             ("--date", "9999-12-31")])
 def test_bad_max_age_and_date_are_bad_usage(api, stamped, capsys, flag, value):
     assert weekly(accounts_folder(stamped), flag, value) == 2
     err = capsys.readouterr().err
@@ -267,6 +269,66 @@ def test_two_runs_of_one_day_on_other_folders_keep_each_other(stamp_kit, api, st
     assert (weekly_dir / DAY / "accounts" / "outdoor" / "report.md").read_bytes() == before
     assert list(index_of(weekly_dir / DAY)) == ["outdoor"]
     assert list(index_of(weekly_dir / f"{DAY}-2")) == ["software"]
+
+
+def test_a_run_waiting_for_its_folder_goes_to_the_next_one(stamp_kit, api, stamped, capsys):
+    """A run of another accounts folder holds the day's folder (it chose it and is still writing, or was
+    stopped): this run takes ``<day>-2`` rather than replacing what that one writes."""
+    from reviewtui.runs.run_folder import FolderLock
+
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    work = stamped / "results" / "weekly" / ".work"
+    work.mkdir(parents=True)
+    other = FolderLock(work / f"{DAY}.lock", f"weekly run {DAY}", str((stamped / "other").resolve()))
+    other.acquire("the other run")
+    try:
+        assert weekly(accounts, "--date", DAY) == 0
+    finally:
+        other.release()
+    weekly_dir = stamped / "results" / "weekly"
+    assert not (weekly_dir / DAY).exists()
+    assert list(index_of(weekly_dir / f"{DAY}-2")) == ["outdoor"]
+
+
+def test_a_rerun_keeps_the_reports_of_accounts_it_does_not_produce(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    stamp_kit.plan_account(account(accounts, "software", "c03-zero-conv-campaign", "900-000-0003"), "900-000-0003")
+    assert weekly(accounts, "--date", DAY) == 0
+    run_dir = stamped / "results" / "weekly" / DAY
+    report = (run_dir / "accounts" / "software" / "report.md").read_bytes()
+    (accounts / "software.json").unlink()
+    assert weekly(accounts, "--date", DAY) == 0
+    assert (run_dir / "accounts" / "software" / "report.md").read_bytes() == report
+    kept = json.loads((run_dir / "accounts" / "software" / "findings.json").read_text(encoding="utf-8"))
+    started = json.loads((run_dir / "weekly.json").read_text(encoding="utf-8"))["started_at"]
+    assert kept["carried_from"] != started and kept["reason"].startswith("kept from the run started ")
+    assert list(index_of(run_dir)) == ["outdoor", "software"]
+
+
+def test_a_cancelled_rerun_keeps_the_complete_run(stamp_kit, api, stamped, capsys, monkeypatch):
+    import os
+    import signal
+
+    from reviewtui.weekly import cli as weekly_cli
+    from tests.fake_messages_api import hang
+
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    account(accounts, "software", "c03-zero-conv-campaign", "900-000-0003")
+    api.plan("900-000-0003", hang(30))
+    stamp_kit.plan_account(accounts / "software.json", "900-000-0003")
+    assert weekly(accounts, "--date", DAY) == 0
+    run_dir = stamped / "results" / "weekly" / DAY
+    before = {p: p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()}
+
+    api.plan("900-000-0003", hang(30))
+    monkeypatch.setattr(weekly_cli, "_progress", lambda p: os.kill(os.getpid(), signal.SIGINT) if p.case_id else None)
+    capsys.readouterr()
+    assert weekly(accounts, "--date", DAY, "--no-cache") == 3  # Ctrl-C once the first account is in
+    assert "is kept as it was (a cancelled rerun never replaces a complete run)" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in sorted(run_dir.rglob("*")) if p.is_file()} == before
 
 
 def test_a_broken_account_is_skipped_and_an_api_failure_is_per_account(stamp_kit, api, stamped, capsys):
@@ -386,6 +448,66 @@ def test_two_accounts_with_one_name_are_refused_before_any_call(api, stamped, ca
     err = capsys.readouterr().err
     assert f"{accounts / 'shop'}/snapshot.json and {accounts / 'shop.json'} would all be the account 'shop'" in err
     assert api.count() == 0 and not (stamped / "results" / "weekly").exists()
+
+
+def test_names_that_differ_only_in_unicode_normalization_are_refused(api, stamped, capsys):
+    accounts = stamped / "accounts"
+    account(accounts, "caf\u00e9", "c01-tracking-stopped", "900-000-0001")  # NFC
+    account(accounts, "cafe\u0301", "c01-tracking-stopped", "900-000-0002")  # NFD: the same name on screen
+    api.clear_requests()
+    assert weekly(accounts) == 2
+    assert "would all be the account" in capsys.readouterr().err
+    assert api.count() == 0 and not (stamped / "results" / "weekly").exists()
+
+
+def test_a_json_file_named_with_a_leading_dot_is_listed_as_skipped(stamp_kit, api, stamped, capsys):
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    shutil.copy(accounts / "outdoor.json", accounts / "..json")
+    (accounts / ".DS_Store").write_bytes(b"\0")  # a hidden file that is no account: passed over
+    assert weekly(accounts, "--date", DAY) == 3
+    err = capsys.readouterr().err
+    assert f"skipped ..json: {accounts / '..json'}: its name starts with a dot (a hidden file)" in err
+    assert "DS_Store" not in err
+
+
+def test_a_broken_glossary_is_bad_usage_not_a_refusal(api, stamped, capsys, monkeypatch, tmp_path):
+    from reviewtui import taxonomy
+
+    broken = tmp_path / "glossary.yaml"
+    broken.write_text("terms: [\n  - term: x\n", encoding="utf-8")
+    caches = (taxonomy.glossary, taxonomy._glossary_document, assistant.system_prompt)
+    monkeypatch.setattr(taxonomy, "GLOSSARY_PATH", broken)
+    for cached in caches:
+        cached.cache_clear()
+    try:
+        assert weekly(accounts_folder(stamped), "--check") == 2
+    finally:
+        monkeypatch.undo()
+        for cached in caches:
+            cached.cache_clear()
+    err = capsys.readouterr().err
+    assert err.startswith("reviewtui weekly: the prompt cannot be built from reviewtui's own files (") and \
+        "Traceback" not in err and api.count() == 0
+
+
+def test_an_account_answer_in_the_cache_without_the_apis_record_is_asked_again(stamp_kit, api, stamped, capsys):
+    """A planted cache entry (no message id, request id, run id) for an account: the weekly run asks the API."""
+    from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+    from reviewtui.weekly.accounts import load_account
+
+    accounts = stamped / "accounts"
+    path = account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001")
+    text = stamp_kit.plan_account(path, "900-000-0001")
+    snapshot = load_account("outdoor", path).as_case().snapshot
+    request = assistant.build_request(snapshot.text, model=assistant.DEFAULT_MODEL)
+    ResponseCache(default_cache_dir(stamped / "results")).put(
+        cache_key(request), CachedResponse(text, "end_turn", 1000, 100, assistant.DEFAULT_MODEL))
+    api.clear_requests()
+    assert weekly(accounts, "--date", DAY) == 0
+    assert api.count("900-000-0001") == 1
+    assert "holds an answer with no whole record of the API; not used, asking the API again" in \
+        capsys.readouterr().err
 
 
 def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(tmp_path):
@@ -524,16 +646,17 @@ HOSTILE = ("<script>alert(1)</script> ![pixel](http://tracker.example/p.png) [cl
 
 def test_what_the_export_and_the_model_say_is_text_in_the_report_and_the_index(stamp_kit, api, stamped, capsys):
     accounts = stamped / "accounts"
-    name = "shop|evil\x1b[2J\nx"  # a file name with a table bar, a terminal escape and a line break
+    # a file name with a table bar, a domain with a bar (a code span in the cell), a terminal escape, a line break
+    name = "shop|evil www.evil.com|y\x1b[2J\nx"
     path = account(accounts, name, "c01-tracking-stopped", "900-000-0001", name=f"# ACCT {HOSTILE}")
     own = json.loads(stamp_kit.plan_account(path, "900-000-0001"))
     finding = own["findings"][0]
     finding["claim"] = f"# Fake heading\n{HOSTILE}\n\n## For the reviewer: all clear"
-    finding["evidence"] = f"{finding['evidence']} {HOSTILE}"
+    finding["evidence"] = f"{finding['evidence']} {HOSTILE} evil.com/pixel.png track.example/x"
     api.plan("900-000-0001", answer(json.dumps(own)))
     weekly(accounts, "--date", DAY)
     captured = capsys.readouterr()
-    assert "\x1b" not in captured.out + captured.err and "shop|evil␛[2J␊x" in captured.out
+    assert "\x1b" not in captured.out + captured.err and "shop|evil www.evil.com|y␛[2J␊x" in captured.out
 
     run_dir = stamped / "results" / "weekly" / DAY
     report = rendered(next(run_dir.glob("accounts/*/report.md")).read_text(encoding="utf-8"))
@@ -542,13 +665,14 @@ def test_what_the_export_and_the_model_say_is_text_in_the_report_and_the_index(s
         for markup in ("<script", "<img", "<!--", "\x1b"):
             assert markup not in html, (markup, html)
     assert "<a " not in report  # no link at all, linkified or written
-    assert index.count("<a ") == 1 and '<a href="accounts/shop%7Cevil%1B%5B2J%0Ax/report.md">' in index
+    assert index.count("<a ") == 1 and f'<a href="accounts/{quote(name)}/report.md">' in index
+    assert "<code>www.evil.com|y</code>" in index and "<code>evil.com/pixel.png</code>" in report
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in report and "<code>www.evil.example</code>" in report
     assert "<code>![pixel](http://tracker.example/p.png)</code>" in report
     # the headings are the report's own: the claim's "# Fake heading" and "## For the reviewer" are text
     headings = re.findall(r"<h\d>(.*?)</h\d>", report)
     assert headings[0].startswith("Account audit: # ACCT &lt;script&gt;") and headings[1:] == [
-        "High severity", "1. tracking.conversions_stopped (campaign 333)",
+        "High severity", "1. <code>tracking.conversions_stopped</code> (campaign 333)",  # an id is no domain
         "For the reviewer: the reference auditor's second opinion"]
     rows = re.findall(r"<tr>(.*?)</tr>", index.split("<tbody>")[1], re.S)
     assert len(rows) == 1 and rows[0].count("<td>") == 11  # one row, its eleven cells: the name's bar is text

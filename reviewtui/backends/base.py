@@ -91,6 +91,9 @@ class Backend(abc.ABC):
     name: str = "?"
     model: str | None = None
     supports_batch: bool = False
+    # The run the backend answers for (runs/provenance.py ``new_run_id``), set by the run before it starts:
+    # a backend that records where its answers came from records it with each one.
+    run_id: str | None = None
 
     @abc.abstractmethod
     async def run(self, case: Case, *, repeat: int = 0) -> CaseOutput:

@@ -19,7 +19,10 @@ Options (``create_backend("claude", ...)``; ``None`` means the default):
 ``model`` (``claude-sonnet-5-5``), ``max_tokens`` (20000, thinking included), ``cache_dir``
 (no cache when None; the eval passes ``<results-dir>/.cache/responses``),
 ``use_cache`` (False: skip cache reads but still store), ``timeout``
-(seconds per attempt, 600), ``max_retries`` (SDK retries per case, 2).
+(seconds per attempt, 600), ``max_retries`` (SDK retries per case, 2),
+``sign_key`` (the stamp key: cache entries signed under it, unsigned ones not
+read), ``require_record`` (read from the cache only answers with the API's
+whole record, made at this endpoint: the weekly run's accounts).
 Concurrency is the runner's business; the SDK's connection pool is shared.
 """
 
@@ -34,7 +37,8 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
 from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, OutputError, build_request, parse_output
 from ..runs.cache import CachedResponse, ResponseCache, cache_key
-from ..runs.provenance import configured_base_url, configured_endpoint, endpoint_of, public_url, scrub_url_credentials
+from ..runs.provenance import (configured_base_url, configured_endpoint, endpoint_of, public_url, record_problem,
+                               scrub_url_credentials, text_sha256)
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
 from ..runs.throttle import AdaptiveLimit
@@ -84,6 +88,8 @@ class ClaudeBackend(Backend):
         use_cache: bool = True,
         timeout: float | None = None,
         max_retries: int | None = None,
+        sign_key: bytes | None = None,
+        require_record: bool = False,
     ) -> None:
         self.model: str = model or DEFAULT_MODEL
         self.max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
@@ -101,7 +107,8 @@ class ClaudeBackend(Backend):
             # Built by eval, the app and weekly (which has no --backend): the message names no flag.
             raise BackendUsageError(f"the claude backend needs {API_KEY_ENV} in the environment; set it and run again")
         self._api_key = api_key
-        self.cache = ResponseCache(cache_dir, read=use_cache) if cache_dir is not None else None
+        self.cache = ResponseCache(cache_dir, read=use_cache, key=sign_key) if cache_dir is not None else None
+        self.require_record = require_record
         self.api_calls = 0
         self.cache_hits = 0
         self.batches_created = 0
@@ -169,6 +176,8 @@ class ClaudeBackend(Backend):
         request = build_request(snapshot.text, model=self.model, max_tokens=self.max_tokens)
         key = cache_key(request, repeat)
         hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None and self.require_record:
+            hit = self._with_whole_record(key, hit)
         if hit is None:
             return Prepared(key, request, None)
         self.cache_hits += 1
@@ -176,6 +185,19 @@ class ClaudeBackend(Backend):
                             stop_reason=hit.stop_reason, cached=True, model=hit.model,
                             provenance=dict(hit.provenance) if hit.provenance is not None else None)
         return Prepared(key, request, output)
+
+    def _with_whole_record(self, key: str, hit: CachedResponse) -> CachedResponse | None:
+        """``hit`` when it carries the API's whole record of it, made at this endpoint; else None (asked again)."""
+        assert self.cache is not None
+        problem = record_problem(hit.provenance, hit.text)
+        asked = (hit.provenance or {}).get("endpoint")
+        if problem is None and asked == self.endpoint:
+            return hit
+        why = {"record": "no whole record of the API", "ids": "ids not of the API's shape",
+               "text": "a text that is not the one received"}.get(problem or "", f"answered at {asked}")
+        self.cache.warn(f"cache file {self.cache.path_for(key)} holds an answer with {why}; not used, asking the "
+                        "API again")
+        return None
 
     def plan(self, cases: Sequence[Case], repeats: int) -> int:
         """Prepare every (case, repeat) of a run now, before its first request; how many need a request.
@@ -225,6 +247,8 @@ class ClaudeBackend(Backend):
             return CaseOutput(case.case_id, None, error=self._redact(self._describe_error(exc)), model=self.model)
 
         output = self._case_output(case.case_id, message, request_id=getattr(message, "_request_id", None))
+        if output.provenance is not None:  # now, not in the cache write's thread: the run records the output at once
+            output.provenance["request_sha256"] = prepared.key
         self._remember_in_background(prepared.key, output)
         return output
 
@@ -334,7 +358,8 @@ class ClaudeBackend(Backend):
         """Turn a Message into the case's output: the text block's JSON, or why there is none.
 
         The output keeps the API's record of it: the message id, the request id of a direct call
-        or the batch of a batched one, and the endpoint (``remember`` adds the request it answers).
+        or the batch of a batched one, the endpoint, the SHA-256 of the text as it came back and the
+        run that got it (``remember`` adds the request it answers).
         """
         usage = message.usage
         # The API counts plain input apart from prompt-cache writes and reads; input_tokens
@@ -369,7 +394,8 @@ class ClaudeBackend(Backend):
             cache_creation_input_tokens=cache_write,
             cache_read_input_tokens=cache_read,
             provenance={"message_id": getattr(message, "id", None), "request_id": request_id, "batch_id": batch_id,
-                        "endpoint": self.endpoint},
+                        "endpoint": self.endpoint, "text_sha256": text_sha256(text) if text is not None else None,
+                        "run_id": self.run_id},
         )
 
     def _describe_error(self, exc: Exception) -> str:

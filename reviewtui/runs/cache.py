@@ -10,8 +10,13 @@ Only successful responses whose text is JSON of the output schema are
 stored (a truncated, refused or unparseable answer, or an API error, is
 asked again next time). Each entry keeps the API's record of the answer
 (``provenance.py``: message id, request id, endpoint, the request it
-answers); an entry whose record names another request than its key is
-corrupt. Each entry is one JSON file
+answers, the SHA-256 of its text as received, the run that got it); an
+entry whose record names another request than its key, or whose text is not
+the text its record was made of (edited since), is corrupt and asked again.
+With a stamp key (``--stamp-key``, ``runs/signature.py``) every entry
+written carries an HMAC of its key and response under that key, and an entry
+without a valid one is not used: an edited entry cannot feed a signed stamp.
+Each entry is one JSON file
 ``<directory>/<key>.json`` written atomically, so an interrupted run never
 leaves half an entry. A file that cannot be read back (corrupt, hand-edited,
 another format) is reported on stderr, ignored and overwritten by the next
@@ -32,7 +37,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..caseset.atomic import atomic_write_text
-from .provenance import is_provenance
+from .provenance import is_provenance, text_sha256
+from .signature import cache_entry_mac
 
 CACHE_FORMAT = 1
 
@@ -91,7 +97,8 @@ class ResponseCache:
 
     Storing on ``--no-cache`` keeps the freshest answer for the next run, so a
     ``--no-cache`` run interrupted by Ctrl-C can be resumed without the flag
-    and pays for nothing twice.
+    and pays for nothing twice. ``key``: the stamp key; entries are signed
+    under it, and an entry not signed under it is not read.
     """
 
     def __init__(
@@ -100,10 +107,16 @@ class ResponseCache:
         *,
         read: bool = True,
         warn: Callable[[str], None] = _warn_on_stderr,
+        key: bytes | None = None,
     ) -> None:
         self.directory = Path(directory)
         self.read = read
         self._warn = warn
+        self.key = key
+        self.unsigned = 0  # entries passed over for want of a signature under the key
+
+    def warn(self, message: str) -> None:
+        self._warn(message)
 
     def path_for(self, key: str) -> Path:
         return self.directory / f"{key}.json"
@@ -132,19 +145,30 @@ class ResponseCache:
             answers = (response.provenance or {}).get("request_sha256")
             if answers not in (None, key):
                 raise ValueError(f"its answer is to another request ({str(answers)[:12]}...)")
-            return response
+            received = (response.provenance or {}).get("text_sha256")
+            if received is not None and received != text_sha256(response.text):
+                raise ValueError("its text is not the text the API returned: the SHA-256 recorded on receipt differs")
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             self._warn(f"ignoring corrupt cache file {path} ({exc}); it will be overwritten")
             return None
+        if self.key is not None and entry.get("signature") != cache_entry_mac(self.key, key, entry.get("response")):
+            if not self.unsigned:
+                self._warn(f"cache file {path} is not signed under the stamp key (an entry made without the key, "
+                           "or edited): entries like it are not used; asking the API again")
+            self.unsigned += 1
+            return None
+        return response
 
     def put(self, key: str, response: CachedResponse) -> None:
         """Store a successful response atomically. A failed write warns and is otherwise harmless."""
-        entry = {
+        entry: dict[str, Any] = {
             "format": CACHE_FORMAT,
             "key": key,
             "stored_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "response": asdict(response),
         }
+        if self.key is not None:
+            entry["signature"] = cache_entry_mac(self.key, key, entry["response"])
         path = self.path_for(key)
         try:
             atomic_write_text(path, json.dumps(entry, indent=2, ensure_ascii=False) + "\n")

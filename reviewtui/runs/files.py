@@ -56,12 +56,13 @@ _SUMMARY = {"cases": Optional_(int), "scored": Optional_(int), "mean_recall": _N
             **{k: Optional_([{"case_id": Required(str), "reason": _TEXT}]) for k in ("unparseable_cases", "error_cases")}}
 MANIFEST_SHAPE = {
     **{k: _TEXT for k in ("prompt_version", "prompt_sha256", "backend", "model", "cases_dir", "case_set_hash",
-                          "figures", "started_at", "finished_at", "status", "rescored_at")},
+                          "figures", "started_at", "finished_at", "status", "rescored_at", "run_id")},
     "backend_details": Optional_(dict), "thresholds": Optional_({"min_mean_recall": _NUMBER,
                                                                   "max_fabrications": _NUMBER}),
     "concurrency": Optional_(int), "repeats": Optional_(int), "summary": Optional_(_SUMMARY),
     "gate": Optional_({"passed": Optional_(bool), "reasons": Optional_([str])}),
     "missed_by_kind": Optional_(dict), "miss_pattern": Optional_(dict), "case_ids": Optional_([str]),
+    "answers": Optional_(dict),
     "usage": Optional_({k: _NUMBER for k in ("input_tokens", "output_tokens", "cost_usd", "cached")}),
 }
 

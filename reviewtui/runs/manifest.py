@@ -1,7 +1,7 @@
 """The run manifest, ``R/V/manifest.json``: built from the records, written, read back, and the prompt guard.
 
 It records what ran (prompt version and hash, backend, model, case-set hash,
-thresholds) and how it went (status, summary, gate verdict and reasons,
+thresholds, the run's id) and how it went (status, summary, gate verdict and reasons,
 missed ids by kind, the run's statistics, token usage and cost). The summary
 text is a pure function of it (``summary.format_summary``), so a stored run
 prints the summary it printed when it ran.
@@ -15,6 +15,7 @@ from typing import Any
 from ..caseset.atomic import atomic_write_text
 from .files import MANIFEST_SHAPE, ResultsError, RunPaths, json_text, now_iso, read_result_json
 from .gate import THRESHOLDS, gate_verdict, miss_pattern, missed_by_kind, summarize
+from .provenance import listed_answer
 from .records import CaseRecord
 from .run_stats import run_statistics
 
@@ -69,4 +70,7 @@ def build_manifest(header: dict[str, Any], records: list[CaseRecord], *, status:
         **run_statistics(records, thresholds),
         "usage": usage,
         "case_ids": sorted(r.case_id for r in records),
+        # Per case, each answer scored as the API recorded it (message id, text hash, the run that got it).
+        "answers": {r.case_id: [listed_answer(o.provenance) for o in r.outputs]
+                    for r in sorted(records, key=lambda r: r.case_id) if any(o.provenance for o in r.outputs)},
     }

@@ -7,6 +7,7 @@ the manifest are written, then the folder is swapped in (``finish``).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 from ..backends.base import CaseOutput
@@ -37,9 +38,9 @@ class RunRecorder:
     """
 
     def __init__(self, paths: RunPaths, header: dict[str, Any], cases: list[Case], *, figures: str,
-                 repeats: int = 1) -> None:
+                 repeats: int = 1, top: Path | None = None) -> None:
         self.paths = paths
-        self.folder = RunFolder(paths)
+        self.folder = RunFolder(paths, top=top)
         self.work = self.folder.work
         self.header = header
         self.cases = {c.case_id: c for c in cases}

@@ -152,6 +152,7 @@ class RunSettings:
     batch_poll: float = DEFAULT_POLL_SECONDS
     batch_timeout: float = DEFAULT_TIMEOUT_SECONDS
     stamp_key: Path | None = None  # sign the record under this key (runs/signature.py); else REVIEWTUI_STAMP_KEY's
+    replace_stamp: bool = False  # a run of another case set may replace the record made on the project's cases
 
     def __post_init__(self) -> None:
         for name in ("cases_dir", "results_dir", "replay_dir", "stamp_key"):

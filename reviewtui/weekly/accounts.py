@@ -1,8 +1,11 @@
 """The accounts of a weekly run: a folder with one snapshot per account.
 
 An account is either ``ACCOUNTS/<name>/snapshot.json`` or ``ACCOUNTS/<name>.json``
-(the snapshot format of docs/cases.md); two accounts with one name are refused
-before any call (``name_clashes``). Each is read and checked before
+(the snapshot format of docs/cases.md); two accounts with one name (letter
+case and Unicode normalization aside) are refused before any call
+(``name_clashes``). A hidden file or folder (its name starts with a dot) is
+passed over, except a ``.json`` file, which is listed as skipped: ``..json``
+would otherwise be an account with no visible name. Each is read and checked before
 anything is sent; one that fails is kept as a skipped account with its
 reason, so the rest still run and the index says which was skipped and why.
 
@@ -17,6 +20,7 @@ is not a snapshot.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -108,6 +112,9 @@ def load_accounts(folder: str | Path) -> list[Account]:
     accounts = []
     for child in sorted(folder.iterdir()):
         if child.name.startswith("."):
+            if child.suffix == ".json":
+                accounts.append(Account(child.name, child, None, f"{child}: its name starts with a dot (a hidden "
+                                        "file); rename it to <name>.json to run it"))
             continue
         if child.is_dir():
             snapshot = child / SNAPSHOT_FILE
@@ -118,13 +125,14 @@ def load_accounts(folder: str | Path) -> list[Account]:
 
 
 def name_clashes(accounts: list[Account]) -> list[str]:
-    """One line per name two accounts share (letter case aside: the report folders would be one on many disks).
+    """One line per name two accounts share (letter case and Unicode normalization aside: the report folders
+    would be one on many disks, and the names look the same).
 
     Each account's files, report and index row go by its name, so two accounts with one name
     (``shop.json`` and ``shop/snapshot.json``) would be paid for twice and reported once.
     """
     by_name: dict[str, list[Account]] = {}
     for account in accounts:
-        by_name.setdefault(account.name.casefold(), []).append(account)
+        by_name.setdefault(unicodedata.normalize("NFC", account.name).casefold(), []).append(account)
     return [f"{' and '.join(str(a.path) for a in same)} would all be the account {same[0].name!r}; rename all but one"
             for same in by_name.values() if len(same) > 1]

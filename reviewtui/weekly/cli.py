@@ -24,6 +24,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ruamel.yaml.error import YAMLError as RuamelYAMLError
+from yaml import YAMLError
+
 from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
@@ -59,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("accounts", metavar="ACCOUNTS",
                         help="a folder of account snapshots: <name>.json or <name>/snapshot.json each")
     parser.add_argument("--cases", default="cases", metavar="DIR",
-                        help="the case set the stamp must have been made on (default: ./cases)")
+                        help="the case set the stamp must have been made on: the project's, ./cases (any other "
+                        "folder is refused)")
     parser.add_argument("--results-dir", default="results", metavar="DIR",
                         help="where the stamp is read and the weekly run written (default: ./results)")
     parser.add_argument("--model", default=assistant.DEFAULT_MODEL,
@@ -116,14 +120,26 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
 
     Raises UsageError (a SettingsError naming the flag for a bad --max-tokens, --timeout or --max-retries).
     """
-    return RunSettings(backend="claude", results_dir=Path(args.results_dir), model=args.model,
-                       max_tokens=args.max_tokens, use_cache=not args.no_cache, timeout=args.timeout,
-                       max_retries=args.max_retries)
+    return RunSettings(backend="claude", cases_dir=Path(args.cases), results_dir=Path(args.results_dir),
+                       model=args.model, max_tokens=args.max_tokens, use_cache=not args.no_cache,
+                       timeout=args.timeout, max_retries=args.max_retries, stamp_key=key_path(args.stamp_key))
 
 
 def claude_backend(settings: RunSettings) -> Any:
-    """The Claude backend exactly as ``reviewtui eval`` builds it: same settings, client, cache and retries."""
-    return make_backend("claude", settings)
+    """The Claude backend as ``reviewtui eval`` builds it: same settings, client, cache and retries; it reads
+    from the response cache only answers with the API's whole record (and, with a stamp key, signed)."""
+    return make_backend("claude", settings, require_record=True)
+
+
+def prompt_problem(max_tokens: int) -> str | None:
+    """Why the prompt cannot be built from reviewtui's own files (a broken glossary.yaml or taxonomy.yaml), or
+    None: said as bad usage, not as a refusal (exit 1) or a traceback."""
+    try:
+        assistant.prompt_sha256(max_tokens)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, YAMLError, RuamelYAMLError) as exc:
+        return (f"the prompt cannot be built from reviewtui's own files ({type(exc).__name__}: {exc}); restore "
+                "reviewtui/glossary.yaml and reviewtui/taxonomy.yaml (git checkout reviewtui/) and run again")
+    return None
 
 
 def _say(text: str, stream: TextIO | None = None) -> None:
@@ -160,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"reviewtui weekly: {exc}")
         return EXIT_USAGE
 
+    problem = prompt_problem(args.max_tokens)
+    if problem:
+        _say(f"reviewtui weekly: {problem}")
+        return EXIT_USAGE
     check = check_stamp(args.results_dir, args.cases, model=args.model, max_tokens=args.max_tokens,
                         max_age_days=args.max_age, stamp_key=key)
     if not check.allowed:
@@ -201,10 +221,13 @@ def main(argv: list[str] | None = None) -> int:
         if account.problem:
             _say(f"skipped {account.name}: {account.problem}")
     paths = WeeklyPaths.choose(args.results_dir, args.date or today(), accounts_dir)
-    how = "as one Message Batch" if args.batch else f"with concurrency {args.concurrency}"
-    _say(f"running {sum(1 for a in accounts if not a.problem)} account(s) {how}; writing {paths.run_dir}")
+
+    def writing(folder: WeeklyPaths) -> None:
+        how = "as one Message Batch" if args.batch else f"with concurrency {args.concurrency}"
+        _say(f"running {sum(1 for a in accounts if not a.problem)} account(s) {how}; writing {folder.run_dir}")
+
     try:
-        run = asyncio.run(_run(accounts, backend, reference, paths, stamp, args))
+        run = asyncio.run(_run(accounts, backend, reference, paths, stamp, args, writing))
     except KeyboardInterrupt:
         _say("cancelled: what finished is kept; a rerun answers finished accounts from the cache")
         return EXIT_INCOMPLETE
@@ -214,8 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     except BatchStateError as exc:  # damaged since the check above
         _say(f"reviewtui weekly: {exc}")
         return EXIT_USAGE
+    except ResultsError as exc:  # a folder on the way is a link: nothing was written or sent
+        _say(f"reviewtui weekly: {exc}")
+        return EXIT_USAGE
     except OSError as exc:
         _say(f"reviewtui weekly: {write_error(RunPaths(Path(args.results_dir) / WEEKLY_DIR, paths.run_dir.name), exc)}")
+        return EXIT_INCOMPLETE
+    if run.kept_previous:
+        _say(f"cancelled: the complete run already in {run.paths.run_dir} is kept as it was (a cancelled rerun never "
+             "replaces a complete run); a rerun answers finished accounts from the cache")
         return EXIT_INCOMPLETE
     for name, result in run.results.items():
         flag = "" if result["status"] == READY else f": {result['reason']}"
@@ -226,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     return run.exit_code
 
 
-async def _run(accounts, backend, reference, paths, stamp, args):
+async def _run(accounts, backend, reference, paths, stamp, args, on_folder):
     """Ctrl-C stops new accounts (with --batch: the wait) and keeps those that finished, as in ``reviewtui eval``."""
     cancel = asyncio.Event()
     batch = WeeklyBatch(args.batch_poll, args.batch_timeout) if args.batch else None
@@ -235,7 +265,7 @@ async def _run(accounts, backend, reference, paths, stamp, args):
             return await run_weekly(accounts, backend, reference, paths=paths, stamp=stamp,
                                     figures=stamp.get("figures") or "derived", concurrency=args.concurrency,
                                     on_progress=_progress, cancel=cancel, accounts_dir=args.accounts,
-                                    batch=batch, on_note=_say)
+                                    batch=batch, on_note=_say, on_folder=on_folder)
     finally:
         await _close(backend, reference)
 

@@ -10,11 +10,15 @@ answers stored in ``results/<version>/cases/*.json`` it requires:
    the manifest's list;
 2. for every answer (every repeat): that it was obtained; the Claude API's
    record of it (``runs/provenance.py``: message id, request id or batch id,
-   endpoint, the request it answers); the run's endpoint; a model the API
-   reported as the run's; the snapshot bytes of the case as they are now; the
-   request the weekly run would send for that case now (the prompt text, the
-   snapshot, the model, ``max_tokens`` and the repeat: the response cache's
-   key); and message ids (and request ids) that no two answers share;
+   endpoint, the request it answers, the run that got it), its ids of the
+   API's shape; the run's endpoint; a model the API reported as the run's;
+   the snapshot bytes of the case as they are now; its text, the text whose
+   SHA-256 was recorded when it was received; the request the weekly run
+   would send for that case now (the prompt text, the snapshot, the model,
+   ``max_tokens`` and the repeat: the response cache's key); listed in the
+   manifest as the answer its run scored for that case (message id, text
+   hash, run id), so no answer of another run stands in; and message ids (and
+   request ids) that no two answers share;
 3. the answers scored again against the cases as they are now, with the
    gate's own thresholds: the gate must pass, and the figures the manifest
    reports (cases, mean recall and precision, fabrications, unparseable
@@ -25,8 +29,9 @@ The checks stop at the first step that fails: answers that are not the
 Claude API's are not scored.
 
 What this does not protect against: someone who edits reviewtui's code, or
-who writes case files with made-up ids in the right format and the right
-request hashes. The optional signature (``runs/signature.py``) covers the
+who rewrites the record consistently (an answer's text and its recorded
+hash, the manifest's list, the figures), or makes one up with ids of the
+right shape. The optional signature (``runs/signature.py``) covers the
 record's bytes for teams whose CI makes the stamp and whose scheduler runs
 the weekly job (docs/weekly.md).
 """
@@ -43,7 +48,7 @@ from ..caseset.cases import Case, CaseSet
 from ..runs.cache import cache_key
 from ..runs.files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS, gate_verdict, summarize
-from ..runs.provenance import snapshot_sha256
+from ..runs.provenance import listed_answer, record_problem, snapshot_sha256
 from ..runs.records import CaseRecord, read_case_record, score_record
 
 SHOWN = 3  # cases named in a reason before "and N more"
@@ -62,6 +67,9 @@ def rederive(manifest: dict[str, Any], paths: RunPaths, case_set: CaseSet, *, ma
     """The reasons the stored answers of ``paths`` do not bear out ``manifest``; empty when they do."""
     version = paths.version
     cases = {case.case_id: case for case in case_set.cases}
+    if not manifest.get("run_id") or not isinstance(manifest.get("answers"), dict):
+        return [f"the manifest of {version} records no run id or no list of the answers its run scored (a record "
+                f"made before reviewtui kept them, or edited); rerun the eval"]
     listed = manifest.get("case_ids")
     if isinstance(listed, list) and set(listed) != set(cases):
         extra, absent = set(listed) - set(cases), set(cases) - set(listed)
@@ -101,6 +109,7 @@ def answer_problems(manifest: dict[str, Any], records: dict[str, CaseRecord], ca
     model = str(manifest.get("model"))
     endpoint = (manifest.get("backend_details") or {}).get("endpoint")
     repeats = manifest.get("repeats") or 1
+    scored = manifest.get("answers") or {}
     found: dict[str, list[str]] = {}
     message_ids: Counter[str] = Counter()
     request_ids: Counter[str] = Counter()
@@ -121,6 +130,8 @@ def answer_problems(manifest: dict[str, Any], records: dict[str, CaseRecord], ca
                 requests = requests or _request_keys(case, model=model, max_tokens=max_tokens, repeats=repeats)
                 if (output.provenance or {}).get("request_sha256") != requests[repeat]:
                     kind = "request"
+            if kind is None and not _listed(scored.get(case_id), repeat, output):
+                kind = "unlisted"
             if kind is not None:
                 flag(kind, case_id)
                 break
@@ -138,14 +149,21 @@ def answer_problems(manifest: dict[str, Any], records: dict[str, CaseRecord], ca
     what = {
         "repeats": f"hold another number of answers than the run's {repeats} repeat(s)",
         "error": "hold an answer that could not be obtained (an error), so the run was not complete",
-        "provenance": "hold answers the Claude backend did not record: no message id, request id and endpoint from "
-                      "the API (another backend's results, or a response cache written without them)",
+        "record": "hold answers the Claude backend did not record: no message id, request id, endpoint and run id "
+                  "from the API (another backend's results, a response cache written without them, or a record "
+                  "made before reviewtui kept them)",
+        "ids": "hold ids that are not of the API's shape (msg_, req_ or msgbatch_ followed by letters and digits): "
+               "ids the API did not give",
+        "text": "hold answer text that is not the text the API returned (its SHA-256, recorded when it was received, "
+                "differs or is missing): edited since",
         "endpoint": f"were answered at another endpoint than the run's ({endpoint})",
         "model": f"were answered by another model than the run's {model}, as the API reported it",
         "snapshot": "were answered for other snapshot bytes than the case has now",
         "request": "were answered to another request than the weekly run sends for them now (prompt text, model, "
                    "--max-tokens or snapshot)",
         "shared": "share a message id or request id with another answer: each call to the API has its own",
+        "unlisted": "hold answers the manifest does not list as the ones its run scored (message id, text hash, "
+                    "run id): answers of another run",
     }
     return [f"{len(set(ids))} case(s) ({named(ids)}) {what[kind]}" for kind, ids in found.items()]
 
@@ -157,20 +175,24 @@ def _request_keys(case: Case, *, model: str, max_tokens: int, repeats: int) -> d
     return {repeat: cache_key(request, repeat) for repeat in range(repeats)}
 
 
+def _listed(entries: Any, repeat: int, output: CaseOutput) -> bool:
+    """Whether the manifest's list of the answers its run scored for the case holds this one at ``repeat``."""
+    return isinstance(entries, list) and repeat < len(entries) and entries[repeat] == listed_answer(output.provenance)
+
+
 def _answer_problem(output: CaseOutput, *, model: str, endpoint: Any, snapshot: str) -> str | None:
     if not output.obtained:
         return "error"
-    provenance = output.provenance or {}
-    if not (provenance.get("message_id") and (provenance.get("request_id") or provenance.get("batch_id"))
-            and provenance.get("endpoint") and provenance.get("request_sha256")):
-        return "provenance"
-    if provenance.get("endpoint") != endpoint:
+    record = record_problem(output.provenance, output.raw_text)
+    if record in ("record", "ids"):
+        return record
+    if (output.provenance or {}).get("endpoint") != endpoint:
         return "endpoint"
     if not _expected_model(output.model, model):
         return "model"
     if output.snapshot_sha256 != snapshot:
         return "snapshot"
-    return None
+    return record  # "text", or None
 
 
 def verdict_problems(manifest: dict[str, Any], records: dict[str, CaseRecord], cases: dict[str, Case],

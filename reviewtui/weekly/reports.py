@@ -19,7 +19,7 @@ from typing import Any
 from ..caseset.atomic import staged_write_text
 from ..backends.base import CaseOutput
 from ..scoring.declared import how_computed_notes
-from .markdown_text import md_link_target, md_text
+from .markdown_text import md_cell, md_link_target, md_text
 from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 
 SEVERITY_ORDER = ("high", "medium", "low")
@@ -150,10 +150,11 @@ def index_csv(results: dict[str, dict[str, Any]]) -> str:
 def stamp_words(stamp: dict[str, Any]) -> str:
     """The stamp a run went behind, in words: prompt, model, the case set's size and hash, when it was cleared."""
     cases = stamp.get("cases")
+    where = f", {stamp['cases_dir']}" if stamp.get("cases_dir") else ""
     return (f"prompt {stamp.get('prompt_version')} (sha256 {str(stamp.get('prompt_sha256'))[:12]}), model "
             f"{stamp.get('model')}, cleared by the run of {stamp.get('finished_at')} on "
             f"{cases if cases is not None else 'an unrecorded number of'} cases (case set "
-            f"{str(stamp.get('case_set_hash'))[:12]})")
+            f"{str(stamp.get('case_set_hash'))[:12]}{where})")
 
 
 def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> str:
@@ -170,8 +171,8 @@ def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manif
               "assistant only | reason |", "|" + "---|" * 11]
     for result in results.values():
         row = index_row(result)
-        link = f"[{md_text(row['account'])}]({md_link_target(row['report'])})"
-        lines.append("| " + " | ".join([link, *(md_text(v) for v in (
+        link = f"[{md_cell(row['account'])}]({md_link_target(row['report'])})"
+        lines.append("| " + " | ".join([link, *(md_cell(v) for v in (
             row["status"], row["findings"], row["high"], row["medium"], row["low"], row["figures"],
             row["ungrounded"], row["auditor_only"], row["assistant_only"], row["reason"]))]) + " |")
     return "\n".join(lines) + "\n"

@@ -17,10 +17,15 @@ as soon as it finishes) and takes the place of ``results/weekly/<name>/``
 only when it ends (``runs/run_folder.StagedFolder``): a run killed or
 failing midway leaves the previous folder as it was, and a second run on the
 same folder at the same time is refused. ``<name>`` is the day, or
-``<day>-2``, ``<day>-3``... when that day's folder holds a run of another
-accounts folder: two runs of one day never replace each other, while a rerun
-of the same accounts folder replaces its own (answered from the response
-cache), keeping the reviewed marks of the reports that did not change.
+``<day>-2``, ``<day>-3``... when that day's folder holds (or is being
+written by) a run of another accounts folder: the folder is chosen under its
+lock (``claim_folder``), so two runs of one day never replace each other,
+even when started together. A rerun of the same accounts folder replaces its
+own (answered from the response cache), except that a cancelled rerun never
+replaces a complete run (the complete one stays, the rerun's answers are in
+the cache), and an account the rerun does not produce (its file removed, or
+not run) keeps its previous report, marked as carried over. Reviewed marks
+stay with every report that did not change.
 
 With ``batch`` (``reviewtui weekly --batch``) the accounts go as one Message
 Batch (``runs/batch.py``, the eval's own path) instead of one request each:
@@ -49,9 +54,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime, UTC
+from datetime import date, datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any, Callable
 
@@ -62,7 +68,8 @@ from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, run_batch
 from ..runs.files import now_iso
-from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, StagedFolder
+from ..runs.provenance import new_run_id
+from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, RunLockedError, StagedFolder
 from ..runs.runner import Progress, RunOutcome, run_cases
 from ..runs.usage import usage_of
 from ..scoring.score import GROUNDED, figure_status, score_case
@@ -159,18 +166,75 @@ def _batch_lock(state: Path) -> FolderLock:
     return FolderLock(state.with_suffix(".lock"), "weekly batch run")
 
 
+_RUN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})(?:-(\d+))?")
+
+
+def _same_accounts(paths: WeeklyPaths, source: str) -> bool:
+    """Whether the folder at ``paths`` is free, or holds a run of the accounts folder ``source``."""
+    if not (paths.run_dir.exists() or paths.run_dir.is_symlink()):
+        return True
+    try:
+        return bool(read_json(paths.manifest).get("accounts_dir") == source)
+    except (OSError, ValueError, AttributeError):
+        return False  # unreadable: not ours to replace
+
+
+def claim_folder(paths: WeeklyPaths, accounts_dir: str | Path | None) -> tuple[WeeklyPaths, StagedFolder]:
+    """The folder a run of ``accounts_dir`` writes, its lock held: ``paths``, or the next ``<day>-N`` when that one
+    holds or is being written by a run of another accounts folder (looked at again once the lock is held, so two
+    runs started together never take one folder). Without ``accounts_dir``, ``paths`` itself.
+
+    Raises RunLockedError when a run of the same accounts folder writes it now, LinkedFolderError when a folder on
+    the way is a link.
+    """
+    root = paths.run_dir.parent
+    source = str(Path(accounts_dir).resolve()) if accounts_dir is not None else None
+    named = _RUN_NAME.fullmatch(paths.run_dir.name)
+    first = int(named.group(2) or 1) if named else 1
+    for n in range(first, 1000) if named and source is not None else [first]:
+        candidate = paths if not named or n == first else WeeklyPaths(root / f"{named.group(1)}-{n}")
+        if source is not None and not _same_accounts(candidate, source):
+            continue
+        staged = StagedFolder(candidate.run_dir, root / WORK_DIR, f"weekly run {candidate.run_dir.name}",
+                              top=root.parent, owner=source)
+        try:
+            staged.acquire(f"cannot write the weekly run {candidate.run_dir}")
+        except RunLockedError as exc:
+            if source is None or exc.owner in (None, source):
+                raise
+            continue  # another accounts folder's run is writing it: the next one
+        if source is not None and not _same_accounts(candidate, source):
+            staged.release()  # taken while we looked: the next one
+            continue
+        return candidate, staged
+    raise ValueError(f"{root}: a thousand weekly runs on {paths.run_dir.name} already; move some away")
+
+
 def today() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
-def run_day(text: str) -> str:
-    """``--date``: a real calendar date written YYYY-MM-DD (so the folder stays inside results/weekly); ValueError."""
+# How far ahead of today (UTC) --date may be: the day is somewhere's today, or a run planned for the coming days.
+MAX_DAYS_AHEAD = 31
+EARLIEST_DAY = date(2000, 1, 1)  # before any ad platform's export: a typo
+
+
+def run_day(text: str, now: date | None = None) -> str:
+    """``--date``: a real calendar date written YYYY-MM-DD (so the folder stays inside results/weekly), at most
+    ``MAX_DAYS_AHEAD`` days after today (a folder dated 9999 would sort first forever) and not before
+    ``EARLIEST_DAY``; ValueError."""
     try:
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             raise ValueError
-        return date.fromisoformat(text).isoformat()
+        day = date.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{text!r} is not a date written YYYY-MM-DD") from None
+    latest = (now or datetime.now(UTC).date()) + timedelta(days=MAX_DAYS_AHEAD)
+    if day > latest:
+        raise ValueError(f"{text} is more than {MAX_DAYS_AHEAD} days after today (at most {latest.isoformat()})")
+    if day < EARLIEST_DAY:
+        raise ValueError(f"{text} is before {EARLIEST_DAY.isoformat()}: not a day a weekly run was made")
+    return day.isoformat()
 
 
 # --------------------------------------------------------------------------
@@ -287,6 +351,7 @@ class WeeklyRun:
     paths: WeeklyPaths
     manifest: dict[str, Any]
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    kept_previous: bool = False  # cancelled over a complete run of the same accounts: that one was kept instead
 
     @property
     def exit_code(self) -> int:
@@ -303,35 +368,45 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
                      on_progress: Callable[[Progress], None] | None = None,
                      on_account: Callable[[dict[str, Any]], None] | None = None,
                      cancel: asyncio.Event | None = None, accounts_dir: str | Path | None = None,
-                     batch: WeeklyBatch | None = None, on_note: Callable[[str], None] | None = None) -> WeeklyRun:
-    """Run every readable account; write each as it lands, the index at the end, then take ``paths``' place.
+                     batch: WeeklyBatch | None = None, on_note: Callable[[str], None] | None = None,
+                     on_folder: Callable[[WeeklyPaths], None] | None = None) -> WeeklyRun:
+    """Run every readable account; write each as it lands, the index at the end, then take the folder's place.
 
-    With ``batch``, the accounts not answered from the response cache go as one Message Batch
-    (resumed, not sent again, when a batch already holds them); ``on_note`` hears what the wait says.
-    The caller owns both backends and closes them. Raises RunLockedError when another run writes
-    ``paths`` now (or, with ``batch``, another weekly batch run is under way), BatchStateError for a
-    damaged batch state file, and OSError when the run's files cannot be written (``paths`` is left as
-    it was).
+    The folder is ``paths``, or with ``accounts_dir`` the one ``claim_folder`` takes from there
+    (``on_folder`` hears which, before the first request). With ``batch``, the accounts not answered
+    from the response cache go as one Message Batch (resumed, not sent again, when a batch already
+    holds them); ``on_note`` hears what the wait says. The caller owns both backends and closes them.
+    Raises RunLockedError when another run of the same accounts writes the folder now (or, with
+    ``batch``, another weekly batch run is under way), LinkedFolderError when a folder on the way is a
+    link, BatchStateError for a damaged batch state file, and OSError when the run's files cannot be
+    written (the folder is left as it was).
     """
     from .reports import write_account_files, write_index  # reports reads the run's constants
 
-    staged = StagedFolder(paths.run_dir, paths.run_dir.parent / WORK_DIR, f"weekly run {paths.run_dir.name}")
+    paths, staged = claim_folder(paths, accounts_dir)
     state = batch_state_path(paths.run_dir.parent.parent) if batch is not None else None
     batch_lock = _batch_lock(state) if state is not None else None
-    staged.acquire(f"cannot write the weekly run {paths.run_dir}")
     try:
         if batch_lock is not None and state is not None:
             batch_lock.acquire("cannot send or collect the weekly batch")
             BatchState.load(state).forget_collected(time.time() - FORGET_COLLECTED_DAYS * 86400)
+        previous = _previous_run(paths, accounts_dir)
+        if on_folder is not None:
+            on_folder(paths)
         staged.start()
         work = WeeklyPaths(staged.work)
         run = await _run_accounts(accounts, backend, reference, work=work, stamp=stamp, figures=figures,
                                   concurrency=concurrency, on_progress=on_progress, on_account=on_account,
                                   cancel=cancel, accounts_dir=accounts_dir, write_account_files=write_account_files,
-                                  write_index=write_index, batch=batch, batch_state=state, on_note=on_note)
-        _carry_reviewed(paths, work)
-        sync_tree(staged.work)  # written plainly as the accounts finished: durable now, before it is the run
-        staged.swap_in()
+                                  write_index=write_index, batch=batch, batch_state=state, on_note=on_note,
+                                  previous=previous)
+        if run.manifest["status"] != "complete" and previous is not None and previous["status"] == "complete":
+            staged.discard()  # a cancelled rerun never replaces a complete run
+            run.kept_previous = True
+        else:
+            _carry_reviewed(paths, work)
+            sync_tree(staged.work)  # written plainly as the accounts finished: durable now, before it is the run
+            staged.swap_in()
     finally:
         if batch_lock is not None:
             batch_lock.release()
@@ -340,14 +415,59 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
     return run
 
 
+def _previous_run(paths: WeeklyPaths, accounts_dir: str | Path | None) -> dict[str, Any] | None:
+    """The run the new one replaces (a run of the same accounts folder in its folder): status, start, results.
+
+    A link in its place is no run of ours: it is removed as the link, nothing is read through it."""
+    if accounts_dir is None or paths.run_dir.is_symlink() or not paths.manifest.is_file():
+        return None
+    try:
+        manifest = read_json(paths.manifest)
+        if manifest.get("accounts_dir") != str(Path(accounts_dir).resolve()):
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    results = {}
+    for path in sorted(paths.run_dir.glob("accounts/*/findings.json")):
+        try:
+            data = read_json(path)
+            if isinstance(data, dict) and data.get("account") == path.parent.name and data.get("status") in STATUSES:
+                results[path.parent.name] = data
+        except (OSError, ValueError):
+            continue  # unreadable: nothing to carry
+    return {"paths": paths, "status": manifest.get("status"), "started_at": manifest.get("started_at"),
+            "results": results}
+
+
+def _carry_previous(previous: dict[str, Any], work: WeeklyPaths, results: dict[str, dict[str, Any]]) -> None:
+    """The previous run's accounts this run did not produce (not in it, or not run): their files and rows, kept."""
+    old_paths: WeeklyPaths = previous["paths"]
+    for name, old in previous["results"].items():
+        new = results.get(name)
+        if old["status"] == NOT_RUN or (new is not None and new["status"] != NOT_RUN):
+            continue
+        target = work.account_dir(name)
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        for source in old_paths.account_dir(name).iterdir():
+            if source.is_file() and not source.is_symlink():
+                shutil.copyfile(source, target / source.name)
+        note = f"kept from the run started {previous['started_at']}: this run did not produce it"
+        results[name] = {**old, "carried_from": previous["started_at"],
+                         "reason": f"{note}; {old['reason']}" if old.get("reason") else note}
+        atomic_write_text(work.findings(name), _json_text(results[name]))
+
+
 async def _run_accounts(accounts: list[Account], backend: Backend, reference: Backend | None, *, work: WeeklyPaths,
                         stamp: dict[str, Any], figures: str, concurrency: int,
                         on_progress: Callable[[Progress], None] | None,
                         on_account: Callable[[dict[str, Any]], None] | None, cancel: asyncio.Event | None,
                         accounts_dir: str | Path | None, write_account_files: Callable[..., None],
                         write_index: Callable[..., None], batch: WeeklyBatch | None = None,
-                        batch_state: Path | None = None, on_note: Callable[[str], None] | None = None) -> WeeklyRun:
-    header = {"kind": "weekly", "started_at": now_iso(), "stamp": stamp, "figures": figures,
+                        batch_state: Path | None = None, on_note: Callable[[str], None] | None = None,
+                        previous: dict[str, Any] | None = None) -> WeeklyRun:
+    backend.run_id = new_run_id()  # recorded with every answer this run gets from the API
+    header = {"kind": "weekly", "run_id": backend.run_id, "started_at": now_iso(), "stamp": stamp, "figures": figures,
               "accounts_dir": str(Path(accounts_dir).resolve()) if accounts_dir is not None else None,
               "backend": backend.name, "backend_details": backend.describe(), "concurrency": concurrency,
               "batch": batch is not None, "reference": reference.describe() if reference is not None else None}
@@ -383,12 +503,15 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
         for case in runnable:
             if case.case_id not in run.results:
                 run.results[case.case_id] = skipped_result(by_name[case.case_id], NOT_RUN, unfinished)
+        if previous is not None:
+            _carry_previous(previous, work, run.results)
         run.results = dict(sorted(run.results.items()))
         run.manifest = {**header, "backend_details": backend.describe(), "finished_at": now_iso(), "status": status,
                         **({"batches": sorted(batches), "batch_state": str(batch_state)} if batch is not None else {}),
                         "usage": usage_of(outcome.progress if outcome is not None else None),
                         "counts": counts(run.results),
-                        "accounts": [{k: r[k] for k in ("account", "status", "reason")} for r in run.results.values()]}
+                        "accounts": [{k: r[k] for k in ("account", "status", "reason", "carried_from") if k in r}
+                                     for r in run.results.values()]}
         staged_write_text(work.manifest, _json_text(run.manifest))
         write_index(work, run.results, run.manifest)
 

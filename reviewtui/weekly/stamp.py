@@ -9,16 +9,19 @@ them):
 - the manifest exists and reads;
 - it was written by the claude backend;
 - the run is complete and passed the gate;
-- with thresholds no looser than the defaults;
-- made with the prompt text there is now (its SHA-256);
-- on the project's case set as it is now: the cases folder passes every check
-  ``reviewtui check`` makes, with the planned mix enforced whatever folder it
-  is (a one-case folder cannot stand in for the fifty), and its hash is the
-  run's;
-- with the model the weekly run will use, at the endpoint it will send to;
+- with thresholds no looser than the defaults, and a figures mode there is;
+- made by the current prompt version, with the prompt text there is now (its SHA-256);
+- on the project's case set as it is now: the cases folder is the project's
+  (``cases/`` in the working folder, ``paths.project_cases_dir``: a copy with
+  loosened expectations is not), it passes every check ``reviewtui check``
+  makes, with the planned mix enforced (a one-case folder cannot stand in for
+  the fifty), and its hash is the run's;
+- with the model the weekly run will use, at the endpoint it will send to
+  (scheme, host, port and path);
 - finished at a time that is not in the future, and, with ``max_age_days``,
   no longer ago than that;
-- with a stamp key, signed under it (``runs/signature.py``).
+- with a stamp key, signed under it (``runs/signature.py``); without one, not
+  signed (a signed record is checked with its key or not at all).
 
 When all of that holds, the manifest is still only a file: the verdict is
 derived again from the stored answers (``rederive.py``) and any difference
@@ -39,7 +42,9 @@ from ..runs.files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS
 from ..runs.manifest import read_manifest
 from ..runs.provenance import configured_endpoint
-from ..runs.signature import signature_problem
+from ..runs.signature import KEY_ENV, SIGNATURE_FILE, signature_problem
+from ..paths import is_project_cases, project_cases_dir
+from ..scoring.grounding import FIGURE_MODES
 from .rederive import rederive
 
 EVAL_HINT = "run `reviewtui eval --backend claude`"
@@ -56,6 +61,7 @@ class StampCheck:
     reasons: list[str] = field(default_factory=list)
     case_set_hash: str | None = None
     cases: int | None = None  # cases in the case set the stamp was checked against
+    cases_dir: str | None = None  # that case set's folder (the project's)
 
     @property
     def allowed(self) -> bool:
@@ -67,6 +73,7 @@ class StampCheck:
         keys = ("prompt_version", "prompt_sha256", "backend", "model", "case_set_hash", "figures", "thresholds",
                 "status", "gate", "started_at", "finished_at")
         return {"manifest": str(self.manifest_path), **{k: m.get(k) for k in keys}, "cases": self.cases,
+                "cases_dir": self.cases_dir, "run_id": m.get("run_id"),
                 "endpoint": (m.get("backend_details") or {}).get("endpoint")}
 
 
@@ -141,9 +148,13 @@ def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, m
         return check
     check.manifest = manifest
 
-    signature = signature_problem(paths.run_dir, stamp_key) if stamp_key is not None else None
-    if signature:
-        reasons.append(signature)
+    if stamp_key is not None:
+        signature = signature_problem(paths.run_dir, stamp_key)
+        if signature:
+            reasons.append(signature)
+    elif (paths.run_dir / SIGNATURE_FILE).exists():
+        reasons.append(f"{paths.run_dir / SIGNATURE_FILE} exists, but no stamp key was given to check it: a signed "
+                       f"record is checked with its key or not at all; give it (--stamp-key or {KEY_ENV})")
 
     if manifest.get("backend") != "claude":
         reasons.append(f"{paths.manifest} holds the results of the {role_label(manifest)}, not of a Claude run; "
@@ -156,11 +167,17 @@ def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, m
     elif gate.get("passed") is not True:
         why = "; ".join(gate.get("reasons") or []) or "no reasons recorded"
         reasons.append(f"the run of {version} failed the gate: {why}")
+    if manifest.get("figures", "derived") not in FIGURE_MODES:
+        reasons.append(f"the manifest of {version} records figures mode {manifest.get('figures')!r}, not one of "
+                       f"{', '.join(FIGURE_MODES)}: the record was edited; {EVAL_HINT} again")
     looser = _looser_thresholds(manifest.get("thresholds") or {})
     if looser:
         reasons.append(f"the run of {version} was gated with looser thresholds than the gate's ({', '.join(looser)}); "
                        f"{EVAL_HINT} without loosening them")
 
+    if manifest.get("prompt_version") != version:
+        reasons.append(f"{paths.manifest} says it holds a run of prompt version {manifest.get('prompt_version')!r}, "
+                       f"not of {version}: the record was moved or edited; {EVAL_HINT}")
     current_sha = assistant.prompt_sha256(max_tokens)
     if manifest.get("prompt_sha256") != current_sha:
         reasons.append(f"the run of {version} was made with other prompt text (sha256 "
@@ -168,10 +185,16 @@ def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, m
                        f"request but the model and the snapshot, --max-tokens included); bump PROMPT_VERSION in "
                        f"reviewtui/assistant.py and {EVAL_HINT}, or give the weekly run the eval's --max-tokens")
 
+    if not is_project_cases(cases_dir):
+        reasons.append(f"the case set {cases_dir} is not the project's case set ({project_cases_dir()}): only a run "
+                       f"on the project's cases clears the weekly run; leave out --cases, or run from the project's "
+                       f"folder")
+        return check
     case_set, case_set_reasons = project_case_set(cases_dir)
     reasons += case_set_reasons
     if not case_set_reasons:
         check.case_set_hash, check.cases = case_set.digest(), len(case_set.cases)
+        check.cases_dir = str(project_cases_dir())
         if manifest.get("case_set_hash") != check.case_set_hash:
             then = (manifest.get("summary") or {}).get("cases")
             reasons.append(f"the run of {version} was made on another case set ({then} case(s) in "

@@ -25,11 +25,11 @@ def test_every_flag_lands_in_its_setting_and_equals_the_same_fields_built_direct
     argv = ["--backend", "claude", "--cases", "set", "--results-dir", "out", "--replay-dir", "raw",
             "--model", "m-1", "--max-tokens", "900", "--no-cache", "--timeout", "2.5", "--max-retries", "0",
             "--concurrency", "7", "--repeats", "3", "--max-unparseable", "2", "--figures", "strict",
-            "--batch", "--batch-poll", "0.5", "--batch-timeout", "60", "--stamp-key", "k.key"]
+            "--batch", "--batch-poll", "0.5", "--batch-timeout", "60", "--stamp-key", "k.key", "--replace-stamp"]
     fields = RunSettings(backend="claude", cases_dir=Path("set"), results_dir=Path("out"), replay_dir=Path("raw"),
                          model="m-1", max_tokens=900, use_cache=False, timeout=2.5, max_retries=0, concurrency=7,
                          repeats=3, max_unparseable=2, figures="strict", batch=True, batch_poll=0.5,
-                         batch_timeout=60.0, stamp_key=Path("k.key"))
+                         batch_timeout=60.0, stamp_key=Path("k.key"), replace_stamp=True)
     settings = from_argv(argv)
     assert settings == fields
     # Every field but resume (the app's) is set away from its default here, so none is dropped on the way.
