@@ -91,11 +91,11 @@ def test_one_batch_for_every_account_each_failure_alone_then_a_rerun_asks_only_t
 
     assert weekly(accounts, "--date", DAY, *BATCH) == 3
     captured = capsys.readouterr()
-    assert api.batches_created() == ["msgbatch_fake_0001"]
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001"]
     assert sorted(r.marker for r in batch_items(api)) == sorted(markers.values())  # the skipped account is not sent
     assert not [r for r in api.requests if r.path == "/v1/messages"]  # no direct request
-    assert "batch msgbatch_fake_0001 created with 4 request(s)" in captured.err
-    assert "batch msgbatch_fake_0001: ended; 0 processing, 1 succeeded, 1 errored, 1 canceled, 1 expired" \
+    assert "batch msgbatch_01Fake00000000000001 created with 4 request(s)" in captured.err
+    assert "batch msgbatch_01Fake00000000000001: ended; 0 processing, 1 succeeded, 1 errored, 1 canceled, 1 expired" \
         in captured.err
     index = index_of(stamped / "results" / "weekly" / DAY)
     assert {name: row["status"] for name, row in index.items()} == {
@@ -104,7 +104,7 @@ def test_one_batch_for_every_account_each_failure_alone_then_a_rerun_asks_only_t
     assert index["software"]["reason"].startswith("batch request expired")
     assert index["steady"]["reason"] == "batch request canceled"
     run = run_json(stamped)
-    assert run["batch"] is True and run["batches"] == ["msgbatch_fake_0001"] and run["status"] == "complete"
+    assert run["batch"] is True and run["batches"] == ["msgbatch_01Fake00000000000001"] and run["status"] == "complete"
     # the one answer paid for, each kind of token at half its price
     [paid] = [r.usage for r in batch_items(api) if r.usage]
     assert run["usage"]["cost_usd"] == pytest.approx(estimate_cost(
@@ -118,7 +118,7 @@ def test_one_batch_for_every_account_each_failure_alone_then_a_rerun_asks_only_t
         stamp_kit.plan_account(accounts / f"{name}.json", markers[name])
     api.clear_requests()
     assert weekly(accounts, "--date", DAY, *BATCH) == 3  # the broken snapshot is still skipped
-    assert api.batches_created() == ["msgbatch_fake_0001", "msgbatch_fake_0002"]
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001", "msgbatch_01Fake00000000000002"]
     assert sorted(r.marker for r in batch_items(api)) == sorted(markers[n] for n in ("shoes", "software", "steady"))
     index = index_of(stamped / "results" / "weekly" / DAY)
     assert {name for name, row in index.items() if row["status"] == "ready to send"} == set(markers)
@@ -158,7 +158,7 @@ def test_a_rerun_on_another_day_resumes_the_batch_instead_of_paying_again(stamp_
     api.batch_polls = None  # in progress until the test ends it
     assert weekly(accounts, "--date", DAY, *BATCH, "--batch-timeout", "0.3") == 3
     err = capsys.readouterr().err
-    assert "batch msgbatch_fake_0001 still not ended after 0.3s" in err
+    assert "batch msgbatch_01Fake00000000000001 still not ended after 0.3s" in err
     run = run_json(stamped)
     assert run["status"] == "incomplete" and run["counts"]["not run"] == 2
     assert run["accounts"][0]["reason"].startswith("its batch had not ended when the run stopped waiting; rerun")
@@ -166,8 +166,8 @@ def test_a_rerun_on_another_day_resumes_the_batch_instead_of_paying_again(stamp_
     api.end_batches()
     api.clear_requests()
     assert weekly(accounts, "--date", OTHER_DAY, *BATCH) == 0  # the next morning
-    assert "resuming batch msgbatch_fake_0001" in capsys.readouterr().err
-    assert api.batches_created() == ["msgbatch_fake_0001"] and batch_items(api) == []
+    assert "resuming batch msgbatch_01Fake00000000000001" in capsys.readouterr().err
+    assert api.batches_created() == ["msgbatch_01Fake00000000000001"] and batch_items(api) == []
     assert set(index_of(stamped / "results" / "weekly" / OTHER_DAY)) == set(markers)
 
 
@@ -183,11 +183,11 @@ def test_a_batch_collected_by_another_run_is_not_paid_for_again(stamp_kit, api, 
     shutil.copy(first / "outdoor.json", second / "outdoor.json")
     api.end_batches()
     assert weekly(second, "--date", DAY, *BATCH) == 0
-    assert "resuming batch msgbatch_fake_0001" in capsys.readouterr().err
+    assert "resuming batch msgbatch_01Fake00000000000001" in capsys.readouterr().err
 
     api.clear_requests()
     assert weekly(first, "--date", DAY, *BATCH) == 0
-    assert api.count() == 0 and api.batches_created() == ["msgbatch_fake_0001"]
+    assert api.count() == 0 and api.batches_created() == ["msgbatch_01Fake00000000000001"]
 
 
 def test_a_damaged_state_file_stops_before_anything_is_sent(stamp_kit, api, stamped, capsys):
