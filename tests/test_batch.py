@@ -67,6 +67,7 @@ def batch_items(api) -> list:
     return [r for r in api.requests if "#" in r.path]
 
 
+@pytest.mark.slow
 def test_each_result_type_per_case_then_a_rerun_sends_only_those(api, cases_dir, tmp_path, capsys):
     api.plan("ACCT-B01", answer(GOOD))
     api.plan("ACCT-B02", api_error(500, "api_error", "Internal server error"))
@@ -132,6 +133,7 @@ def _start_and_kill(api, argv: list[str], state: Path) -> None:
         proc.communicate(timeout=30)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_dir, tmp_path, capsys):
     for marker in MARKERS.values():
         api.plan(marker, answer(GOOD))
@@ -149,6 +151,7 @@ def test_a_killed_run_resumes_the_same_batch_and_pays_nothing_twice(api, cases_d
     assert manifest(results)["summary"]["scored"] == 4
 
 
+@pytest.mark.slow
 def test_an_unknown_batch_is_named_with_the_fix(api, cases_dir, tmp_path, capsys):
     for marker in MARKERS.values():
         api.plan(marker, answer(GOOD))
@@ -177,6 +180,7 @@ def test_a_damaged_state_file_stops_before_anything_runs(api, cases_dir, tmp_pat
     assert api.count() == 0 and state.read_text(encoding="utf-8") == "{not json"
 
 
+@pytest.mark.slow
 def test_a_batch_that_does_not_end_in_time_names_its_id_and_a_rerun_collects_it(api, cases_dir, tmp_path, capsys):
     for marker in MARKERS.values():
         api.plan(marker, answer(GOOD))
@@ -221,6 +225,7 @@ def _at(step: str, api, results: Path) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the run's processes")
 @pytest.mark.parametrize("step", ["starting", "creating", "waiting", "reading results", "recording"])
+@pytest.mark.slow
 def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(step, api, tmp_path, capsys):
     cases = write_cases(tmp_path / "cases", MANY)
     for marker in MANY.values():
@@ -258,6 +263,7 @@ def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(
     assert manifest(results)["summary"]["scored"] == len(MANY)
 
 
+@pytest.mark.slow
 def test_a_batch_that_cannot_be_told_apart_from_another_is_not_sent_again(api, cases_dir, tmp_path, capsys):
     """The killed run's batch has no id saved, and two batches of its size were made since: the rerun cannot
     know which is its own while they run, so it says so and sends nothing (a second batch would pay twice)."""

@@ -93,6 +93,7 @@ def assert_key_written_nowhere(results_dir: Path, *outputs: str) -> None:
         assert KEY not in text
 
 
+@pytest.mark.slow
 def test_claude_path_errors_rerun_and_cache(api, cases_dir, tmp_path, capsys):
     for marker, planned in PLANS.values():
         api.plan(marker, *planned)
@@ -153,6 +154,7 @@ def test_missing_key_is_one_line_and_exit_2(cases_dir, tmp_path, capsys, monkeyp
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.csv"))
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, cases_dir, tmp_path, capsys):
     """A real process and a real SIGINT: two cases finish, one hangs; the rerun (in-process: it reads only what
     the interrupted process left on disk) asks only for the one."""
@@ -196,6 +198,7 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     assert_key_written_nowhere(results, out, err, rerun.out, rerun.err)
 
 
+@pytest.mark.slow
 def test_repeats_read_the_prompt_cache_their_first_answer_wrote_and_are_priced_so(api, tmp_path, capsys):
     # Issue 15, cost: a case's repeats are sent after its first answer, so they read the
     # prefix it wrote instead of all writing it at once; each kind of token at its rate.

@@ -79,6 +79,7 @@ def run_json(capsys, *args: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_compare_two_runs_with_known_differences(two_runs, capsys):
     run_a, run_b = two_runs
     rows_a, rows_b = csv_rows(run_a), csv_rows(run_b)
@@ -156,6 +157,7 @@ def test_a_run_compared_with_itself_shows_no_change_and_p_1(two_runs, capsys):
     assert result["regression"] == {"found": False, "reasons": []}
 
 
+@pytest.mark.slow
 def test_json_is_read_by_a_script_through_the_real_command(two_runs):
     run_a, run_b = two_runs
     proc = subprocess.run([sys.executable, "-m", "reviewtui", "compare", str(run_a), str(run_b), "--format", "json",
@@ -181,12 +183,14 @@ def test_the_cli_entry_dispatches_compare_and_bad_input_exits_2(two_runs, tmp_pa
     assert compare_main([str(run_a), str(run_a), "--resamples", "10"]) == 2
 
 
+@pytest.mark.slow
 def test_a_bare_version_is_looked_up_under_results_dir(two_runs, capsys):
     run_a, _ = two_runs
     assert compare_main([VERSION, f"{VERSION}.csv", "--results-dir", str(run_a.parent)]) == 0
     assert "regression      none" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_recall_drop_whose_interval_is_below_zero_is_a_regression(tmp_path, capsys):
     dropped = ["c01-tracking-stopped", "c02-brand-lost-is", "c03-zero-conv-campaign", "c05-duplicate-rows",
                "c06-micros-not-converted", "c09-trap-learning-period"]

@@ -100,6 +100,7 @@ def test_a_empty_findings_fail_the_gate_on_recall(fixture_set, tmp_path, capsys)
     assert "gate            FAILED" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_b_every_id_with_every_scope_has_recall_but_no_precision(fixture_set, tmp_path):
     assert run_replay(EverythingAssistant(), fixture_set, tmp_path) == 1
     _, rows = read_csv(tmp_path)
@@ -356,6 +357,7 @@ def test_keyboard_interrupt_keeps_what_finished_and_exits_3(fixture_set, tmp_pat
     assert sorted(p.stem for p in (tmp_path / "results" / VERSION / "cases").glob("*.json")) == sorted(rows)
 
 
+@pytest.mark.slow
 def test_sigint_in_a_real_process_cancels_and_exits_3(tmp_path):
     """Ctrl-C: a real SIGINT while two cases are done and the third hangs."""
     script = textwrap.dedent(f"""
@@ -495,6 +497,7 @@ def test_the_cli_entry_dispatches_eval(fixture_set, tmp_path, capsys):
     assert (replay_home(tmp_path) / f"{VERSION}.csv").is_file()
 
 
+@pytest.mark.slow
 def test_python_dash_m_reviewtui_eval(fixture_set, tmp_path):
     replay = CorrectAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
     proc = subprocess.run([sys.executable, "-m", "reviewtui.eval", "--backend", "replay", "--cases", str(fixture_set.root),
@@ -560,6 +563,7 @@ def _problem_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if re.match(r"^\S+:\d+: ", line)]
 
 
+@pytest.mark.slow
 def test_eval_stops_with_exit_2_and_checks_messages_when_check_fails(tmp_path, capsys):
     cases = _copy_shipped(tmp_path, writeup_snapshots=False)
     assert cli_main(["check", "--cases", str(cases)]) == 2

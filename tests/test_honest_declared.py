@@ -4,6 +4,7 @@ figure grounded; and the same answers with one figure made up fail the gate on t
 
 from __future__ import annotations
 
+import pytest
 import csv
 import json
 import shutil
@@ -24,6 +25,7 @@ def replay(tmp_path: Path, answers: Path, capsys) -> tuple[int, list[dict[str, s
     return code, rows, out
 
 
+@pytest.mark.slow
 def test_honest_declared_answers_pass_with_every_figure_grounded(tmp_path, capsys):
     code, rows, out = replay(tmp_path, ANSWERS, capsys)
     assert code == 0, out
@@ -32,6 +34,7 @@ def test_honest_declared_answers_pass_with_every_figure_grounded(tmp_path, capsy
     assert "fabrications    0" in out and ", 0 untraceable" in out and ", 0 fabricated" in out
 
 
+@pytest.mark.slow
 def test_one_figure_made_up_in_an_honest_answer_fails_the_gate(tmp_path, capsys):
     """c22's "2.1 times" (declared as 190.3 / 92.1) made 2.3 in the text and its declaration alike."""
     answers = tmp_path / "honest_declared"

@@ -75,6 +75,7 @@ def eval_replay(repo: Path, **options) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("source", ["/proc/self/environ", "../../../../etc/passwd", "writeups/../../../etc/hostname",
                                     "writeups/link.md"])
+@pytest.mark.slow
 def test_a_source_outside_writeups_is_refused_and_never_read(repo, source):
     (repo / "writeups" / "link.md").symlink_to("/proc/self/environ")  # a link inside writeups/ to outside
     set_key(repo, "source", json.dumps(source))
@@ -85,6 +86,7 @@ def test_a_source_outside_writeups_is_refused_and_never_read(repo, source):
     assert case.source_path() is None  # nothing downstream can open it
 
 
+@pytest.mark.slow
 def test_a_case_folder_linked_out_of_the_case_root_is_refused(repo, tmp_path):
     outside = Path(shutil.copytree(repo / "cases" / CASE, tmp_path / "elsewhere" / "c09-outside"))
     (repo / "cases" / "c09-outside").symlink_to(outside, target_is_directory=True)
@@ -96,6 +98,7 @@ def test_a_case_folder_linked_out_of_the_case_root_is_refused(repo, tmp_path):
     assert (outside / "expected.yaml").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_replay_file_linked_outside_the_replay_folder_is_not_copied_into_the_results(repo, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text(f"ANTHROPIC_API_KEY={FAKE_KEY}\n", encoding="utf-8")
@@ -125,6 +128,7 @@ def test_check_prints_escape_sequences_from_case_files_as_visible_characters(rep
     assert "scope '9\\x1b]0;pwned" in proc.stdout
 
 
+@pytest.mark.slow
 def test_eval_prints_escape_sequences_in_errors_as_visible_characters(repo):
     replay = repo / f"replay{ESCAPES_IN_NAME}"
     replay.mkdir()
@@ -161,6 +165,7 @@ kind: *i
 """
 
 
+@pytest.mark.slow
 def test_a_yaml_alias_bomb_is_refused_before_it_expands(repo):
     expected(repo).write_text(ALIAS_BOMB, encoding="utf-8")
     proc = check(repo)
@@ -169,6 +174,7 @@ def test_a_yaml_alias_bomb_is_refused_before_it_expands(repo):
     assert "2 case(s) checked" in proc.stdout  # the other cases still load
 
 
+@pytest.mark.slow
 def test_a_catastrophic_says_pattern_runs_in_linear_time(repo):
     path = expected(repo)
     path.write_text(path.read_text(encoding="utf-8").replace('says: ["overspend"]', 'says: ["(a+)+$", "(x+x+)+y"]'),
@@ -183,6 +189,7 @@ def test_a_catastrophic_says_pattern_runs_in_linear_time(repo):
     assert f"] {CASE}: recall" in proc.stderr
 
 
+@pytest.mark.slow
 def test_check_refuses_a_pattern_the_safe_engine_cannot_run(repo):
     path = expected(repo)
     path.write_text(path.read_text(encoding="utf-8").replace('says: ["overspend"]', r'says: ["(a)\\1", "(?<=x)y"]'),
@@ -198,6 +205,7 @@ def test_check_refuses_a_pattern_the_safe_engine_cannot_run(repo):
     ({"start": "2025-01-01", "end": "2026-12-31", "as_of": "2026-12-31"}, "spans 730 days; the limit is 366 days"),
     ({"start": "2025-03-31", "end": "2025-03-01", "as_of": "2025-03-19"}, "'period.end' 2025-03-01 is before 'period.start'"),
 ])
+@pytest.mark.slow
 def test_an_extreme_period_is_refused_by_check_and_eval(repo, period, message):
     for path in (repo / "cases" / CASE / "snapshot.json", repo / "writeups" / "wu01-shoes.snapshot.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -222,6 +230,7 @@ def test_an_extreme_period_is_refused_by_check_and_eval(repo, period, message):
     ("expected.yaml", "case: c01-shoes-tracking\nkind: ordinary\nsource: {a: 1}\n", "'source' must be a path such as"),
     ("expected.yaml", "case: c01-shoes-tracking\nkind: ordinary\nsource: [writeups/wu01-shoes.md]\n", "'source' must be a path"),
 ])
+@pytest.mark.slow
 def test_malformed_input_gives_a_message_naming_the_file_and_the_rest_still_loads(repo, where, content, message):
     (repo / "cases" / CASE / where).write_text(content, encoding="utf-8")
     proc = check(repo)
@@ -231,6 +240,7 @@ def test_malformed_input_gives_a_message_naming_the_file_and_the_rest_still_load
     assert "3 case(s) checked" in proc.stdout or "2 case(s) checked" in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_write_up_that_is_not_utf8_is_a_message(repo):
     (repo / "writeups" / "wu01-shoes.md").write_bytes("Caf\xe9 sales fell.\n".encode("latin-1"))
     proc = check(repo)
@@ -238,6 +248,7 @@ def test_a_write_up_that_is_not_utf8_is_a_message(repo):
     assert "source write-up writeups/wu01-shoes.md: not UTF-8 text (byte 3" in proc.stdout.replace(str(repo) + "/", "")
 
 
+@pytest.mark.slow
 def test_a_bad_base_url_is_bad_usage(repo):
     shutil.rmtree(repo / "cases" / "c03-bikes-broken")
     proc = run(repo, "eval", "--backend", "claude", "--cases", "cases", env={"ANTHROPIC_BASE_URL": "http://[::1"})
@@ -248,6 +259,7 @@ def test_a_bad_base_url_is_bad_usage(repo):
 # -- size limits ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_files_and_values_over_the_limits_fail_fast_naming_the_limit(repo):
     big = "case: c01-shoes-tracking\nkind: ordinary\nnotes: |\n" + ("  " + "x" * 100 + "\n") * 3000
     expected(repo).write_text(big, encoding="utf-8")

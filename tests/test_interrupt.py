@@ -45,6 +45,7 @@ def _read_lines(stream, into: list[str]) -> None:
 
 
 @pytest.mark.parametrize("delay", [0.15, 0.4, 0.8, 1.5, 3.0])
+@pytest.mark.slow
 def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
     cases = tmp_path / "cases"
     for i in range(6):
@@ -67,6 +68,7 @@ def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("module", ["reviewtui", "reviewtui.cli", "reviewtui.eval"])
+@pytest.mark.slow
 def test_a_ctrl_c_caught_from_a_string_exec_keeps_the_exit_code_under_python_m(module, tmp_path):
     """Under ``python -m``, CPython exits by SIGINT after a KeyboardInterrupt ended a string exec,
     even a caught one, unless a later string exec completes (dataclasses build their methods
@@ -89,6 +91,7 @@ def test_a_ctrl_c_caught_from_a_string_exec_keeps_the_exit_code_under_python_m(m
 
 
 @pytest.mark.parametrize("gap", [0.05, 0.2, 0.4])
+@pytest.mark.slow
 def test_a_second_ctrl_c_while_the_run_stops_waits_for_it_and_exits_3(gap, tmp_path, monkeypatch):
     """The first Ctrl-C stops the run; what came back is scored and written and the process ends.
     A second one in that time waits: it neither breaks the writing nor ends the process by SIGINT."""
@@ -152,6 +155,7 @@ def _until(text: str) -> Callable[[subprocess.Popen, list[str]], None]:
     return wait
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_run_of_the_reference_auditor_and_exits_3(tmp_path):
     """The reference auditor computes its answers without ever waiting: Ctrl-C must still stop the run."""
     from reviewtui import assistant

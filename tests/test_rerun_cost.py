@@ -63,6 +63,7 @@ def eval_args(cases_dir: Path, results: Path) -> list[str]:
     return ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results), "--repeats", "2"]
 
 
+@pytest.mark.slow
 def test_a_rerun_answered_from_the_response_cache_never_imports_the_sdk(cases_dir, tmp_path, monkeypatch):
     script = ("import json, sys\nfrom reviewtui.eval import main\n"
               "code = main(sys.argv[1:])\n"
@@ -200,6 +201,7 @@ DECLARED_ANSWER = json.dumps({"findings": [{
         {"label": "e", "printed": "7", "how": "rows", "pointers": ["/daily/0"], "field": "", "stat": "count"}]}]})
 
 
+@pytest.mark.slow
 def test_the_scorer_files_hold_every_module_scoring_loads():
     """Scoring in a fresh interpreter: every module of the package it loaded is in the digest."""
     code = (

@@ -38,6 +38,7 @@ def reference_dir(results: Path) -> Path:
     return results / "reference" / VERSION
 
 
+@pytest.mark.slow
 def test_a_run_never_deletes_through_a_link_out_of_results(tmp_path, capsys):
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -84,6 +85,7 @@ def test_a_second_writer_is_refused_with_who_holds_the_run(tmp_path, capsys):
     assert (reference_dir(results) / "manifest.json").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_run_killed_midway_leaves_the_previous_record_as_it_was(tmp_path, monkeypatch):
     markers = {f"c{i:02d}-kill": f"ACCT-KR{i:02d}" for i in range(1, 5)}
     cases = write_cases(tmp_path / "cases", markers)
@@ -113,6 +115,7 @@ def test_a_run_killed_midway_leaves_the_previous_record_as_it_was(tmp_path, monk
     assert now == record
 
 
+@pytest.mark.slow
 def test_a_stale_folder_in_a_weekly_run_folder_is_no_crash(stamp_kit, stamped, capsys):
     from tests.test_weekly import DAY, account, weekly
 
@@ -123,6 +126,7 @@ def test_a_stale_folder_in_a_weekly_run_folder_is_no_crash(stamp_kit, stamped, c
     assert weekly(accounts, "--date", DAY) == 0
 
 
+@pytest.mark.slow
 def test_a_weekly_run_never_deletes_through_a_link_and_refuses_a_second_writer(stamp_kit, stamped, capsys):
     from tests.test_weekly import DAY, account, weekly
 
@@ -171,6 +175,7 @@ def test_an_eval_refuses_a_link_on_the_way_to_its_folder(tmp_path, capsys, linke
 
 
 @pytest.mark.parametrize("linked", ["weekly/.work", "weekly"])
+@pytest.mark.slow
 def test_a_weekly_run_refuses_a_link_on_the_way_to_its_folder(stamp_kit, stamped, capsys, linked):
     from tests.test_weekly import DAY, account, weekly
 
@@ -216,6 +221,7 @@ run full; rm "$R/filler"; snap full
 
 
 @pytest.mark.skipif(not _unshare_works(), reason="needs `unshare -Urm` (user and mount namespaces) to mount a tmpfs")
+@pytest.mark.slow
 def test_a_full_disk_and_a_read_only_folder_exit_3_with_the_reason_and_keep_the_record(tmp_path):
     out = tmp_path / "out"
     out.mkdir()

@@ -108,6 +108,7 @@ class PoolsMade:
         monkeypatch.setattr(scoring_pool, "ScoringPool", Recorded)
 
 
+@pytest.mark.slow
 def test_a_pooled_run_writes_the_records_of_a_run_scored_in_process(cases_dir, tmp_path, monkeypatch,
                                                                                  capsys):
     made = PoolsMade(monkeypatch)
@@ -141,6 +142,7 @@ def test_a_pooled_run_writes_the_records_of_a_run_scored_in_process(cases_dir, t
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_a_scoring_error_in_the_worker_is_the_same_error_row_as_in_process(tmp_path):
     case = load_case(write_case(tmp_path / "cases", "c01-error", "ACCT-E1"))
     outputs = [CaseOutput(case.case_id, findings_json("tracking.conversions_stopped"))]
@@ -157,6 +159,7 @@ def test_a_scoring_error_in_the_worker_is_the_same_error_row_as_in_process(tmp_p
     assert pool.restarts == 0
 
 
+@pytest.mark.slow
 def test_the_worker_starts_under_the_apps_captured_stderr(tmp_path):
     """Inside the app, sys.stderr is Textual's capture, whose fileno() is -1; the spawn (of the worker
     and of multiprocessing's resource tracker, once a process) must not hand that on. A fresh
@@ -189,6 +192,7 @@ def test_the_worker_starts_under_the_apps_captured_stderr(tmp_path):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the worker's signal state in /proc")
+@pytest.mark.slow
 def test_sigint_at_the_worker_does_not_stop_it(tmp_path):
     """Ctrl-C in a terminal reaches the whole process group, the worker included: the run handles it, not the worker."""
     case = load_case(write_case(tmp_path / "cases", "c01-sigint", "ACCT-S1"))
@@ -228,6 +232,7 @@ def _sigint_settled(pid: int) -> bool:
     return bool(int(fields["SigIgn"], 16) & bit)
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_leaves_the_scoring_in_process(tmp_path):
     """A script read from stdin: a spawned interpreter cannot import its main module, so the worker dies starting."""
     case_dir = write_case(tmp_path / "cases", "c01-stdin", "ACCT-T1")
@@ -251,6 +256,7 @@ print(json.dumps({{"same": record.to_file_dict() == score_record(case, outputs, 
     assert json.loads(done.stdout.splitlines()[-1]) == {"same": True, "status": "ok", "in_process": True}
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir, tmp_path, monkeypatch):
     made = PoolsMade(monkeypatch)
     seen: list[records.CaseRecord] = []
@@ -310,6 +316,7 @@ def landed(results_dir: Path) -> list[Path]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
+@pytest.mark.slow
 def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, tmp_path, monkeypatch):
     with serving_in_env(monkeypatch, KEY) as api:
         results_dir = tmp_path / "r"
@@ -332,6 +339,7 @@ def test_ctrl_c_to_the_process_group_of_a_pooled_run_exits_3_cleanly(cases_dir, 
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the process's children")
+@pytest.mark.slow
 def test_the_scoring_worker_ends_when_its_run_is_killed(cases_dir, tmp_path, monkeypatch):
     """kill -9 leaves no clean-up to the run: its scoring worker must notice and end, not live on under PID 1."""
     with serving_in_env(monkeypatch, KEY) as api:

@@ -27,6 +27,9 @@ from tests.fake_messages_api import answer, hang
 from tests.stamp_fixture import CASE_COUNT
 from tests.test_weekly import MADE_UP, accounts_folder, assert_refused, claude_eval, first_case_marker, weekly
 
+# Every test here runs whole eval and weekly processes behind a stamp: the slow half of the suite.
+pytestmark = pytest.mark.slow
+
 VERSION = assistant.PROMPT_VERSION
 FABRICATING = {"id": "pacing.overspend", "scope": None, "severity": "high", "claim": "Spend runs ahead.",
                "evidence": f"Spend was {MADE_UP} this month."}

@@ -25,6 +25,9 @@ from tests.fake_messages_api import FakeMessagesAPI, answer, overloaded
 from tests.stamp_fixture import CASE_COUNT, EVAL_ARGS, KEY, account_snapshot
 from tests.stub_backends import FIXTURE_CASES
 
+# Every test here runs whole eval and weekly processes behind a stamp: the slow half of the suite.
+pytestmark = pytest.mark.slow
+
 VERSION = assistant.PROMPT_VERSION
 OTHER_MODEL = "claude-haiku-4-5"
 DAY = "2026-12-07"

@@ -77,6 +77,7 @@ def test_a_refused_stamp_makes_no_batch(api, stamped, capsys):
     assert not (stamped / "results").exists()
 
 
+@pytest.mark.slow
 def test_one_batch_for_every_account_each_failure_alone_then_a_rerun_asks_only_those(stamp_kit, api, stamped,
                                                                                      capsys):
     accounts = stamped / "accounts"
@@ -128,6 +129,7 @@ def test_one_batch_for_every_account_each_failure_alone_then_a_rerun_asks_only_t
     assert api.count() == 0 and len(api.batches_created()) == 2  # every answer from the cache: no batch at all
 
 
+@pytest.mark.slow
 def test_a_batched_answer_is_reported_exactly_as_a_direct_one(stamp_kit, api, stamped, capsys):
     """One code path for the report of an answer: holds, escaping, readiness, byte for byte."""
     accounts = stamped / "accounts"
@@ -152,6 +154,7 @@ def test_a_batched_answer_is_reported_exactly_as_a_direct_one(stamp_kit, api, st
         (batched / "accounts" / "shoes<script>" / "report.md").read_text(encoding="utf-8")  # text, not markup
 
 
+@pytest.mark.slow
 def test_a_rerun_on_another_day_resumes_the_batch_instead_of_paying_again(stamp_kit, api, stamped, capsys):
     accounts = stamped / "accounts"
     markers = ready_accounts(stamp_kit, accounts, {"outdoor": "c01-tracking-stopped", "shoes": "c02-brand-lost-is"})
@@ -171,6 +174,7 @@ def test_a_rerun_on_another_day_resumes_the_batch_instead_of_paying_again(stamp_
     assert set(index_of(stamped / "results" / "weekly" / OTHER_DAY)) == set(markers)
 
 
+@pytest.mark.slow
 def test_a_batch_collected_by_another_run_is_not_paid_for_again(stamp_kit, api, stamped, capsys):
     """Folder B holds one of folder A's accounts: B's run collects A's batch (the state file is shared); every
     answer in it is kept, so A's rerun pays for nothing."""
@@ -190,6 +194,7 @@ def test_a_batch_collected_by_another_run_is_not_paid_for_again(stamp_kit, api, 
     assert api.count() == 0 and api.batches_created() == ["msgbatch_01Fake00000000000001"]
 
 
+@pytest.mark.slow
 def test_a_damaged_state_file_stops_before_anything_is_sent(stamp_kit, api, stamped, capsys):
     accounts = stamped / "accounts"
     ready_accounts(stamp_kit, accounts, {"outdoor": "c01-tracking-stopped"})
@@ -205,6 +210,7 @@ def test_a_damaged_state_file_stops_before_anything_is_sent(stamp_kit, api, stam
     assert not (stamped / "results" / "weekly" / DAY).exists()
 
 
+@pytest.mark.slow
 def test_a_second_weekly_batch_run_at_the_same_time_is_refused(stamp_kit, api, stamped, capsys):
     accounts = stamped / "accounts"
     ready_accounts(stamp_kit, accounts, {"outdoor": "c01-tracking-stopped"})
@@ -248,6 +254,7 @@ def fixture_sources() -> dict[str, str]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc for the run's processes")
 @pytest.mark.parametrize("step", STEPS)
+@pytest.mark.slow
 def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(step, stamp_kit, api, stamped,
                                                                                 capsys):
     accounts = stamped / "accounts"

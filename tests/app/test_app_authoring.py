@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.command import CommandPalette
 
 from reviewtui.caseset import disputes
@@ -35,6 +36,7 @@ async def type_text(pilot, text: str) -> None:
     await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
 
 
+@pytest.mark.slow
 async def test_cases_view_shows_counts_status_and_filters(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -52,6 +54,7 @@ async def test_cases_view_shows_counts_status_and_filters(repo):
         assert len(screen.visible_rows()) == 3
 
 
+@pytest.mark.slow
 async def test_tagging_a_sentence_and_marked_rows_writes_the_entry(repo):
     expected = repo / "cases" / CASE / "expected.yaml"
     before = expected.read_text()
@@ -88,6 +91,7 @@ async def test_tagging_a_sentence_and_marked_rows_writes_the_entry(repo):
     assert "  - id: waste.zero_conv_search_terms@222" in expected.read_text()
 
 
+@pytest.mark.slow
 async def test_a_dispute_takes_the_sentence_and_the_marked_rows_and_a_reopen_unmarks_a_sentence(repo):
     """The keys reach the session (tests/unit/test_authoring_session.py has what disputed.md then holds)."""
     disputed = repo / "disputed.md"
@@ -125,6 +129,7 @@ async def test_a_dispute_takes_the_sentence_and_the_marked_rows_and_a_reopen_unm
     assert disputes.load(disputed).by_id("D-wu01-1") is None
 
 
+@pytest.mark.slow
 async def test_the_external_change_dialog_keep_both_and_reload(repo):
     """The dialog's answers reach the session and the screen shows the file on disk after each
     (each answer's effect on the files: tests/unit/test_authoring_session.py)."""
@@ -162,6 +167,7 @@ async def test_the_external_change_dialog_keep_both_and_reload(repo):
     assert expected.read_text() == theirs + "# touched\n"
 
 
+@pytest.mark.slow
 async def test_undo_and_redo_keys_across_a_delete_and_a_dispute(repo):
     expected = repo / "cases" / CASE / "expected.yaml"
     disputed = repo / "disputed.md"
@@ -199,6 +205,7 @@ async def test_undo_and_redo_keys_across_a_delete_and_a_dispute(repo):
     assert expected.read_text() == original and disputed.read_text() == original_disputes
 
 
+@pytest.mark.slow
 async def test_leaving_with_unsaved_changes_asks_first(repo):
     expected = repo / "cases" / CASE / "expected.yaml"
     original = expected.read_text()
@@ -220,6 +227,7 @@ async def test_leaving_with_unsaved_changes_asks_first(repo):
     assert expected.read_text() == original
 
 
+@pytest.mark.slow
 async def test_quitting_with_unsaved_changes_can_save_first(repo):
     expected = repo / "cases" / CASE / "expected.yaml"
     app = make_app(repo)
@@ -235,6 +243,7 @@ async def test_quitting_with_unsaved_changes_can_save_first(repo):
     assert "tracking.conversions_stopped" not in expected.read_text()
 
 
+@pytest.mark.slow
 async def test_live_validation_reports_bad_rows_and_unsupported_must_find(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -262,6 +271,7 @@ async def must_not_say_form(pilot, kind: str):
     return screen, pilot.app.screen
 
 
+@pytest.mark.slow
 async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -276,6 +286,7 @@ async def test_tag_modal_refuses_unknown_kind_and_duplicate_id(repo):
         assert app.screen is screen and not screen.dirty
 
 
+@pytest.mark.slow
 async def test_editing_an_entry_moves_it_to_another_list(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -296,6 +307,7 @@ async def test_editing_an_entry_moves_it_to_another_list(repo):
         assert moved.claim and moved.claim.startswith("Purchase conversions")
 
 
+@pytest.mark.slow
 async def test_selecting_an_entry_highlights_its_rows_and_sentence(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -306,6 +318,7 @@ async def test_selecting_an_entry_highlights_its_rows_and_sentence(repo):
         assert screen.query_one(WriteupView).sentence.text.startswith("Purchase conversions in campaign 222")
 
 
+@pytest.mark.slow
 async def test_palette_jumps_to_a_row_by_pointer(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -319,6 +332,7 @@ async def test_palette_jumps_to_a_row_by_pointer(repo):
         assert screen.panel.active_table.current_pointer == "/search_terms/1"
 
 
+@pytest.mark.slow
 async def test_help_lists_the_keys_of_every_region(repo):
     app = make_app(repo)
     async with app.run_test(size=(140, 150)) as pilot:  # tall enough to show every key at once
@@ -338,6 +352,7 @@ async def test_help_lists_the_keys_of_every_region(repo):
             assert line in lines, line
 
 
+@pytest.mark.slow
 async def test_tag_modal_refuses_a_says_pattern_check_would_reject(repo):
     """One rule for `says` patterns: the form refuses, with check's own words, what check would report as an
     error blocking the eval; a pattern check accepts is added."""

@@ -62,6 +62,7 @@ must_find:
     return repo
 
 
+@pytest.mark.slow
 async def test_markup_and_escapes_from_case_files_are_shown_literally_in_the_cases_view_and_author_screen(hostile_repo):
     app = make_app(hostile_repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -83,6 +84,7 @@ async def test_markup_and_escapes_from_case_files_are_shown_literally_in_the_cas
         assert app.is_running and app.return_code is None
 
 
+@pytest.mark.slow
 async def test_a_source_outside_writeups_shows_nothing_of_the_outside_file(hostile_repo):
     write_expected(hostile_repo, "c02-garden-clean", """\
 case: c02-garden-clean
@@ -100,6 +102,7 @@ must_find:
         assert "resolves outside the writeups/" in text
 
 
+@pytest.mark.slow
 async def test_unreadable_write_up_and_disputed_md_are_messages_not_crashes(hostile_repo):
     (hostile_repo / "writeups" / "wu01-shoes.md").write_bytes("Caf\xe9 lost its tag.\n".encode("latin-1"))
     (hostile_repo / "disputed.md").write_bytes("# Disputed claims\n\n## writeups/wu01-shoes.md\n\n> Caf\xe9\n".encode("latin-1"))
@@ -112,6 +115,7 @@ async def test_unreadable_write_up_and_disputed_md_are_messages_not_crashes(host
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_a_dispute_quote_with_markup_is_shown_literally(hostile_repo):
     write_up = hostile_repo / "writeups" / "wu01-shoes.md"
     write_up.write_text(f"Spend {UNBALANCED} fell sharply. Then {CLICK} it rose.\n", encoding="utf-8")
@@ -126,6 +130,7 @@ async def test_a_dispute_quote_with_markup_is_shown_literally(hostile_repo):
         assert f"> Spend {UNBALANCED} fell sharply." in shown(app)
 
 
+@pytest.mark.slow
 async def test_a_cases_folder_of_malformed_files_still_lists_every_case(hostile_repo):
     (hostile_repo / "cases" / "c03-bikes-broken" / "expected.yaml").write_text(
         "case: c03-bikes-broken\nnotes: " + "[" * 400 + "]" * 400 + "\n", encoding="utf-8")
@@ -179,6 +184,7 @@ def review_root(tmp_path, monkeypatch):
     return root
 
 
+@pytest.mark.slow
 async def test_crafted_runs_are_left_out_with_a_message_and_markup_in_runs_is_literal(review_root):
     app = make_review_app(review_root)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -212,6 +218,7 @@ async def test_crafted_runs_are_left_out_with_a_message_and_markup_in_runs_is_li
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_rescoring_with_a_catastrophic_pattern_finishes(review_root):
     expected = review_root / "cases" / "c01-tracking" / "expected.yaml"
     expected.write_text(expected.read_text(encoding="utf-8").replace(
@@ -265,6 +272,7 @@ async def test_a_case_folder_linked_out_of_the_case_root_is_never_opened_or_save
 ODD_FOLDER_NAMES = ["c04 space", "c05-accént", "c06..dots", "c07\nnewline", "c08-[brackets]", "c09-[b]old"]
 
 
+@pytest.mark.slow
 async def test_case_folders_with_odd_names_open_and_the_other_cases_keep_their_edits(tmp_path):
     """A folder name is no widget id: the author screen of "c04 space" once crashed the app, and with it
     the unsaved edits of every other open case."""
@@ -300,6 +308,7 @@ async def test_case_folders_with_odd_names_open_and_the_other_cases_keep_their_e
         assert edited.dirty and app._exception is None
 
 
+@pytest.mark.slow
 async def test_a_tab_in_an_entry_is_written_back_as_a_tab_never_as_its_picture(tmp_path):
     """The form shows a tab as ␉ (an Input draws its value raw); saving the form once wrote ␉ into
     expected.yaml. A field is read back as the characters it shows: the evidence's tab is whitespace

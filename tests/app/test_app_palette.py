@@ -33,6 +33,7 @@ async def started(pilot) -> None:
     await wait_until(pilot, lambda: getattr(pilot.app.screen, "loaded", False), "the cases view loads")
 
 
+@pytest.mark.slow
 async def test_palette_switches_between_the_runs_view_and_the_cases_view(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -45,6 +46,7 @@ async def test_palette_switches_between_the_runs_view_and_the_cases_view(root):
         assert app.current_mode == "cases"
 
 
+@pytest.mark.slow
 async def test_palette_opens_a_run_by_prompt_version(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -57,6 +59,7 @@ async def test_palette_opens_a_run_by_prompt_version(root):
         assert isinstance(app.screen, RunsScreen)  # back lands on the runs view
 
 
+@pytest.mark.slow
 async def test_palette_compares_a_run_with_a_second_run_picked_next(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -71,6 +74,7 @@ async def test_palette_compares_a_run_with_a_second_run_picked_next(root):
         assert (comparison.before.prompt_version, comparison.after.prompt_version) == ("audit-t1", "audit-t2")
 
 
+@pytest.mark.slow
 async def test_the_second_run_list_leaves_out_the_first(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -87,6 +91,7 @@ async def test_the_second_run_list_leaves_out_the_first(root):
         assert any("audit-t2" in s for s in shown) and not any("audit-t1" in s for s in shown)
 
 
+@pytest.mark.slow
 async def test_palette_starts_a_new_run(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -96,6 +101,7 @@ async def test_palette_starts_a_new_run(root):
         assert app.current_mode == "runs"
 
 
+@pytest.mark.slow
 async def test_textuals_own_notices_show_no_markup(root):
     """The app shows every notice as plain text; Textual's own two, ctrl+c's hint and the Screenshot
     command's, are written in markup and once showed `[b]` and `[$text-success]` as such."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from reviewtui.caseset import disputes
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.dialogs import ConfirmModal
@@ -45,6 +46,7 @@ def author_screens(app) -> list[AuthorScreen]:
     return [s for stack in screen_stacks(app).values() for s in stack if isinstance(s, AuthorScreen)]
 
 
+@pytest.mark.slow
 async def test_opening_an_open_case_shows_it_and_keeps_its_edits(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -78,6 +80,7 @@ async def test_opening_an_open_case_shows_it_and_keeps_its_edits(repo):
     assert app.return_code in (None, 0) and app._exception is None
 
 
+@pytest.mark.slow
 async def test_reload_or_keep_both_of_a_file_made_invalid_keeps_everything(repo):
     expected = repo / "cases" / CASE / "expected.yaml"
     app = make_app(repo)
@@ -99,6 +102,7 @@ async def test_reload_or_keep_both_of_a_file_made_invalid_keeps_everything(repo)
     assert (repo / "cases" / CASE / "expected.yaml.mine").read_text() == mine
 
 
+@pytest.mark.slow
 async def test_a_dispute_that_cannot_be_written_keeps_its_form_and_text(repo):
     disputed = repo / "disputed.md"
     before = disputed.read_text()
@@ -120,6 +124,7 @@ async def test_a_dispute_that_cannot_be_written_keeps_its_form_and_text(repo):
     assert disputes.load(disputed).by_id("D-wu01-2").fields["Why it stays out"] == "no plan in the snapshot"
 
 
+@pytest.mark.slow
 async def test_quitting_with_a_filled_form_asks_first(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -140,6 +145,7 @@ async def test_quitting_with_a_filled_form_asks_first(repo):
     assert app.return_code == 0
 
 
+@pytest.mark.slow
 async def test_quitting_with_a_form_opened_but_not_typed_in_does_not_ask(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:

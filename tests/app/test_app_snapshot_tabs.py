@@ -3,6 +3,7 @@ the footer shows the focused region's keys and is rebuilt only when they change.
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets._footer import FooterKey
 
 from reviewtui.tui.screens import author as author_module
@@ -20,6 +21,7 @@ def tab_names(panel: SnapshotPanel) -> list[str]:
     return [table.name for table in panel.tables]
 
 
+@pytest.mark.slow
 async def test_opening_a_case_builds_only_the_first_tab_s_table(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -37,6 +39,7 @@ async def test_opening_a_case_builds_only_the_first_tab_s_table(repo):
         assert "/campaigns/0" in str(panel.query_one("#snapshot-status").render())
 
 
+@pytest.mark.slow
 async def test_a_table_built_later_gets_the_filters_and_the_marks(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -61,6 +64,7 @@ async def test_a_table_built_later_gets_the_filters_and_the_marks(repo):
         assert panel.marks == set()
 
 
+@pytest.mark.slow
 async def test_jumping_to_a_row_of_a_tab_never_shown(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -73,6 +77,7 @@ async def test_jumping_to_a_row_of_a_tab_never_shown(repo):
         assert "/budgets/1" in str(screen.panel.query_one("#snapshot-status").render())
 
 
+@pytest.mark.slow
 async def test_clicking_a_tab_builds_its_table(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -84,6 +89,7 @@ async def test_clicking_a_tab_builds_its_table(repo):
         assert "running shoes sale" in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_the_footer_follows_focus_and_is_not_rebuilt_for_the_same_keys(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -117,6 +123,7 @@ def first_author_frame(app) -> dict:
     return seen
 
 
+@pytest.mark.slow
 async def test_a_small_snapshot_is_in_the_author_screen_s_first_frame(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -128,6 +135,7 @@ async def test_a_small_snapshot_is_in_the_author_screen_s_first_frame(repo):
         assert seen == {"tables": True, "loading": False}  # no "Loading snapshot.json" step for a small file
 
 
+@pytest.mark.slow
 async def test_a_large_snapshot_shows_the_write_up_first_and_the_tables_when_loaded(repo, monkeypatch):
     monkeypatch.setattr(author_module, "LOAD_IN_WORKER_BYTES", 0)  # the fixture's snapshot counts as large
     app = make_app(repo)

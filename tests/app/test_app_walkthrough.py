@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input
 
@@ -22,6 +23,7 @@ def footer(app) -> str:
     return screen_text(app).splitlines()[-1]
 
 
+@pytest.mark.slow
 async def test_escape_in_a_filter_goes_back_to_the_table_and_keeps_the_filter(repo):
     # Found: escape in a date filter left the case (and its marks and filters) for the cases view.
     app = make_app(repo)
@@ -48,6 +50,7 @@ async def test_escape_in_a_filter_goes_back_to_the_table_and_keeps_the_filter(re
         assert isinstance(app.screen, CasesScreen)
 
 
+@pytest.mark.slow
 async def test_escape_in_the_campaign_filter_goes_back_to_the_table(repo):
     app = make_app(repo)
     async with app.run_test(size=WIDE) as pilot:
@@ -59,6 +62,7 @@ async def test_escape_in_the_campaign_filter_goes_back_to_the_table(repo):
         assert app.screen is screen and isinstance(app.focused, VirtualTable)
 
 
+@pytest.mark.slow
 async def test_the_footer_keeps_back_help_and_the_views_with_the_table_focused(repo):
     # Found: with the snapshot table focused, the footer ran off the right edge at 160 columns and
     # hid esc, ? and f2 / f3; and escape was labelled "Back to cases" where it goes back to a case review.
@@ -74,6 +78,7 @@ async def test_the_footer_keeps_back_help_and_the_views_with_the_table_focused(r
             assert "Back to cases" not in line
 
 
+@pytest.mark.slow
 async def test_escape_from_a_case_opened_in_the_runs_view_goes_back_there(tmp_path, monkeypatch):
     root = review_repo(tmp_path, monkeypatch)
     app = make_review_app(root)
@@ -106,6 +111,7 @@ async def test_home_and_end_go_to_the_first_and_last_case(repo):
         assert screen.current_case_id == CASE
 
 
+@pytest.mark.slow
 async def test_home_and_end_go_to_the_first_and_last_run(tmp_path, monkeypatch):
     root = review_repo(tmp_path, monkeypatch)
     app = make_review_app(root)
@@ -119,6 +125,7 @@ async def test_home_and_end_go_to_the_first_and_last_run(tmp_path, monkeypatch):
         assert runs.current_run.prompt_version == "audit-t2"
 
 
+@pytest.mark.slow
 async def test_palette_new_run_shows_the_form_already_open(tmp_path, monkeypatch):
     # Found: "New run" from the palette pushed a second form over one that may have a run under way.
     root = review_repo(tmp_path, monkeypatch)

@@ -39,6 +39,7 @@ async def dispute_brand_sentence(pilot, screen, rows_show="brand spent 249.00 on
     await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_the_tag_and_dispute_modals_show_their_own_keys_in_the_footer(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -57,6 +58,7 @@ async def test_the_tag_and_dispute_modals_show_their_own_keys_in_the_footer(repo
         assert "^s Add to disputed.md" in line and "Sort column" not in line, line
 
 
+@pytest.mark.slow
 async def test_space_says_it_moves_down(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -66,6 +68,7 @@ async def test_space_says_it_moves_down(repo):
         assert "space Mark + down" in footer_line(app)
 
 
+@pytest.mark.slow
 async def test_a_case_without_a_write_up_has_its_first_entry_selected_so_e_edits_it(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -83,6 +86,7 @@ async def test_a_case_without_a_write_up_has_its_first_entry_selected_so_e_edits
             "must_not_say", ["/daily/0"], "", None)
 
 
+@pytest.mark.slow
 async def test_a_missing_write_up_file_is_named_not_called_absent(repo):
     (repo / "writeups" / "wu01-shoes.md").unlink()
     app = make_app(repo)
@@ -94,6 +98,7 @@ async def test_a_missing_write_up_file_is_named_not_called_absent(repo):
         assert "writeups/wu01-shoes.md" in title(screen)
 
 
+@pytest.mark.slow
 async def test_the_dispute_form_refuses_a_one_letter_reason(repo):
     disputed = repo / "disputed.md"
     before = disputed.read_text()
@@ -114,6 +119,7 @@ def test_a_sign_off_or_a_name_alone_is_not_a_claim():
     assert disputes.not_a_claim("The account overspends by 40%.") is None
 
 
+@pytest.mark.slow
 async def test_d_on_the_sign_off_line_opens_no_dispute(repo):
     path = repo / "writeups" / "wu01-shoes.md"
     path.write_text(path.read_text() + "\nKind regards,  \nMargit\n")
@@ -132,6 +138,7 @@ async def test_d_on_the_sign_off_line_opens_no_dispute(repo):
         assert said and "sign-off" in said[0]
 
 
+@pytest.mark.slow
 async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -148,6 +155,7 @@ async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(
         assert "NOT supported" not in said
 
 
+@pytest.mark.slow
 async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, capsys):
     from reviewtui import check
 
@@ -175,6 +183,7 @@ async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, cap
     # `**Rows:** (none)`, which check then let through and the write-up test tripped on.
     (" ", f"Fill in {disputes.ROWS_NEEDED}."),
 ])
+@pytest.mark.slow
 async def test_the_dispute_form_refuses_rows_that_cite_nothing(repo, rows, refused):
     disputed = repo / "disputed.md"
     before = disputed.read_text()
@@ -187,6 +196,7 @@ async def test_the_dispute_form_refuses_rows_that_cite_nothing(repo, rows, refus
     assert disputed.read_text() == before
 
 
+@pytest.mark.slow
 async def test_a_date_filter_that_is_no_date_is_said_not_silently_ignored(repo):
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
@@ -207,6 +217,7 @@ async def test_a_date_filter_that_is_no_date_is_said_not_silently_ignored(repo):
         assert all(table.section.date_of(i) >= "2025-03-10" for i in table.order)
 
 
+@pytest.mark.slow
 async def test_the_write_ups_header_is_shown_line_by_line_and_cannot_be_tagged(repo):
     writeup = repo / "writeups" / "wu01-shoes.md"
     writeup.write_text(writeup.read_text(encoding="utf-8").replace(
@@ -226,6 +237,7 @@ async def test_the_write_ups_header_is_shown_line_by_line_and_cannot_be_tagged(r
         assert "**" not in app.screen.query_one("#tag-claim").value
 
 
+@pytest.mark.slow
 async def test_an_80_by_24_terminal_shows_the_status_and_the_view_keys(repo):
     """At 80x24 the status column was past the right edge and the footer lost its view keys."""
     app = make_app(repo)

@@ -37,6 +37,7 @@ async def open_compare_t1_t2(pilot) -> None:
     assert isinstance(pilot.app.screen, CompareScreen)
 
 
+@pytest.mark.slow
 async def test_compare_header_shows_the_paired_interval_sign_test_and_mcnemar(root):
     before, after = recalls(root, "audit-t1"), recalls(root, "audit-t2")
     deltas = [after[c] - before[c] for c in sorted(before)]
@@ -58,6 +59,7 @@ async def test_compare_header_shows_the_paired_interval_sign_test_and_mcnemar(ro
     assert "regression" not in header
 
 
+@pytest.mark.slow
 async def test_a_case_in_one_run_only_shows_a_dash_for_the_missing_status(root):
     (root / "results" / "audit-t1" / "cases" / "c04-healthy.json").unlink()
     app = make_review_app(root)

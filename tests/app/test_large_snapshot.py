@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import threading
 
 from reviewtui.caseset.snapshot import Snapshot
@@ -15,6 +16,7 @@ from tests.app.apphelpers import SIZE, make_app, open_case, settle
 from tests.app.casegen import make_large_case
 
 
+@pytest.mark.slow
 async def test_the_app_answers_keys_while_the_snapshot_is_loading(repo, monkeypatch):
     # Snapshots up to LOAD_IN_WORKER_BYTES are parsed while the screen is built; make this small one
     # take the worker's path, which is what a large one does.
@@ -51,6 +53,7 @@ async def test_the_app_answers_keys_while_the_snapshot_is_loading(repo, monkeypa
         assert screen.query(SnapshotPanel) and screen.panel is not None
 
 
+@pytest.mark.slow
 async def test_a_100000_row_snapshot_opens_scrolls_sorts_and_filters(tmp_path):
     repo = tmp_path / "repo"
     make_large_case(repo / "cases", rows=100_000)

@@ -28,6 +28,7 @@ def root(tmp_path, monkeypatch):
     return root
 
 
+@pytest.mark.slow
 async def test_typing_a_snapshot_path_makes_and_opens_a_case(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -40,6 +41,7 @@ async def test_typing_a_snapshot_path_makes_and_opens_a_case(root):
         await wait_until(pilot, lambda: ("uk-shop", "ordinary") in app.case_summaries(), "the cases view lists it")
 
 
+@pytest.mark.slow
 async def test_picking_a_file_from_the_entry(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -50,6 +52,7 @@ async def test_picking_a_file_from_the_entry(root):
         assert (root / "cases" / "uk-shop" / "snapshot.json").is_file()
 
 
+@pytest.mark.slow
 async def test_an_unreadable_snapshot_makes_no_case(root):
     data = json.loads((root / "uk-shop.json").read_text())
     for row in data["daily"]:
@@ -69,6 +72,7 @@ async def test_an_unreadable_snapshot_makes_no_case(root):
         assert not isinstance(app.screen, AuthorScreen)
 
 
+@pytest.mark.slow
 async def test_an_unredacted_import_is_not_copied_into_the_case_set_unless_asked(root):
     """The palette's "New case" once copied an account's own names into cases/, shared with everyone who
     has the set. It asks first, naming the names and the redact command; esc or c copies nothing."""

@@ -40,6 +40,7 @@ def figure_option(screen: CaseReviewScreen, text: str) -> int:
                 if (o.id or "").startswith("figure:") and o.prompt.plain.strip()[2:].startswith(text))
 
 
+@pytest.mark.slow
 async def test_enter_on_a_derived_figure_highlights_the_rows_it_was_computed_from(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -81,6 +82,7 @@ def test_a_capped_row_list_is_said_to_be_capped():
     assert figure_rows_note({"reason": "snapshot /daily/9/cost = 525.25"}, 1) is None  # an old result file
 
 
+@pytest.mark.slow
 async def test_a_declared_answer_shows_each_declaration_with_what_the_rows_give(tmp_path, monkeypatch):
     """audit-t2's c01 declares its figures (review_fixture.DECLARED_C01): its "404" is not declared
     (untraceable: grounded by the prose rules only), and it declares campaign 333's clicks over

@@ -31,6 +31,7 @@ def root(tmp_path, monkeypatch):
     return root
 
 
+@pytest.mark.slow
 async def test_enter_on_an_expectation_scrolls_the_table_to_its_row_centred(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -52,6 +53,7 @@ async def test_enter_on_an_expectation_scrolls_the_table_to_its_row_centred(root
         assert abs((ROW - top) - shown // 2) <= 1  # centred
 
 
+@pytest.mark.slow
 async def test_a_run_with_a_corrupt_manifest_is_named_with_the_parse_error(root):
     (root / "results" / "audit-t1" / "manifest.json").write_text('{"prompt_version": "audit-t1",\n  "status": ', encoding="utf-8")
     app = make_review_app(root)
@@ -62,6 +64,7 @@ async def test_a_run_with_a_corrupt_manifest_is_named_with_the_parse_error(root)
         assert "Not listed:" in said and "manifest.json:2: the run manifest is not valid JSON" in said
 
 
+@pytest.mark.slow
 async def test_f3_from_a_case_review_goes_back_to_the_runs_view(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -72,6 +75,7 @@ async def test_f3_from_a_case_review_goes_back_to_the_runs_view(root):
         assert isinstance(app.screen, RunsScreen)
 
 
+@pytest.mark.slow
 async def test_f3_with_unsaved_edits_in_an_author_screen_asks_first(root):
     from reviewtui.tui.screens.dialogs import ConfirmModal
 
@@ -99,6 +103,7 @@ async def test_f3_with_unsaved_edits_in_an_author_screen_asks_first(root):
         assert review not in app.screen_stack
 
 
+@pytest.mark.slow
 async def test_enter_in_the_compare_view_opens_the_case_review_in_the_after_run_and_b_in_the_before(root):
     from reviewtui.tui.screens.compare import CompareScreen
     from reviewtui.tui.widgets.review.diff_table import CaseDiffTable

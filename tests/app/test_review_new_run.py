@@ -38,6 +38,7 @@ async def open_new_run(pilot) -> NewRunScreen:
     return pilot.app.screen
 
 
+@pytest.mark.slow
 async def test_a_run_in_the_worker_updates_progress_and_table_while_the_app_answers_keys(root):
     backend = CountingStubBackend(hold_after=2)  # the third case waits until the test lets it go
     app = make_review_app(root, backend)
@@ -78,6 +79,7 @@ async def run_and_cancel_after_two(pilot, backend: CountingStubBackend) -> NewRu
     return screen
 
 
+@pytest.mark.slow
 async def test_escape_cancels_and_keeps_what_finished(root):
     backend = CountingStubBackend(hold_after=2)
     app = make_review_app(root, backend)
@@ -94,6 +96,7 @@ async def test_escape_cancels_and_keeps_what_finished(root):
         assert "NO VERDICT" in str(screen.query_one("#new-run-result").render())
 
 
+@pytest.mark.slow
 async def test_starting_again_resumes_without_repeating_finished_cases(root):
     first = CountingStubBackend(hold_after=2)
     app = make_review_app(root, first)
@@ -112,6 +115,7 @@ async def test_starting_again_resumes_without_repeating_finished_cases(root):
         assert sorted(p.stem for p in (run_dir(root) / "cases").glob("*.json")) == CASE_IDS
 
 
+@pytest.mark.slow
 async def test_bad_form_input_says_what_to_fix_and_runs_nothing(root):
     backend = CountingStubBackend()
     app = make_review_app(root, backend)
@@ -132,6 +136,7 @@ async def test_bad_form_input_says_what_to_fix_and_runs_nothing(root):
     ("replay", ["--replay-dir", "raw"]),
     ("rules", []),
 ])
+@pytest.mark.slow
 async def test_the_form_builds_the_settings_the_same_flags_give(root, backend, argv):
     (root / "raw").mkdir()
     app = make_review_app(root, CountingStubBackend())
@@ -148,6 +153,7 @@ async def test_the_form_builds_the_settings_the_same_flags_give(root, backend, a
     assert settings == dataclasses.replace(flags, resume=True)
 
 
+@pytest.mark.slow
 async def test_a_concurrency_that_is_not_a_number_is_refused_by_the_settings(root):
     app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
@@ -158,6 +164,7 @@ async def test_a_concurrency_that_is_not_a_number_is_refused_by_the_settings(roo
         assert str(screen.query_one("#new-run-error").render()) == "Concurrency must be a whole number of at least 1."
 
 
+@pytest.mark.slow
 async def test_a_typed_fractional_concurrency_is_refused_not_read_as_another_number(root):
     app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
@@ -172,6 +179,7 @@ async def test_a_typed_fractional_concurrency_is_refused_not_read_as_another_num
         assert str(screen.query_one("#new-run-error").render()) == "Concurrency must be a whole number of at least 1."
 
 
+@pytest.mark.slow
 async def test_an_invalid_case_set_is_refused_with_the_file_and_line(root):
     (root / "cases" / "c03-duplicates" / "expected.yaml").write_text("case: c03-duplicates\nkind: weird\n")
     backend = CountingStubBackend()
@@ -185,6 +193,7 @@ async def test_an_invalid_case_set_is_refused_with_the_file_and_line(root):
         assert backend.total_calls == 0
 
 
+@pytest.mark.slow
 async def test_a_case_set_that_reviewtui_check_refuses_is_refused_here_too(root):
     # A write-up case whose must_find has no claim: not a load error, an error of the checks that
     # `reviewtui check` and `reviewtui eval` run (eval exits 2 on it), so the app must not run it either.
@@ -216,6 +225,7 @@ async def complete_a_run(pilot) -> tuple[NewRunScreen, CountingStubBackend]:
     return screen, second
 
 
+@pytest.mark.slow
 async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(root):
     app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
@@ -238,6 +248,7 @@ async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(roo
                          "the replacing run completes")
 
 
+@pytest.mark.slow
 async def test_the_resume_checkbox_says_on_or_off_in_words(root):
     app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
@@ -250,6 +261,7 @@ async def test_the_resume_checkbox_says_on_or_off_in_words(root):
         assert box.value is True and str(box.label).startswith("Resume: ON")
 
 
+@pytest.mark.slow
 async def test_resume_ticked_on_a_complete_run_keeps_it_and_says_there_is_nothing_to_run(root):
     app = make_review_app(root, CountingStubBackend())
     async with app.run_test(size=SIZE) as pilot:
@@ -273,6 +285,7 @@ class BusyBackend(CountingStubBackend):
         return CaseOutput(case.case_id, '{"findings": []}', model=self.model)
 
 
+@pytest.mark.slow
 async def test_escape_stops_a_run_whose_backend_never_yields(root):
     backend = BusyBackend()
     app = make_review_app(root, backend)

@@ -66,6 +66,7 @@ def styles_at(text, fragment: str) -> set[str]:
     return {str(span.style) for span in text.spans if span.start <= start and span.end >= start + len(fragment)}
 
 
+@pytest.mark.slow
 async def test_runs_view_lists_every_run_newest_first(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -77,6 +78,7 @@ async def test_runs_view_lists_every_run_newest_first(root):
         assert first[8:] == ["2025-03-21 10:30", "replay", "claude-sonnet-5-5", "ab12cd34"]
 
 
+@pytest.mark.slow
 async def test_run_view_header_missed_ids_and_case_table(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -105,6 +107,7 @@ async def test_run_view_header_missed_ids_and_case_table(root):
         assert "3 failing cases, sorted by fabrication" in text_of(run.query_one("#run-table-title"))
 
 
+@pytest.mark.slow
 async def test_case_review_marks_expectations_findings_and_fabricated_figures(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -125,6 +128,7 @@ async def test_case_review_marks_expectations_findings_and_fabricated_figures(ro
         assert any(line.strip().startswith("✓ 3,141.50  grounded: snapshot value /daily/9/cost") for line in lines)
 
 
+@pytest.mark.slow
 async def test_n_and_p_step_through_failing_cases_and_r_shows_the_raw_output(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -147,6 +151,7 @@ async def test_n_and_p_step_through_failing_cases_and_r_shows_the_raw_output(roo
         assert app.screen is screen
 
 
+@pytest.mark.slow
 async def test_jump_from_evidence_and_from_a_grounded_figure_to_the_snapshot_rows(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -186,6 +191,7 @@ async def test_jump_from_evidence_and_from_a_grounded_figure_to_the_snapshot_row
         assert author.panel.active_table.current_pointer == "/daily/9"
 
 
+@pytest.mark.slow
 async def test_fix_in_the_author_screen_then_rescore_changes_the_scores_without_a_backend_call(root):
     rescore_run(root / "results/audit-t1", load_case_set(root / "cases"))  # the real scorer's scores first
     backend = CountingStubBackend()
@@ -230,6 +236,7 @@ async def test_fix_in_the_author_screen_then_rescore_changes_the_scores_without_
         assert "c01-tracking *" in str(run.query_one(ReviewCaseTable).get_row_at(0)[0])
 
 
+@pytest.mark.slow
 async def test_compare_two_runs_shows_deltas_newly_missed_found_and_fabrications(root):
     app = make_review_app(root)
     async with app.run_test(size=SIZE) as pilot:
@@ -258,6 +265,7 @@ async def test_compare_two_runs_shows_deltas_newly_missed_found_and_fabrications
         assert len(table.shown) == 5  # unchanged c04 too
 
 
+@pytest.mark.slow
 async def test_a_narrow_terminal_keeps_room_for_the_run_views_case_table(tmp_path, monkeypatch):
     from tests.app.review_fixture import make_review_app, review_repo
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ from tests.app.apphelpers import open_runs_view, screen_text, search_palette, wa
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 
 
+@pytest.mark.slow
 async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_path, monkeypatch):
     root = review_repo(tmp_path, monkeypatch, runs=("audit-t1",))
     reference = root / "results" / "reference"
@@ -61,6 +63,7 @@ async def test_an_auditor_run_of_the_same_version_is_its_own_labelled_row(tmp_pa
         await pilot.press("escape")
 
 
+@pytest.mark.slow
 async def test_the_new_run_form_resumes_the_auditors_unfinished_run_from_its_own_folder(tmp_path, monkeypatch):
     """Without a key the form's run is the reference auditor's: its unfinished run sits in results/reference."""
     from textual.widgets import Checkbox
@@ -84,6 +87,7 @@ async def test_the_new_run_form_resumes_the_auditors_unfinished_run_from_its_own
         assert app.screen.query_one("#resume", Checkbox).value is True
 
 
+@pytest.mark.slow
 async def test_replacing_the_auditors_run_asks_first_and_names_its_own_folder(tmp_path, monkeypatch):
     """The form's own backend (no stand-in): a complete reference run is found where the auditor writes."""
     from reviewtui import assistant

@@ -3,6 +3,7 @@ screen closes."""
 
 from __future__ import annotations
 
+import pytest
 import threading
 import time
 
@@ -50,6 +51,7 @@ async def open_while_checking(pilot, check: SlowCheck) -> None:
     await wait_until(pilot, lambda: check.running == 1, "the check is under way")
 
 
+@pytest.mark.slow
 async def test_reopening_an_unchanged_case_reuses_the_verdicts(repo):
     check = SlowCheck()
     check.go.set()
@@ -68,6 +70,7 @@ async def test_reopening_an_unchanged_case_reuses_the_verdicts(repo):
         assert len(check.calls) == first + 1  # the snapshot changed: checked again
 
 
+@pytest.mark.slow
 async def test_edits_during_a_check_do_not_start_a_second_one(repo):
     check = SlowCheck()
     app = make_app(repo, support_check=check)
@@ -84,6 +87,7 @@ async def test_edits_during_a_check_do_not_start_a_second_one(repo):
         assert screen.support_problems == []
 
 
+@pytest.mark.slow
 async def test_closing_the_screen_stops_its_check(repo):
     check = SlowCheck()
     app = make_app(repo, support_check=check)

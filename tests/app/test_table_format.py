@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 
 from reviewtui.caseset.snapshot_sections import snapshot_sections
@@ -45,6 +46,7 @@ def test_ids_written_as_digits_sort_as_numbers():
     assert [campaigns.raw(i, "id") for i in order] == ["916", "936", "1178"]
 
 
+@pytest.mark.slow
 async def test_the_status_line_shows_the_current_cell_as_the_snapshot_has_it(repo):
     from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
 
@@ -67,6 +69,7 @@ async def test_the_status_line_shows_the_current_cell_as_the_snapshot_has_it(rep
         assert columns[-1] in screen_text(app)  # its header is still shown above it
 
 
+@pytest.mark.slow
 async def test_columns_line_up_in_terminal_cells_with_wide_characters(repo):
     """Twelve Japanese characters take 24 cells: the table pads by cells (rich's cell functions), so the
     column after a Japanese campaign name starts where it starts after an ASCII one."""

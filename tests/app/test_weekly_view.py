@@ -3,6 +3,7 @@ enter on a figure jumps to its rows, v marks an account reviewed, g shows the ga
 
 from __future__ import annotations
 
+import pytest
 import json
 
 from textual.widgets import DataTable, OptionList
@@ -47,6 +48,7 @@ async def open_gate(pilot) -> str:
     return str(pilot.app.screen.query_one("#gate-text").render())
 
 
+@pytest.mark.slow
 async def test_the_weekly_view_lists_accounts_with_their_flags_and_marks_reviewed(tmp_path):
     paths = await write_weekly_run(tmp_path)
     app = make_app(tmp_path)
@@ -73,6 +75,7 @@ async def test_the_weekly_view_lists_accounts_with_their_flags_and_marks_reviewe
         assert json.loads(paths.reviewed.read_text(encoding="utf-8")) == {}
 
 
+@pytest.mark.slow
 async def test_an_accounts_report_marks_its_figures_and_enter_jumps_to_the_rows(tmp_path):
     await write_weekly_run(tmp_path)
     app = make_app(tmp_path)
@@ -111,6 +114,7 @@ async def test_an_accounts_report_marks_its_figures_and_enter_jumps_to_the_rows(
         assert panel.highlights == {"/daily/0"}
 
 
+@pytest.mark.slow
 async def test_the_gate_check_shows_its_reasons_when_it_refuses(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -118,6 +122,7 @@ async def test_the_gate_check_shows_its_reasons_when_it_refuses(tmp_path):
         assert "Refused: prompt version" in text and "no Claude run of prompt version" in text
 
 
+@pytest.mark.slow
 async def test_starting_a_weekly_run_from_the_app_checks_the_gate_then_runs(stamp_kit, stamped):
     """Through the fake Messages API: the stamp the eval left on the fifty cases, g shows it allowed, the folder
     starts the run."""
@@ -143,6 +148,7 @@ async def test_starting_a_weekly_run_from_the_app_checks_the_gate_then_runs(stam
     assert (stamped / "results" / "weekly" / today() / "accounts" / "outdoor" / "report.md").is_file()
 
 
+@pytest.mark.slow
 async def test_the_gate_refuses_a_tampered_stamp_as_the_command_line_does(stamp_kit, stamped):
     """The manifest of a passing run says it failed nothing, but one answer was swapped for one that fabricates:
     the app's gate checks the answers against their record, names what differs and sends nothing."""

@@ -7,6 +7,7 @@ Update with ``pytest tests/snapshot --snapshot-update`` and inspect the SVGs.
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable
 
 from tests.app.apphelpers import copy_fixture, make_app, open_case, settle
@@ -36,6 +37,7 @@ def test_cases_view(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=cases_table_measured)
 
 
+@pytest.mark.slow
 def test_author_screen(snap_compare, tmp_path):
     app = make_app(copy_fixture(tmp_path / "repo"))
 
@@ -48,6 +50,7 @@ def test_author_screen(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_tag_modal(snap_compare, tmp_path):
     app = make_app(copy_fixture(tmp_path / "repo"))
 
@@ -62,6 +65,7 @@ def test_tag_modal(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_dispute_modal(snap_compare, tmp_path):
     app = make_app(copy_fixture(tmp_path / "repo"))
 

@@ -30,14 +30,17 @@ async def open_run_t1(pilot) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 def test_runs_view(snap_compare, root):
     assert snap_compare(make_review_app(root), terminal_size=SIZE, press=["f3"])
 
 
+@pytest.mark.slow
 def test_run_view_with_missed_ids(snap_compare, root):
     assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=open_run_t1)
 
 
+@pytest.mark.slow
 def test_case_view_with_a_fabricated_figure(snap_compare, root):
     async def run_before(pilot) -> None:
         await open_run_t1(pilot)
@@ -47,6 +50,7 @@ def test_case_view_with_a_fabricated_figure(snap_compare, root):
     assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_case_view_with_declared_figures(snap_compare, root):
     """audit-t2's c01 declares its figures: an untraceable "404" and a declaration the text does not print."""
     async def run_before(pilot) -> None:
@@ -61,6 +65,7 @@ def test_case_view_with_declared_figures(snap_compare, root):
     assert snap_compare(make_review_app(root), terminal_size=SIZE, run_before=run_before)
 
 
+@pytest.mark.slow
 def test_compare_view(snap_compare, root):
     async def run_before(pilot) -> None:
         await pilot.press("f3", "down", "space", "up", "c")  # mark audit-t1, compare with audit-t2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pathlib import Path
 
 from textual.widgets import DataTable
@@ -13,6 +14,7 @@ from tests.fake_messages_api import write_case
 SIZE = (130, 36)
 
 
+@pytest.mark.slow
 def test_account_report_on_hold(snap_compare, tmp_path, monkeypatch):
     write_case(tmp_path / "cases", "c01-one", "CASE-0001")
     monkeypatch.chdir(tmp_path)

@@ -363,6 +363,7 @@ def test_f7_an_imported_account_in_the_case_set_that_was_not_redacted_is_an_erro
 
 
 @pytest.mark.parametrize("argv", [["check"], ["eval", "--backend", "rules", "--results-dir", "{tmp}/results"]])
+@pytest.mark.slow
 def test_f9_check_and_eval_piped_into_a_reader_that_stops_early_exit_as_they_would(argv, tmp_path):
     import os
     import subprocess

@@ -502,6 +502,7 @@ def test_item14_a_reader_that_stops_early_gets_no_traceback_and_the_file_is_writ
 # --- scale: the progress line ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_large_import_shows_a_progress_line_on_a_terminal_only(tmp_path, monkeypatch):
     from reviewtui.accounts.csvread import Progress
 

@@ -182,6 +182,7 @@ SEEDS = [pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.slow
 def test_random_corruption_never_crashes(tmp_path, seed):
     import random
 

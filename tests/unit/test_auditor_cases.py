@@ -36,6 +36,7 @@ def test_no_ungrounded_figure_on_a_shipped_case(case_dir):
 
 
 @pytest.mark.skipif(not CASE_DIRS, reason="no shipped cases yet")
+@pytest.mark.slow
 def test_the_auditor_follows_each_kinds_severity_in_the_taxonomy():
     """Severity is the taxonomy's (level, or high when the kind's condition holds), for the auditor as
     for the prompt: no detector sets its own."""

@@ -54,6 +54,7 @@ def test_finding_rows_resolve(tmp_path, name):
             snapshot.resolve(pointer)
 
 
+@pytest.mark.slow
 def test_every_kind_is_assessed_somewhere(tmp_path):
     assessed = set()
     for name in PLANTED:
@@ -62,6 +63,7 @@ def test_every_kind_is_assessed_somewhere(tmp_path):
     assert set(taxonomy.kind_ids()) - assessed == set()
 
 
+@pytest.mark.slow
 def test_every_kind_but_the_summary_is_found_somewhere(tmp_path):
     found = set()
     for name in PLANTED:

@@ -28,6 +28,7 @@ def _scopes(expectations, kind: str) -> set[str]:
     return {e.scope for e in expectations if e.kind == kind and e.scope}
 
 
+@pytest.mark.slow
 def test_conversion_concentration_is_must_find_only_without_the_same_campaigns_spend_concentration(case_set):
     seen = {"must_find": 0, "may_find": 0}
     for case in case_set.cases:
@@ -75,6 +76,7 @@ def _covered(entry_scope: str | None, symptom_scope: str | None) -> bool:
     return entry_scope in (symptom_scope, None)
 
 
+@pytest.mark.slow
 def test_no_symptom_of_a_cause_in_must_find_is_expected(case_set):
     for case in case_set.cases:
         for cause in case.must_find:

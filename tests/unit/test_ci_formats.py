@@ -41,6 +41,7 @@ def run(tmp_path, monkeypatch, capsys):
     return code, junit, capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_junit_has_one_testcase_per_case_with_failures_and_errors(run):
     code, junit, _ = run
     assert code == 3
@@ -100,6 +101,7 @@ def _summary_on_a_terminal(tmp_path, **env) -> str:
     return b"".join(chunks).decode()
 
 
+@pytest.mark.slow
 def test_colour_on_a_terminal_and_none_with_no_color(tmp_path):
     assert "\033[" in _summary_on_a_terminal(tmp_path / "a")
     plain = _summary_on_a_terminal(tmp_path / "b", NO_COLOR="1")

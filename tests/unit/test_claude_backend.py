@@ -86,6 +86,7 @@ async def test_rate_limit_is_retried_after_retry_after(api, case, tmp_path):
     assert api.requests[1].headers.get("x-stainless-retry-count") == "1"
 
 
+@pytest.mark.slow
 async def test_overload_then_server_error_then_answer(api, case, tmp_path):
     api.plan("ACCT-0001", overloaded(), server_error(), answer(GOOD))
     out = await run_once(tmp_path, case)

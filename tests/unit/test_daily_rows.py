@@ -4,6 +4,7 @@ loaded snapshot is read once however many of them ask."""
 
 from __future__ import annotations
 
+import pytest
 import json
 import random
 import sys
@@ -118,6 +119,7 @@ def test_the_columns_read_every_value_as_the_readers_do():
         assert sum(map(len, view.by_campaign.values())) == sum(map(len, view.by_day.values())) == len(usable)
 
 
+@pytest.mark.slow
 def test_the_series_is_what_the_row_by_row_reading_gave():
     for seed, snapshot in enumerate(shapes()):
         for share in (0.0, 0.2):
@@ -134,6 +136,7 @@ def test_the_series_is_what_the_row_by_row_reading_gave():
             assert all(isinstance(r, Row) for rs in series.rows_by_cell.values() for r in rs)
 
 
+@pytest.mark.slow
 def test_the_row_check_gives_the_message_of_a_row_by_row_scan():
     refused = []
     for seed, snapshot in enumerate(shapes()):
@@ -148,6 +151,7 @@ def test_the_row_check_gives_the_message_of_a_row_by_row_scan():
     assert True in refused and False in refused  # snapshots refused and snapshots let through were both tried
 
 
+@pytest.mark.slow
 def test_a_loaded_snapshot_is_read_once_by_the_validation_and_the_audit(tmp_path, monkeypatch):
     case = tmp_path / "cases" / "c01-big"
     case.mkdir(parents=True)

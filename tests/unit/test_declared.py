@@ -461,6 +461,7 @@ def test_how_computed_is_a_note_a_client_can_read():
 # -- the hand-written declared answers, end to end -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_hand_written_declared_answers_pass_with_one_untraceable_figure(tmp_path, capsys):
     from reviewtui.eval import main
 
@@ -482,6 +483,7 @@ def test_the_hand_written_declared_answers_pass_with_one_untraceable_figure(tmp_
     assert len(declared_rows) > 150
 
 
+@pytest.mark.slow
 def test_bad_declarations_through_eval_each_get_their_reason_and_the_rest_is_scored(tmp_path, capsys):
     """The issue's bad-input list in one answer, through ``reviewtui eval --backend replay`` on files: each bad
     declaration is a fabrication with its reason on that figure, the good figures are grounded, no crash."""

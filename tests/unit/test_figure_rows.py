@@ -109,6 +109,7 @@ def test_strict_mode_names_snapshot_fields_only(data: dict) -> None:
     assert grounded(strict, "1,234.38")["1,234.38"][1:] == ([], 0)
 
 
+@pytest.mark.slow
 def test_every_derived_value_says_where_it_comes_from(data: dict) -> None:
     named = derived_named(data)
     described = {name: derived_rows(data, name) for name in named.values}

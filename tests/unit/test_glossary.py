@@ -189,11 +189,13 @@ def test_an_auditor_that_reads_a_term_otherwise_fails_its_example(monkeypatch):
     assert computed(term) != term.example["finds"]
 
 
+@pytest.mark.slow
 def test_the_prompt_uses_no_term_the_glossary_does_not_define():
     """The glossary's own definitions included: a term defined with an undefined term is undefined."""
     assert taxonomy.undefined_terms(assistant.system_prompt()) == []
 
 
+@pytest.mark.slow
 def test_a_term_the_glossary_does_not_define_is_caught(monkeypatch):
     assert taxonomy.undefined_terms("CPA over the settled weeks") == ['settled: "...CPA over the settled weeks..."']
     assert taxonomy.undefined_terms("CPA over the settled days") == []

@@ -31,6 +31,7 @@ def test_headless_entry_points_load_neither_textual_nor_anthropic(module):
     assert heavy_modules_after_import(module) == []
 
 
+@pytest.mark.slow
 def test_the_probe_sees_a_heavy_import():
     assert heavy_modules_after_import("textual.app") == ["textual"]
     assert heavy_modules_after_import("anthropic") == ["anthropic"]

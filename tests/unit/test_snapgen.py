@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import subprocess
 import sys
@@ -55,6 +56,7 @@ def test_evidence_figures_come_from_the_rows(tmp_path):
         assert snap["daily"][int(ptr.split("/")[2])]["campaign_id"] == cid
 
 
+@pytest.mark.slow
 def test_regenerating_never_writes_over_expected_yaml(tmp_path):
     assert snapgen("generate", "c50-services-trap", "--root", str(tmp_path)).returncode == 0
     case_dir = tmp_path / "cases" / "c50-services-trap"
@@ -76,6 +78,7 @@ def test_regenerating_never_writes_over_expected_yaml(tmp_path):
     assert expected.read_text(encoding="utf-8") == edited
 
 
+@pytest.mark.slow
 def test_generation_is_reproducible_and_matches_the_shipped_set(tmp_path):
     for n in (1, 2):
         assert snapgen("generate", "c07-law-firm", "--root", str(tmp_path / str(n))).returncode == 0
@@ -90,6 +93,7 @@ def test_generation_is_reproducible_and_matches_the_shipped_set(tmp_path):
         assert "50 cases checked, 0 problem(s)" in run.stdout
 
 
+@pytest.mark.slow
 def test_verify_reports_a_changed_snapshot(tmp_path):
     assert snapgen("generate", "c07-law-firm", "--root", str(tmp_path)).returncode == 0
     path = tmp_path / "cases" / "c07-law-firm" / "snapshot.json"

@@ -3,6 +3,7 @@ never shared between two snapshots, one value per key under concurrent use."""
 
 from __future__ import annotations
 
+import pytest
 import copy
 import gc
 import json
@@ -27,6 +28,7 @@ def account(cost: float) -> SnapshotData:
     })
 
 
+@pytest.mark.slow
 def test_a_freed_snapshots_values_never_reach_one_that_takes_its_id() -> None:
     seen: dict[int, float] = {}
     reused = 0

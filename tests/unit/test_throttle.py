@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import asyncio
 import json
 
@@ -64,6 +65,7 @@ def test_an_exhausted_rate_limit_header_holds_until_its_reset():
     assert waited >= 0.2 and pauses == 1
 
 
+@pytest.mark.slow
 def test_repeated_429s_back_off_the_run_and_it_recovers(monkeypatch, tmp_path, capsys):
     cases = tmp_path / "cases"
     markers = [f"ACCT-T{i:02d}" for i in range(24)]

@@ -3,6 +3,7 @@ with the walk that names the first place over one."""
 
 from __future__ import annotations
 
+import pytest
 import random
 
 from reviewtui.caseset import untrusted
@@ -20,6 +21,7 @@ def random_tree(rng: random.Random, depth: int = 0):
     return {"k" * rng.randint(1, 11) + str(i): random_tree(rng, depth + 1) for i in range(rng.randint(0, 7))}
 
 
+@pytest.mark.slow
 def test_the_quick_reading_and_the_walk_agree_on_random_trees():
     rng = random.Random(26)
     over = 0
@@ -32,6 +34,7 @@ def test_the_quick_reading_and_the_walk_agree_on_random_trees():
     assert 750 < over < 2_250  # both kinds of tree were tried
 
 
+@pytest.mark.slow
 def test_a_large_snapshot_within_the_limits_and_one_string_over_them_in_its_last_row():
     limits = Limits("snapshot.json", max_bytes=1 << 30, max_depth=32, max_items=200_000, max_chars=2_000)
     rows = [{"date": "2025-03-01", "campaign_id": str(i), "cost": 1.5, "clicks": 3} for i in range(100_000)]

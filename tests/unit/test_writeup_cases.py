@@ -43,6 +43,7 @@ def _rel(path: Path) -> str:
     return path.relative_to(REPO).as_posix()
 
 
+@pytest.mark.slow
 def test_twelve_writeups_each_with_its_snapshot_and_case(writeup_cases):
     assert len(WRITEUPS) == 12
     for path in WRITEUPS:
@@ -70,6 +71,7 @@ def test_at_least_five_auditors():
     assert len(authors) >= 5, authors
 
 
+@pytest.mark.slow
 def test_every_claim_is_a_whole_sentence_of_its_writeup(writeup_cases):
     for source, case in writeup_cases.items():
         writeup = parse_writeup((REPO / source).read_text(encoding="utf-8"))
