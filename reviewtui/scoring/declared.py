@@ -34,7 +34,7 @@ from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_cache import cache_of
 from ..caseset.snapshot_reader import PointerError, micros_limits, number, parse_day, resolve_pointer
 from ..domain import chance, pacing
-from ..domain.budgets import budget_campaigns, budgets_paying_for, daily_amount, daily_cap_multiple, schedule_of, span_days
+from ..domain.budgets import budget_campaigns, budgets_paying_for, daily_amount, daily_amounts, daily_cap_multiple, schedule_of, span_days
 from ..domain.lag import LagModel
 from ..domain.thresholds import DAILY_CAP, Thresholds
 from .daily_totals import PeriodDates
@@ -660,8 +660,8 @@ def _budget(entry: Declared, item: dict[str, Any], rows: SnapshotRows) -> None:
         entry.value = dec(daily_amount(budgets, first, period.days))
         entry.what, entry.note = f"the daily budget of {scope} in force on {first}", f"the daily budget of {scope} on {first}"
     elif what == "daily_sum":
-        entry.value = sum((dec(daily_amount(budgets, first + timedelta(days=k), period.days))
-                           for k in range(span_days(first, last))), ZERO)
+        in_force = daily_amounts(budgets, period.days)
+        entry.value = sum((dec(in_force(first + timedelta(days=k))) for k in range(span_days(first, last))), ZERO)
         entry.what = f"the daily budget of {scope} in force on each day, added up, {span}"
         entry.note = f"the daily budget of {scope} times the {span_days(first, last)} days {span}"
     elif what == "cap":

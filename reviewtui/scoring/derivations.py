@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_reader import number
-from ..domain.budgets import budgets_paying_for, daily_amount, schedule_of
+from ..domain.budgets import budgets_paying_for, daily_amounts, schedule_of
 from .daily_totals import (
     ALL_CONVERSIONS, CLICKS, CONVERSIONS, COST, DUPLICATES_ONCE, METRICS, WIDTH, DailyTotals, calendar_days,
 )
@@ -159,7 +159,9 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
         table = cache.get(key)
         if table is None:
             numbers: list[tuple[str, float | None]] = []
-            on = _amounts_in_force(paying, period.days)
+            on = cache.get(("in force", owner))
+            if on is None:  # one reader per owner for every finding's ranges
+                on = cache[("in force", owner)] = _amounts_in_force(paying, period.days)
             for (first, last) in scope.windows:
                 days = (last - first).days + 1
                 added = sum(on(first + timedelta(days=k)) for k in range(days))
@@ -185,10 +187,11 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
 def _amounts_in_force(paying: list[dict[str, Any]], days_in_month: int | None) -> Callable[[date], float]:
     """The daily budget in force of ``paying`` on a day, read once a day for all the ranges that hold it."""
     in_force: dict[date, float] = {}
+    amount = daily_amounts(paying, days_in_month)
 
     def on(day: date) -> float:
         if day not in in_force:
-            in_force[day] = daily_amount(paying, day, days_in_month)
+            in_force[day] = amount(day)
         return in_force[day]
 
     return on
