@@ -283,7 +283,7 @@ def test_every_term_name_with_a_number_is_read_as_a_name_not_a_figure():
     """"7.41 per 30 days": the 30 is part of the term's name, never a figure the answer must declare."""
     from reviewtui.scoring.figures import TERM_NAMES_WITH_NUMBERS, find_figures
 
-    with_numbers = {t.term for t in TERMS for name in (t.term, *t.also) if any(c.isdigit() for c in name)}
+    with_numbers = {name for t in TERMS for name in (t.term, *t.also) if any(c.isdigit() for c in name)}
     assert with_numbers <= set(TERM_NAMES_WITH_NUMBERS)
     for name in TERM_NAMES_WITH_NUMBERS:
         assert [f.text for f in find_figures(f"12.5 conversions {name}, cost 80.00")] == ["12.5", "80.00"]
