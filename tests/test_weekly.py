@@ -496,7 +496,7 @@ def test_a_broken_glossary_is_bad_usage_not_a_refusal(api, stamped, capsys, monk
 
 def test_an_account_answer_in_the_cache_without_the_apis_record_is_asked_again(stamp_kit, api, stamped, capsys):
     """A planted cache entry (no message id, request id, run id) for an account: the weekly run asks the API."""
-    from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+    from reviewtui.backends.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
     from reviewtui.weekly.accounts import load_account
 
     accounts = stamped / "accounts"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import inside
-from .provenance import PROVENANCE_KEYS
+from ..backends.provenance import PROVENANCE_KEYS
 from ..caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 MANIFEST_FILE = "manifest.json"
