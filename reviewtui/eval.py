@@ -51,7 +51,7 @@ from .runs.stored import Run, load_run
 from .backends.provenance import new_run_id
 from .paths import is_project_cases, project_cases_dir
 from .caseset.snapshot import Snapshot
-from .caseset.untrusted import printable
+from .files.untrusted import printable
 
 EXIT_USAGE = 2
 

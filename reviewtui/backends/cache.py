@@ -37,7 +37,7 @@ from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any, Callable
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from .provenance import is_provenance, text_sha256
 
 CACHE_FORMAT = 1

@@ -42,7 +42,7 @@ from .provenance import (configured_base_url, configured_endpoint, endpoint_of, 
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
 from .throttle import AdaptiveLimit
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 from .base import (BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, ListedBatch,
                    Prepared)
 

@@ -11,7 +11,7 @@ import yaml
 from .. import taxonomy
 from .snapshot import Snapshot
 from .snapshot_reader import PointerError
-from .untrusted import says_problem
+from ..files.untrusted import says_problem
 
 
 @dataclass

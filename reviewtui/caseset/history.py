@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .atomic import FileChangedError, update_file
+from ..files.atomic import FileChangedError, update_file
 
 from .cases import CaseFileError, ExpectedDoc
 

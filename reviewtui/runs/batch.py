@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence, cast
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..backends.base import BATCH_COUNTS, Backend, BatchBackend, BatchError, CaseOutput
 from ..caseset.cases import Case
 from .runner import (

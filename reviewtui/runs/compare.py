@@ -36,7 +36,7 @@ from .records import CSV_FIRST_COLUMNS, CaseRecord
 from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
 from ..scoring.score import STATUSES, CaseScore
 from ..taxonomy import split_id
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 
 EXIT_REGRESSION = 1
 EXIT_USAGE = 2

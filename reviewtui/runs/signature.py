@@ -25,7 +25,7 @@ import json
 import os
 from pathlib import Path
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..keyfile import KeyFileError, parse_hex_key
 from ..paths import inside, repository_root
 from .files import MANIFEST_FILE

@@ -39,7 +39,7 @@ from .figures import Figure
 from .row_provenance import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from ..caseset.snapshot import Snapshot
-from ..caseset.untrusted import UnsafePattern, says_regex
+from ..files.untrusted import UnsafePattern, says_regex
 
 STATUSES = ("ok", "unparseable", "error")
 

@@ -29,7 +29,7 @@ from .textual_private import screen_stacks
 from .screens.new_run import NewRunScreen
 from .screens.run_list import RunsScreen
 from .screens.weekly import WeeklyScreen
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 from ..caseset.support_checks import SupportChecks, SupportVerdict, check_support
 
 

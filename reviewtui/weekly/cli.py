@@ -30,7 +30,7 @@ from yaml import YAMLError
 from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 from ..eval import make_backend
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError
 from ..runs.files import ResultsError, RunPaths, refuse_results_in_cases, write_error

@@ -16,7 +16,7 @@ import io
 import json
 from typing import Any
 
-from ..caseset.atomic import staged_write_text
+from ..files.atomic import staged_write_text
 from ..backends.base import CaseOutput
 from ..scoring.declared import how_computed_notes
 from .markdown_text import md_cell, md_link_target, md_text

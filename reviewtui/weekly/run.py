@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..assistant import OutputError, parse_output
-from ..caseset.atomic import atomic_write_text, staged_write_text, sync_tree
+from ..files.atomic import atomic_write_text, staged_write_text, sync_tree
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR

@@ -1,4 +1,4 @@
-"""The authoring saves never lose a senior's work (reviewtui.caseset.atomic, ExpectedDoc.save, disputes).
+"""The authoring saves never lose a senior's work (reviewtui.files.atomic, ExpectedDoc.save, disputes).
 
 Races are made real: a second writer (``sed -i``, another thread's save, other
 processes) runs inside the save, between its check and its rename, through a

@@ -22,7 +22,7 @@ from ... import taxonomy
 from ...caseset.cases import LISTS
 from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says
 from ...caseset.snapshot import Snapshot
-from ...caseset.untrusted import printable, unprintable
+from ...files.untrusted import printable, unprintable
 from ..plain import para, plain
 from ...caseset.support_checks import SupportVerdict
 from .dialogs import ReviewModal

@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...caseset.untrusted import printable
+from ...files.untrusted import printable
 from ...caseset.snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40
