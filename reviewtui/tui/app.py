@@ -30,7 +30,7 @@ from .screens.new_run import NewRunScreen
 from .screens.run_list import RunsScreen
 from .screens.weekly import WeeklyScreen
 from ..files.untrusted import printable
-from ..caseset.support_checks import SupportChecks, SupportVerdict, check_support
+from ..authoring.support_checks import SupportChecks, SupportVerdict, check_support
 
 
 class ReviewApp(App[None]):

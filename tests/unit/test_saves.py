@@ -22,7 +22,7 @@ import pytest
 
 from reviewtui.caseset import disputes
 from reviewtui.caseset.cases import ExpectedDoc, ExternalChangeError, load_case_set, validate_case
-from reviewtui.caseset.history import History
+from reviewtui.authoring.history import History
 
 from tests.unit.test_cases import EXPECTED, write_case
 

@@ -26,7 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...files.untrusted import printable
-from ...caseset.snapshot_sections import SectionTable
+from ...authoring.snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40
 WIDTH_SAMPLE = 400  # rows sampled to size the columns

@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 
 from .. import taxonomy
-from .snapshot import Snapshot
-from .snapshot_reader import PointerError
+from ..caseset.snapshot import Snapshot
+from ..caseset.snapshot_reader import PointerError
 from ..files.untrusted import says_problem
 
 

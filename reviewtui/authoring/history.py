@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from ..files.atomic import FileChangedError, update_file
 
-from .cases import CaseFileError, ExpectedDoc
+from ..caseset.cases import CaseFileError, ExpectedDoc
 
 EDITED_KEYS = ("id", "evidence", "rows", "says", "claim")
 
