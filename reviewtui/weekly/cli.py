@@ -42,7 +42,8 @@ from ..runs.signature import KEY_ENV, SignatureError, key_path, load_key
 from ..runs.summary import usage_text
 from .accounts import load_accounts, name_clashes
 from .reports import stamp_words
-from .run import READY, WeeklyBatch, WeeklyPaths, batch_state_path, run_day, run_weekly, today
+from .folder import READY, WeeklyPaths
+from .run import WeeklyBatch, batch_state_path, run_day, run_weekly, today
 from .stamp import check_stamp
 
 EXIT_REFUSED = 1
