@@ -245,13 +245,6 @@ class ExpectedDoc:
         """The file as it is saved: the dump with the file's own line endings."""
         return encode_text(self.dump(), self.newline)
 
-    def changed_on_disk(self) -> bool:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return True
-        return sha256(raw) != self.loaded_digest
-
     def save(self, *, force: bool = False) -> None:
         """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.files.atomic).
 

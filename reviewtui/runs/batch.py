@@ -64,7 +64,6 @@ from .runner import (
     default_cost_estimator,
 )
 
-STATE_FILE = "batch.json"
 STATE_FORMAT = 1
 DEFAULT_POLL_SECONDS = 30.0
 # The API ends every batch within 24 hours (unfinished requests expire); an hour more for the results.

@@ -172,10 +172,6 @@ class PairedComparison:
     fabrications_removed: int = 0
     regression: list[str] = field(default_factory=list)  # reasons; empty when none
 
-    @property
-    def significant_kinds(self) -> list[KindTest]:
-        return [k for k in self.kinds if k.p_adjusted < 1 - stats.DEFAULT_LEVEL]
-
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None

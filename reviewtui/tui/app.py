@@ -73,7 +73,6 @@ class ReviewApp(App[None]):
         self.support_checks = SupportChecks(support_check)  # verdicts kept per snapshot content
         self.cursor_blink = cursor_blink
         self.case_set: CaseSet | None = None  # set by the cases view once loaded
-        self.load_seconds: float | None = None
 
     @property
     def repo_root(self) -> Path:

@@ -28,10 +28,6 @@ REVIEWED_FILE = "reviewed.json"
 class WeeklyPaths:
     run_dir: Path
 
-    @classmethod
-    def for_date(cls, results_dir: str | Path, day: str) -> "WeeklyPaths":
-        return cls(Path(results_dir) / WEEKLY_DIR / day)
-
     @property
     def manifest(self) -> Path:
         return self.run_dir / WEEKLY_FILE
