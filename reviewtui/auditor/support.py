@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, taxonomy
-from ..caseset import parse_cache
+from ..files import parse_cache
 from .audit import AUDITOR_VERSION, SUMMARY_KIND, AuditResult, audit
 from .findings import Assessment
 from ..domain.thresholds import Thresholds

@@ -14,7 +14,7 @@ from pathlib import Path
 from reviewtui.backends.base import Backend
 from reviewtui.tui.screens.run_list import RunsScreen
 from reviewtui.tui.app import ReviewApp
-from reviewtui.caseset.support_checks import SupportVerdict
+from reviewtui.authoring.support_checks import SupportVerdict
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "app"
 SIZE = (140, 40)

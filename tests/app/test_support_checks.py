@@ -7,7 +7,7 @@ import pytest
 import threading
 import time
 
-from reviewtui.caseset.support_checks import CheckCancelled, SupportVerdict
+from reviewtui.authoring.support_checks import CheckCancelled, SupportVerdict
 from tests.app.apphelpers import SIZE, make_app, open_case, settle
 from tests.app.review_fixture import wait_until
 

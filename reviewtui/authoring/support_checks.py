@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .snapshot import Snapshot
+from ..caseset.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
