@@ -45,7 +45,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 from .. import taxonomy
 from ..caseset.snapshot import as_array, as_object
@@ -106,6 +106,17 @@ class FigureVerdict:
             "unit": f.unit, "measure": f.measure, "decimals": f.decimals, "grounded": self.grounded,
             "reason": self.reason,
         }
+
+
+class ScannedTexts(NamedTuple):
+    """The figures of a finding's text fields: (field, figure) in field order, and per field its text,
+    figures and skipped spans."""
+
+    found: list[tuple[str, Figure]]
+    fields: list[tuple[str, list[Figure], list[Skipped]]]
+
+
+ZERO_REASON = "zero is always grounded"
 
 
 # Where a value of the set came from, kept cheap to build and named only when a reason needs it:
@@ -175,6 +186,35 @@ class _Table:
         return self.entries[max(0, i - 1):i + 1]
 
 
+class _DerivedPart:
+    """The account-wide table of a snapshot (its own values and the derived index's figures that are
+    not over a window) and the derived figures each campaign or budget adds when a finding names it."""
+
+    def __init__(self, snapshot_entries: list[Entry], data: dict[str, Any] | None) -> None:
+        account = list(snapshot_entries)
+        self.sources: dict[str, list] = {}
+        self.by_owner: dict[str, list[tuple[Entry, date | None]]] = {}
+        self.values = 0
+        self.pacing_days: set[int] = set()
+        if data is not None:
+            named = derived_named(data)
+            self.sources = named.sources
+            self.values = len(named.values)
+            for name, value in named.values.items():
+                if _WINDOWED.match(name):
+                    continue
+                entry: Entry = (abs(value), value_unit(name), value_metric(name), "derived", name)
+                owner = _owner(name)
+                if owner is None:
+                    account.append(entry)
+                    if _PACING_DAYS.match(name) and "as_of" not in name and value == int(value):
+                        self.pacing_days.add(int(value))  # counted to the last complete day, as pacing is
+                else:
+                    day = _DAY_IN_NAME.search(name)
+                    self.by_owner.setdefault(owner, []).append((entry, parse_day(day.group(1)) if day else None))
+        self.account = _Table(account)
+
+
 class GroundingIndex:
     """The grounding set of one snapshot: its account-wide values, ready for fast lookups, and
     what each campaign adds when a finding names it."""
@@ -188,33 +228,15 @@ class GroundingIndex:
         found = _Collector()
         if isinstance(data, (dict, list)):
             found.walk(data, ())
-        account: list[Entry] = [(v, unit, value_metric(str(src[1])), "snapshot", src)
-                                for unit, values in found.by_unit.items() for v, src in values.items()]
-        account += [(v, "ratio", "", "percent", src) for v, src in found.in_percent.items()]
+        self._snapshot_entries: list[Entry] = [(v, unit, value_metric(str(src[1])), "snapshot", src)
+                                               for unit, values in found.by_unit.items() for v, src in values.items()]
+        self._snapshot_entries += [(v, "ratio", "", "percent", src) for v, src in found.in_percent.items()]
         self.snapshot_values = sum(len(values) for values in found.by_unit.values()) + sum(
             len(items) for items in found.scoped.values())
         self._scoped = found.scoped
-        self._derived_sources: dict[str, list] = {}
-        self._derived_by_owner: dict[str, list[tuple[Entry, date | None]]] = {}
-        self.derived_values = 0
-        self._pacing_days: set[int] = set()
-        if mode == "derived":
-            named = derived_named(data)
-            self._derived_sources = named.sources
-            self.derived_values = len(named.values)
-            for name, value in named.values.items():
-                if _WINDOWED.match(name):
-                    continue
-                entry: Entry = (abs(value), value_unit(name), value_metric(name), "derived", name)
-                owner = _owner(name)
-                if owner is None:
-                    account.append(entry)
-                    if _PACING_DAYS.match(name) and "as_of" not in name and value == int(value):
-                        self._pacing_days.add(int(value))  # counted to the last complete day, as pacing is
-                else:
-                    day = _DAY_IN_NAME.search(name)
-                    self._derived_by_owner.setdefault(owner, []).append((entry, parse_day(day.group(1)) if day else None))
-        self._account = _Table(account)
+        # The account-wide table and what the derived index adds per campaign and budget: built on the
+        # first figure the prose rules judge (an answer whose figures are all declared needs none of it).
+        self._derived: _DerivedPart | None = None
         ids = set(found.ids) | set(daily_totals(self._data).by_campaign)
         self.identifiers = Identifiers(found.names, ids)
         self.period_days = _period_days(self._data)
@@ -242,16 +264,38 @@ class GroundingIndex:
         data = snapshot.data
         return cache_of(data).get(("grounding index", mode), lambda: cls(data, mode))
 
+    def _derived_part(self) -> "_DerivedPart":
+        """The account-wide values (the snapshot's and, derived mode, the derived index's), built once."""
+        part = self._derived
+        if part is None:
+            part = self._derived = _DerivedPart(self._snapshot_entries, self._data if self.mode == "derived" else None)
+        return part
+
+    @property
+    def _account(self) -> "_Table":
+        return self._derived_part().account
+
+    @property
+    def _derived_sources(self) -> dict[str, list]:
+        return self._derived_part().sources
+
+    @property
+    def _derived_by_owner(self) -> dict[str, list[tuple[Entry, date | None]]]:
+        return self._derived_part().by_owner
+
+    @property
+    def _pacing_days(self) -> set[int]:
+        return self._derived_part().pacing_days
+
+    @property
+    def derived_values(self) -> int:
+        """How many values the derived index holds (0 in strict mode)."""
+        return self._derived_part().values
+
     # -- one finding -----------------------------------------------------------------
 
-    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = (), kind: str | None = None,
-                    ) -> list[FigureVerdict]:
-        """Verdicts for every figure in the text fields of one finding, in field order.
-
-        ``scopes``: the finding's scope (campaign id), which it names as if written. Figures are
-        grounded by the finding's grounding set (the module's 1-3), then by arithmetic on two
-        figures grounded so (arithmetic does not chain).
-        """
+    def scan_texts(self, texts: dict[str, str]) -> "ScannedTexts":
+        """The figures of one finding's text fields, in field order, and what each field skipped."""
         found: list[tuple[str, Figure]] = []
         fields: list[tuple[str, list[Figure], list[Skipped]]] = []
         for field_name, text in texts.items():
@@ -259,6 +303,18 @@ class GroundingIndex:
                 figures, spans = scan(text, self.identifiers, words=False)
                 found.extend((field_name, f) for f in figures)
                 fields.append((text, figures, spans))
+        return ScannedTexts(found, fields)
+
+    def check_texts(self, texts: dict[str, str], scopes: Iterable[str | None] = (), kind: str | None = None,
+                    scanned: "ScannedTexts | None" = None) -> list[FigureVerdict]:
+        """Verdicts for every figure in the text fields of one finding, in field order.
+
+        ``scopes``: the finding's scope (campaign id), which it names as if written. Figures are
+        grounded by the finding's grounding set (the module's 1-3), then by arithmetic on two
+        figures grounded so (arithmetic does not chain). ``scanned``: ``scan_texts(texts)``, when
+        the caller has it already.
+        """
+        found, fields = scanned if scanned is not None else self.scan_texts(texts)
         if not found:
             return []
         joined = "\n".join(t for t in texts.values() if isinstance(t, str))
@@ -403,7 +459,7 @@ class GroundingIndex:
         """(value usable for arithmetic or None, reason, sources, unit of the value, its metric)
         when grounded by the finding's set, or by a platform constant the text names."""
         if figure.value == 0:
-            return None, "zero is always grounded", (), None, ""
+            return None, ZERO_REASON, (), None, ""
         if (figure.day_count or figure.metric == "days") and abs(figure.value) == int(abs(figure.value)):
             n = int(abs(figure.value))
             near = named.lengths_near(text, figure.start)
