@@ -41,6 +41,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -242,6 +243,11 @@ class GroundingIndex:
         self.period_days = _period_days(self._data)
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
         self._range_cache: dict[str, dict] = {}
+        # Which reading and key each table of the range cache is under (by the table's id; the cache
+        # keeps the tables alive), indexed as the cache grows: a cited range's rows are found without
+        # a pass over every range the snapshot's findings named.
+        self._range_keys: dict[int, tuple[RangeValues, str, Any]] = {}
+        self._range_keys_seen: dict[str, int] = {}
         self._derivation_cache: dict[Any, Any] = {}
         # Each range table's entries, made once: the cached tables recur in many findings.
         self._table_entries: dict[int, tuple[RangeValues, list[Entry]]] = {}
@@ -633,18 +639,33 @@ class GroundingIndex:
     def _range_rows(self, table: RangeValues) -> tuple[Rows, ...]:
         """What a range a finding names covers: its scope, dates and reading, found by the
         table's place in the range cache."""
+        found = self._range_keys.get(id(table))
+        if found is None or found[0] is not table:
+            self._index_range_keys()
+            found = self._range_keys.get(id(table))
+            if found is None or found[0] is not table:
+                return ()
+        _, reading, key = found
+        scope, first, last = key
+        campaigns = None if scope == "account" else (scope,)
+        once = reading == DUPLICATES_ONCE
+        if first == "weekdays":
+            weekday = next((i for i, name in enumerate(WEEKDAYS) if f"on {name}s" in table.label), None)
+            return (Rows("daily", campaigns, once_per_day=once, weekday=weekday),)
+        return (Rows("daily", campaigns, first, last, once_per_day=once),
+                Rows("targets", only="by metric"))
+
+    def _index_range_keys(self) -> None:
+        """Index the tables added to the range cache since the last call (entries are only ever
+        added, in order; each table is under one key of one reading)."""
         for reading, cache in self._range_cache.items():
-            for key, value in cache.items():
-                if value is table or (isinstance(value, list) and any(t is table for t in value)):
-                    scope, first, last = key
-                    campaigns = None if scope == "account" else (scope,)
-                    once = reading == DUPLICATES_ONCE
-                    if first == "weekdays":
-                        weekday = next((i for i, name in enumerate(WEEKDAYS) if f"on {name}s" in table.label), None)
-                        return (Rows("daily", campaigns, once_per_day=once, weekday=weekday),)
-                    return (Rows("daily", campaigns, first, last, once_per_day=once),
-                            Rows("targets", only="by metric"))
-        return ()
+            seen = self._range_keys_seen.get(reading, 0)
+            if seen == len(cache):
+                continue
+            for key, value in itertools.islice(cache.items(), seen, None):
+                for table in (value if isinstance(value, list) else (value,)):
+                    self._range_keys.setdefault(id(table), (table, reading, key))
+            self._range_keys_seen[reading] = len(cache)
 
 
 _ROW_SECTIONS = ("daily", "search_terms", "ads")
