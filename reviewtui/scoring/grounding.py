@@ -403,7 +403,7 @@ class GroundingIndex:
         """Campaigns named by a part of a name only one campaign has ("Greece")."""
         if self._name_parts is None:
             return []
-        return [self._name_parts[1][m.group()] for m in self._name_parts[0].finditer(text)]
+        return self._name_parts.find(text)
 
     def _pool(self, named: NamedScope) -> _Table:
         """What the finding adds to the account-wide values: its campaigns' own values, their rows
@@ -769,9 +769,60 @@ def _budgets_by_campaign(data: dict[str, Any]) -> dict[str, list[str]]:
     return out
 
 
-def _unique_name_parts(data: dict[str, Any]) -> tuple[re.Pattern[str], dict[str, str]] | None:
+class NameParts:
     """The parts of campaign names ("Search | NB | Greece | IT") that name one campaign only
-    ("Greece"), and a pattern that finds them as whole words."""
+    ("Greece"), found in a text: at each place, the longest part written there, then on after it.
+
+    The word boundaries are those of the one alternation of every part, longest first, that this
+    replaces (``(?<![\\w])A|B|...|Z(?![\\w])``): no word character may precede the first (longest)
+    part, nor follow the last (shortest); the parts between are found anywhere. Kept as it was so
+    that verdicts do not change. The parts are looked up by length (a set per length): the cost is
+    the text's length times the number of distinct lengths, not times the number of campaigns (the
+    alternation of 3,334 names took 20 ms a finding)."""
+
+    def __init__(self, unique: dict[str, str]) -> None:
+        self.owner = unique
+        ordered = sorted(unique, key=len, reverse=True)
+        self._first, self._last = ordered[0], ordered[-1]
+        by_length: dict[int, set[str]] = {}
+        for part in ordered:
+            by_length.setdefault(len(part), set()).add(part)
+        self._lengths = sorted(by_length.items(), reverse=True)
+        self._starts = frozenset(part[0] for part in ordered)
+
+    def find(self, text: str) -> list[str]:
+        """The campaign ids of the parts in ``text``, in order of place."""
+        found = []
+        i, end = 0, len(text)
+        while i < end:
+            if text[i] in self._starts:
+                part = next((text[i:i + n] for n, parts in self._lengths if i + n <= end and self._fits(text, i, n, parts)),
+                            None)
+                if part is not None:
+                    found.append(self.owner[part])
+                    i += len(part)
+                    continue
+            i += 1
+        return found
+
+    def _fits(self, text: str, i: int, n: int, parts: set[str]) -> bool:
+        part = text[i:i + n]
+        if part not in parts:
+            return False
+        if part == self._first and i > 0 and _is_word_char(text[i - 1]):
+            return False
+        return not (part == self._last and i + n < len(text) and _is_word_char(text[i + n]))
+
+
+_WORD_CHAR = re.compile(r"\w")
+
+
+def _is_word_char(char: str) -> bool:
+    return _WORD_CHAR.match(char) is not None
+
+
+def _unique_name_parts(data: dict[str, Any]) -> NameParts | None:
+    """The parts of campaign names that name one campaign only, or None when there are none."""
     owners: dict[str, set[str]] = {}
     for camp in data.get("campaigns") or [] if isinstance(data.get("campaigns"), list) else []:
         if isinstance(camp, dict) and isinstance(camp.get("name"), str) and camp.get("id") is not None:
@@ -780,10 +831,7 @@ def _unique_name_parts(data: dict[str, Any]) -> tuple[re.Pattern[str], dict[str,
                 if len(part) >= 3 and not part.isdigit():
                     owners.setdefault(part, set()).add(str(camp["id"]))
     unique = {part: next(iter(ids)) for part, ids in owners.items() if len(ids) == 1}
-    if not unique:
-        return None
-    alternatives = "|".join(re.escape(p) for p in sorted(unique, key=len, reverse=True))
-    return re.compile(rf"(?<![\w]){alternatives}(?![\w])"), unique
+    return NameParts(unique) if unique else None
 
 
 def _describe_bounds(figure: Figure) -> str:

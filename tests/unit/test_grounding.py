@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -319,3 +320,44 @@ def test_a_multiplier_does_not_match_a_difference_of_ratios():
     assert is_ratio_name("campaign 333: ROAS, period")
     assert is_ratio_name("account: CPA over target, period")
     assert not is_ratio_name("campaign 333: ROAS minus target, last 14 complete days")
+
+
+def _name_parts_by_alternation(campaigns: list[dict]) -> tuple[dict[str, str], Any]:
+    """The parts the scorer finds, as one regular-expression alternation of every part, longest
+    first, would find them (the reference ``NameParts`` must agree with, texts of any length)."""
+    import re
+
+    owners: dict[str, set[str]] = {}
+    for camp in campaigns:
+        for part in camp["name"].split("|"):
+            part = part.strip()
+            if len(part) >= 3 and not part.isdigit():
+                owners.setdefault(part, set()).add(camp["id"])
+    unique = {part: next(iter(ids)) for part, ids in owners.items() if len(ids) == 1}
+    pattern = re.compile(r"(?<![\w])" + "|".join(re.escape(p) for p in sorted(unique, key=len, reverse=True)) + r"(?![\w])")
+    return unique, pattern
+
+
+@pytest.mark.parametrize("text", [
+    "Greece is behind", "Search | NB | Greece | IT spent", "xGreece and Greecey", "Brand DE, Brand, Generic 24/7_",
+    "Greece-IT", "NB", "", "Brand DEx Brand_ Generic 24/7", "the Brand and the Brand DE campaigns",
+])
+def test_name_parts_are_found_as_the_alternation_finds_them(text: str) -> None:
+    from reviewtui.scoring.grounding import _unique_name_parts
+
+    campaigns = [{"id": "1", "name": "Search | NB | Greece | IT"}, {"id": "2", "name": "Search | NB | Brand"},
+                 {"id": "3", "name": "Brand DE | Generic 24/7"}, {"id": "4", "name": "Greece-IT"}]
+    unique, pattern = _name_parts_by_alternation(campaigns)
+    parts = _unique_name_parts({"campaigns": campaigns})
+    assert parts is not None
+    assert parts.find(text) == [unique[m.group()] for m in pattern.finditer(text)]
+
+
+def test_name_parts_cost_does_not_grow_with_the_campaigns() -> None:
+    """3,334 campaigns: a finding's text is read once, not once per campaign name (a count of the
+    parts looked at, not a time)."""
+    from reviewtui.scoring.grounding import _unique_name_parts
+
+    parts = _unique_name_parts({"campaigns": [{"id": str(i), "name": f"Search | Campaign {i} | DE"} for i in range(3334)]})
+    assert parts is not None and len(parts._lengths) <= 5
+    assert parts.find("Campaign 123 and Search | Campaign 55 | DE, not Campaign X") == ["123", "55"]
