@@ -5,7 +5,8 @@
 Sets of answers, each scored in a fresh process per run (so nothing is kept in memory
 between runs; the on-disk caches are warm, as on a rerun):
 
-- ``reference``: the reference auditor's answer for every case (``--backend rules``), prose;
+- ``reference``: the reference auditor's answer for every case (``--backend rules``), prose, scored
+  against the snapshots loaded again (so the timing does not depend on the audit's disk cache);
 - ``honest``: the independent auditor's prose answers, ``--honest`` (25 cases; skipped when absent);
 - ``honest_prose``: the same kind of answers kept in ``tests/fixtures/honest_prose`` (25 cases);
 - ``honest_declared``: the declared answers of ``tests/fixtures/honest_declared`` (51 cases,
@@ -47,7 +48,10 @@ case_set = load_case_set(cases_dir)
 if answers == "reference":
     from reviewtui.backends.rules import RulesBackend
     backend = RulesBackend()
-    outputs = [(case, asyncio.run(backend.run(case))) for case in case_set.cases]
+    answers = [asyncio.run(backend.run(case)) for case in case_set.cases]
+    # Scored against freshly loaded snapshots: what the audit computed on its own (the derived index it
+    # quotes from, when its disk cache was cold) is not left for the scoring to reuse.
+    outputs = list(zip(load_case_set(cases_dir).cases, answers))
 else:
     by_id = {case.case_id: case for case in case_set.cases}
     outputs = [(by_id[path.stem], CaseOutput(path.stem, path.read_text(encoding="utf-8")))
