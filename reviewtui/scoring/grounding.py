@@ -41,7 +41,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -242,12 +241,11 @@ class GroundingIndex:
         self.identifiers = Identifiers(found.names, ids)
         self.period_days = _period_days(self._data)
         # reading -> (scope, first, last) -> figures, shared by the findings of this snapshot
-        self._range_cache: dict[str, dict] = {}
         # Which reading and key each table of the range cache is under (by the table's id; the cache
-        # keeps the tables alive), indexed as the cache grows: a cited range's rows are found without
-        # a pass over every range the snapshot's findings named.
+        # keeps the tables alive), noted as each is stored: a cited range's rows are found without a
+        # pass over every range the snapshot's findings named.
         self._range_keys: dict[int, tuple[RangeValues, str, Any]] = {}
-        self._range_keys_seen: dict[str, int] = {}
+        self._range_cache: dict[str, _RangeCache] = {}
         self._derivation_cache: dict[Any, Any] = {}
         # Each range table's entries, made once: the cached tables recur in many findings.
         self._table_entries: dict[int, tuple[RangeValues, list[Entry]]] = {}
@@ -437,8 +435,8 @@ class GroundingIndex:
     def _entries_of(self, table: RangeValues) -> list[Entry]:
         made = self._table_entries.get(id(table))
         if made is None or made[0] is not table:  # the table is kept with its entries, so its id is not reused
-            made = self._table_entries[id(table)] = (table, [(v, value_unit(metric), value_metric(metric), "range",
-                                                              (table, metric)) for v, metric in table.amounts])
+            made = self._table_entries[id(table)] = (table, [(v, *_metric_tags(metric), "range", (table, metric))
+                                                             for v, metric in table.amounts])
         return made[1]
 
     def _ranges(self, named: NamedScope) -> list[RangeValues]:
@@ -453,7 +451,7 @@ class GroundingIndex:
         tables: list[RangeValues] = []
         for reading, label in readings:
             tables += range_values(reading, named.windows, named.campaigns, target_cpa, target_roas,
-                                   self._range_cache.setdefault(label, {}), suffix=f" ({label})" if label else "",
+                                   self._range_cache_of(label), suffix=f" ({label})" if label else "",
                                    weekdays="weekdays" in named.words)
         tables += derivations(self._data, totals, readings, named, self._derivation_cache)
         return tables
@@ -641,10 +639,7 @@ class GroundingIndex:
         table's place in the range cache."""
         found = self._range_keys.get(id(table))
         if found is None or found[0] is not table:
-            self._index_range_keys()
-            found = self._range_keys.get(id(table))
-            if found is None or found[0] is not table:
-                return ()
+            return ()
         _, reading, key = found
         scope, first, last = key
         campaigns = None if scope == "account" else (scope,)
@@ -655,17 +650,30 @@ class GroundingIndex:
         return (Rows("daily", campaigns, first, last, once_per_day=once),
                 Rows("targets", only="by metric"))
 
-    def _index_range_keys(self) -> None:
-        """Index the tables added to the range cache since the last call (entries are only ever
-        added, in order; each table is under one key of one reading)."""
-        for reading, cache in self._range_cache.items():
-            seen = self._range_keys_seen.get(reading, 0)
-            if seen == len(cache):
-                continue
-            for key, value in itertools.islice(cache.items(), seen, None):
-                for table in (value if isinstance(value, list) else (value,)):
-                    self._range_keys.setdefault(id(table), (table, reading, key))
-            self._range_keys_seen[reading] = len(cache)
+    def _range_cache_of(self, reading: str) -> "_RangeCache":
+        cache = self._range_cache.get(reading)
+        if cache is None:
+            cache = self._range_cache[reading] = _RangeCache(reading, self._range_keys)
+        return cache
+
+
+class _RangeCache(dict):  # type: ignore[type-arg]
+    """One reading's range tables by (scope, first, last), noting each table's key as it is stored."""
+
+    def __init__(self, reading: str, keys: dict[int, tuple[RangeValues, str, Any]]) -> None:
+        super().__init__()
+        self._reading, self._keys = reading, keys
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        for table in (value if isinstance(value, list) else (value,)):
+            self._keys.setdefault(id(table), (table, self._reading, key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _metric_tags(metric: str) -> tuple[str, str]:
+    """(unit, metric) of a range table's metric: the few names every table repeats, read once."""
+    return value_unit(metric), value_metric(metric)
 
 
 _ROW_SECTIONS = ("daily", "search_terms", "ads")
