@@ -245,6 +245,7 @@ class GroundingIndex:
         # keeps the tables alive), noted as each is stored: a cited range's rows are found without a
         # pass over every range the snapshot's findings named.
         self._range_keys: dict[int, tuple[RangeValues, str, Any]] = {}
+        self._daily_entries: dict[int, list[Entry]] = {}  # a daily row's place -> its values
         self._range_cache: dict[str, _RangeCache] = {}
         self._derivation_cache: dict[Any, Any] = {}
         # Each range table's entries, made once: the cached tables recur in many findings.
@@ -420,7 +421,7 @@ class GroundingIndex:
                     entries.append(entry)
             for day in sorted(days):
                 for i in positions.rows((cid,), day, day) if positions is not None else ():
-                    entries += _row_entries(daily[i], i)
+                    entries += self._row_entries_of(daily, i)
         if self.mode != "derived":
             return _Table(entries)
         budgets = {b for cid in owners for b in self._budgets_of.get(cid, ())}
@@ -431,6 +432,13 @@ class GroundingIndex:
         for table in self._ranges(named):
             entries += self._entries_of(table)
         return _Table(entries)
+
+    def _row_entries_of(self, daily: list[Any], i: int) -> list[Entry]:
+        """A daily row's values, read once: the findings that name its campaign and day share them."""
+        made = self._daily_entries.get(i)
+        if made is None:
+            made = self._daily_entries[i] = _row_entries(daily[i], i)
+        return made
 
     def _entries_of(self, table: RangeValues) -> list[Entry]:
         made = self._table_entries.get(id(table))
