@@ -54,7 +54,7 @@ from ..caseset.snapshot_reader import number, parse_day, pointer_to
 from ..domain.chance import poisson_at_most, poisson_z
 from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals, named_readings
 from .derivations import derivations
-from .derived_index import derived_named, derived_rows
+from .derived_index import derived_rows, grounding_named
 from .figures import SENTENCE_END, Figure, Identifiers, Skipped, is_date_or_time, scan
 from .named_scope import NamedScope
 from .named_values import VALUE_UNITS, metric_accepts, value_metric, value_unit
@@ -197,12 +197,12 @@ class _DerivedPart:
         self.values = 0
         self.pacing_days: set[int] = set()
         if data is not None:
-            named = derived_named(data)
+            named = grounding_named(data)
             self.sources = named.sources
-            self.values = len(named.values)
             for name, value in named.values.items():
                 if _WINDOWED.match(name):
                     continue
+                self.values += 1
                 entry: Entry = (abs(value), value_unit(name), value_metric(name), "derived", name)
                 owner = _owner(name)
                 if owner is None:
@@ -294,7 +294,8 @@ class GroundingIndex:
 
     @property
     def derived_values(self) -> int:
-        """How many values the derived index holds (0 in strict mode)."""
+        """How many values of the derived index the prose rules ground on, those over its fixed
+        windows left out (0 in strict mode)."""
         return self._derived_part().values
 
     # -- one finding -----------------------------------------------------------------

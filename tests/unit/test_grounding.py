@@ -361,3 +361,28 @@ def test_name_parts_cost_does_not_grow_with_the_campaigns() -> None:
     parts = _unique_name_parts({"campaigns": [{"id": str(i), "name": f"Search | Campaign {i} | DE"} for i in range(3334)]})
     assert parts is not None and len(parts._lengths) <= 5
     assert parts.find("Campaign 123 and Search | Campaign 55 | DE, not Campaign X") == ["123", "55"]
+
+
+CASES = Path(__file__).parents[2] / "cases"
+
+
+@pytest.mark.parametrize("case_dir", sorted(p.parent for p in CASES.glob("*/snapshot.json"))[::5] + [FIXTURE.parent],
+                         ids=lambda p: p.name)
+def test_the_grounding_index_without_windows_is_the_derived_index_less_its_windows(case_dir: Path) -> None:
+    """What the prose rules read when the auditor has not built the whole index: the same names,
+    values, order and row sources, less the figures over the fixed windows and on one day."""
+    from reviewtui.caseset.snapshot_cache import SnapshotData
+    from reviewtui.scoring.derived_index import derived_named, grounding_named
+    from reviewtui.scoring.grounding import _WINDOWED
+
+    raw = json.loads((case_dir / "snapshot.json").read_text(encoding="utf-8"))
+    whole = derived_named(SnapshotData(raw))
+    alone = SnapshotData(raw)
+    part = grounding_named(alone)
+    assert "derived index" not in alone.cache  # the whole index was not built for it
+    assert list(part.values.items()) == [(k, v) for k, v in whole.values.items() if not _WINDOWED.match(k)]
+    assert part.sources == whole.sources
+    assert len(part.values) < len(whole.values)
+    kept = SnapshotData(raw)
+    whole_kept = derived_named(kept)
+    assert grounding_named(kept) is whole_kept  # once the whole index is kept (the auditor's), it is read
