@@ -386,3 +386,15 @@ def test_the_grounding_index_without_windows_is_the_derived_index_less_its_windo
     kept = SnapshotData(raw)
     whole_kept = derived_named(kept)
     assert grounding_named(kept) is whole_kept  # once the whole index is kept (the auditor's), it is read
+
+
+@pytest.mark.parametrize("text", [
+    "The rest of the account", "OTHER campaigns", "expected about 20", "an even split", "in micros",
+    "rows shifted one day later", "time-zone", "invalid rows left out", "double-counted", "a Poisson chance",
+    "weekly", "on Fridays", "nothing flagged here: 1,204.50 cost", "Restaurants", "the rest\u00a0of it \u00e9t\u00e9",
+    "\u017fhifted rows",  # a long s: matched case-blind outside ASCII
+])
+def test_word_flags_are_those_the_patterns_find(text: str) -> None:
+    from reviewtui.scoring.named_scope import _WORD_FLAGS, _word_flags
+
+    assert _word_flags(text) == {name for name, pattern in _WORD_FLAGS.items() if pattern.search(text)}
