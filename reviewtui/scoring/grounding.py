@@ -805,21 +805,22 @@ class NameParts:
         for part in ordered:
             by_length.setdefault(len(part), set()).add(part)
         self._lengths = sorted(by_length.items(), reverse=True)
-        self._starts = frozenset(part[0] for part in ordered)
+        # where a part may start: a character class, one step per character in C
+        self._start = re.compile("[" + "".join(sorted({re.escape(part[0]) for part in ordered})) + "]")
 
     def find(self, text: str) -> list[str]:
         """The campaign ids of the parts in ``text``, in order of place."""
         found = []
-        i, end = 0, len(text)
-        while i < end:
-            if text[i] in self._starts:
-                part = next((text[i:i + n] for n, parts in self._lengths if i + n <= end and self._fits(text, i, n, parts)),
-                            None)
-                if part is not None:
-                    found.append(self.owner[part])
-                    i += len(part)
-                    continue
-            i += 1
+        end = len(text)
+        candidate = self._start.search(text)
+        while candidate is not None:
+            i = candidate.start()
+            part = next((text[i:i + n] for n, parts in self._lengths if i + n <= end and self._fits(text, i, n, parts)), None)
+            if part is not None:
+                found.append(self.owner[part])
+                candidate = self._start.search(text, i + len(part))
+            else:
+                candidate = self._start.search(text, i + 1)
         return found
 
     def _fits(self, text: str, i: int, n: int, parts: set[str]) -> bool:
