@@ -666,7 +666,7 @@ class GroundingIndex:
         return cache
 
 
-class _RangeCache(dict):  # type: ignore[type-arg]
+class _RangeCache(dict[Any, Any]):
     """One reading's range tables by (scope, first, last), noting each table's key as it is stored."""
 
     def __init__(self, reading: str, keys: dict[int, tuple[RangeValues, str, Any]]) -> None:
