@@ -1,13 +1,19 @@
 """Time the scoring of the case set's answers: every case's snapshot indexed and its answer scored.
 
-    python benchmarks/bench_scoring_fifty.py [--cases cases] [--runs 5]
+    python benchmarks/bench_scoring_fifty.py [--cases cases] [--runs 5] [--replay-dir DIR ...]
 
-Three sets of answers, each scored in a fresh process per run (so nothing is kept in memory
+Sets of answers, each scored in a fresh process per run (so nothing is kept in memory
 between runs; the on-disk caches are warm, as on a rerun):
 
-- ``reference``: the reference auditor's answer for every case (``--backend rules``), prose;
+- ``reference``: the reference auditor's answer for every case (``--backend rules``), prose, scored
+  against the snapshots loaded again (so the timing does not depend on the audit's disk cache);
 - ``honest``: the independent auditor's prose answers, ``--honest`` (25 cases; skipped when absent);
-- ``declared``: the hand-written declared answers of ``tests/fixtures/declared`` (audit-v4 shape).
+- ``honest_prose``: the same kind of answers kept in ``tests/fixtures/honest_prose`` (25 cases);
+- ``honest_declared``: the declared answers of ``tests/fixtures/honest_declared`` (51 cases,
+  audit-v4: every figure declared and recomputed);
+- ``declared``: the hand-written declared answers of ``tests/fixtures/declared`` (5 cases);
+- each ``--replay-dir DIR``: a folder of ``<case_id>.json`` raw answers, as ``reviewtui eval
+  --backend replay`` reads. ``--sets NAME ...`` keeps only the named sets.
 
 ``--source DIR`` runs another checkout's code (e.g. ``git archive main | tar -x -C DIR``) on the same cases,
 for a before/after. The output schema validator's import (jsonschema, once a process) is timed apart.
@@ -42,7 +48,10 @@ case_set = load_case_set(cases_dir)
 if answers == "reference":
     from reviewtui.backends.rules import RulesBackend
     backend = RulesBackend()
-    outputs = [(case, asyncio.run(backend.run(case))) for case in case_set.cases]
+    answers = [asyncio.run(backend.run(case)) for case in case_set.cases]
+    # Scored against freshly loaded snapshots: what the audit computed on its own (the derived index it
+    # quotes from, when its disk cache was cold) is not left for the scoring to reuse.
+    outputs = list(zip(load_case_set(cases_dir).cases, answers))
 else:
     by_id = {case.case_id: case for case in case_set.cases}
     outputs = [(by_id[path.stem], CaseOutput(path.stem, path.read_text(encoding="utf-8")))
@@ -76,9 +85,18 @@ def main() -> int:
     parser.add_argument("--honest", type=Path, default=ROOT.parent / "shared" / "honest-answers")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--source", type=Path, default=ROOT, help="the checkout whose reviewtui is timed")
+    parser.add_argument("--replay-dir", type=Path, action="append", default=[],
+                        help="a folder of <case_id>.json raw answers to time too (repeatable)")
+    parser.add_argument("--sets", nargs="+", help="time only these sets (reference, honest, honest_prose, "
+                        "honest_declared, declared, or a --replay-dir folder's name)")
     args = parser.parse_args()
-    sets = {"reference": "reference", "honest": str(args.honest), "declared": str(ROOT / "tests" / "fixtures" / "declared")}
+    fixtures = ROOT / "tests" / "fixtures"
+    sets = {"reference": "reference", "honest": str(args.honest), "honest_prose": str(fixtures / "honest_prose"),
+            "honest_declared": str(fixtures / "honest_declared"), "declared": str(fixtures / "declared")}
+    sets.update((folder.name, str(folder.resolve())) for folder in args.replay_dir)
     for name, answers in sets.items():
+        if args.sets and name not in args.sets:
+            continue
         if answers != "reference" and not Path(answers).is_dir():
             print(f"{name}: {answers} not found, skipped")
             continue

@@ -22,6 +22,7 @@ recomputed, and nothing here raises on any input.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -74,13 +75,19 @@ class Declared:
     @property
     def figure(self) -> Figure | None:
         """``printed`` read by the figure reader (None when it is not one number)."""
-        found = find_figures(self.printed) if isinstance(self.printed, str) else []
-        return found[0] if len(found) == 1 else None
+        return _printed_figure(self.printed) if isinstance(self.printed, str) else None
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "printed": self.printed, "declaration": self.item,
                 "recomputed": None if self.value is None else float(self.value), "error": self.error,
                 "what": self.what, "note": self.note}
+
+
+@functools.lru_cache(maxsize=4096)
+def _printed_figure(printed: str) -> Figure | None:
+    """A declaration's ``printed`` read by the figure reader, once (a Figure is immutable)."""
+    found = find_figures(printed)
+    return found[0] if len(found) == 1 else None
 
 
 def figure_key(figure: Figure) -> tuple[float, int, float, str]:
@@ -224,7 +231,19 @@ def _model_of(data: dict[str, Any]) -> LagModel:
 
 def _decimal_of(value: Any) -> Decimal | None:
     n = number(value)
-    return None if n is None else dec(n)
+    if n is None:
+        return None
+    if not n:
+        return dec(n)  # 0.0 and -0.0 are equal but written apart
+    found = _DECIMALS.get(n)
+    if found is None:
+        found = dec(n)
+        if len(_DECIMALS) < 100_000:
+            _DECIMALS[n] = found
+    return found
+
+
+_DECIMALS: dict[float, Decimal] = {}  # a row value -> its decimal: rows repeat values, and a Decimal is immutable
 
 
 def _by_campaign(rows: list[Row]) -> dict[str, tuple[list[date], list[Row]]]:

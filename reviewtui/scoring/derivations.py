@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
 from ..caseset.snapshot_reader import number
-from ..domain.budgets import budgets_paying_for, daily_amounts, schedule_of
+from ..domain.budgets import budget_campaigns, daily_amounts, schedule_of
 from .daily_totals import (
     ALL_CONVERSIONS, CLICKS, CONVERSIONS, COST, DUPLICATES_ONCE, METRICS, WIDTH, DailyTotals, calendar_days,
 )
@@ -63,8 +63,10 @@ def derivations(data: dict[str, Any], totals: DailyTotals, readings: list[tuple[
         tables += _duplicate_extra(totals, readings, scope, cache)
     if "expected" in scope.words:
         tables += _expected_counts(data, totals, scope, groups, cache)
-    counts = _constant_counts(data, totals)
     if "even" in scope.words:
+        counts = cache.get("constant counts")
+        if counts is None:
+            counts = cache["constant counts"] = _constant_counts(data, totals)
         tables.append(RangeValues.of("the account", "an even split", [(f"even share of {n} campaigns", 1.0 / n) for n in counts if n],
                                      (Rows("campaigns"),)))
     if "micros" in scope.words:
@@ -145,10 +147,15 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
     """The daily budgets of each named campaign and of the account added up over each range and
     day count, what each campaign spent of them, and the monthly budget spread on the schedule."""
     period = totals.period
-    budgets = [b for b in _list(data.get("budgets")) if isinstance(b, dict)]
+    budgets = cache.get("budgets")
+    if budgets is None:
+        budgets = cache["budgets"] = [b for b in _list(data.get("budgets")) if isinstance(b, dict)]
     owners: list[tuple[str, list[dict[str, Any]], tuple[str, ...] | None]] = [("the account", budgets, None)]
     for cid in scope.campaigns:
-        paying = [b for _, b in budgets_paying_for(data, [cid])]
+        paying_for = cache.get("paying for")
+        if paying_for is None:
+            paying_for = cache["paying for"] = _budgets_paying_for_each(data)
+        paying = paying_for.get(cid)
         if paying:
             owners.append((f"campaign {cid}", paying, (cid,)))
     tables = []
@@ -182,6 +189,18 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
     if table is not None:
         tables.append(table)
     return tables
+
+
+def _budgets_paying_for_each(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The budgets that pay for each campaign, in the snapshot's order (``budgets_paying_for`` of
+    one campaign, for every campaign in one pass over the budgets)."""
+    campaign_list = _list(data.get("campaigns"))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for budget in _list(data.get("budgets")):
+        if isinstance(budget, dict):
+            for cid in dict.fromkeys(budget_campaigns(budget, campaign_list)):
+                out.setdefault(cid, []).append(budget)
+    return out
 
 
 def _amounts_in_force(paying: list[dict[str, Any]], days_in_month: int | None) -> Callable[[date], float]:

@@ -70,6 +70,23 @@ def derived_named(data: dict[str, Any]) -> NamedValues:
     return cache_of(reading).get("derived index", lambda: _compute(reading))
 
 
+def grounding_named(data: dict[str, Any]) -> NamedValues:
+    """The derived index as the prose rules ground on it: every name except those over one of the
+    fixed windows or on one day (``account: cost, period``, ``campaign 333: CTR, last 7 complete
+    days``, ``account: clicks on 2025-03-09``), which a finding only meets through the ranges it
+    names (grounding.py). The same values in the same order, and the same ``sources``, as
+    ``derived_named`` less those names; that one itself when it is already kept on the snapshot
+    (the reference auditor quotes from it), else computed without the windows (most of the index:
+    every campaign's figures over every window) and kept on the snapshot."""
+    if not isinstance(data, dict):
+        return NamedValues()
+    reading = snapshot_data(data)
+    cache = cache_of(reading)
+    if "derived index" in cache:
+        return derived_named(reading)
+    return cache.get("derived index without windows", lambda: _compute(reading, windows=False))
+
+
 def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
     """``derived_index`` without the cache: always computed afresh."""
     if not isinstance(data, dict):
@@ -77,29 +94,34 @@ def compute_derived_index(data: dict[str, Any]) -> dict[str, float]:
     return _compute(SnapshotData(data)).values
 
 
-def _compute(data: dict[str, Any]) -> NamedValues:
+def _compute(data: dict[str, Any], *, windows: bool = True) -> NamedValues:
+    """The index; without ``windows``, less the figures over its fixed windows and on one day (their
+    sources are still recorded, so that every other name finds the same rows)."""
     index = NamedValues()
     totals = daily_totals(data)
-    account_period = _reading_figures(index, data, totals, "")
+    account_period = _reading_figures(index, data, totals, "", windows=windows)
     # Per-day account sums. A day's rates, and a campaign's day, are grounded when a finding
     # names the date (ranges.py): listing them all here would ground almost any percentage.
     for day in sorted(totals.account):
-        sums = totals.account[day]
-        for i, metric in enumerate(METRICS):
-            index.put(f"account: {metric} on {day.isoformat()}", sums[i])
+        if windows:
+            sums = totals.account[day]
+            for i, metric in enumerate(METRICS):
+                index.put(f"account: {metric} on {day.isoformat()}", sums[i])
         index.family("account: ", f" on {day.isoformat()}", Rows("daily", first=day, last=day))
     _count_figures(index, data, totals.by_campaign, totals.account, totals.rows_per_day, totals.period)
     _search_term_figures(index, data, account_period, totals.by_campaign, totals.period)
     _ad_figures(index, data)
     # Broken data: the figures an auditor quotes once the breakage is undone.
     for reading, label in corrected_readings(data, totals):
-        _reading_figures(index, data, reading, f" ({label})")
+        _reading_figures(index, data, reading, f" ({label})", windows=windows)
     return index
 
 
-def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTotals, suffix: str) -> list[float] | None:
-    """The windows of every scope and the pacing figures of one reading of the rows; returns the
-    account's sums over the period. ``suffix`` names a corrected reading."""
+def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTotals, suffix: str,
+                     *, windows: bool = True) -> list[float] | None:
+    """The windows of every scope (without ``windows``: their sources alone) and the pacing figures
+    of one reading of the rows; returns the account's sums over the period. ``suffix`` names a
+    corrected reading."""
     period = totals.period
     targets = _dict(data.get("targets"))
     target_cpa = number(targets.get("target_cpa"))
@@ -112,15 +134,16 @@ def _reading_figures(index: NamedValues, data: dict[str, Any], totals: DailyTota
             account_period = total
         calendar = calendar_days(first, last, totals.last_row)
         fmt = f"account: {{}}, {window}{suffix}"
-        window_figures(index, fmt, total, active, calendar, target_cpa, target_roas)
-        index.put(fmt.format("zero-conversion days"), _zero_days(totals.account, first, last))
+        if windows:
+            window_figures(index, fmt, total, active, calendar, target_cpa, target_roas)
+            index.put(fmt.format("zero-conversion days"), _zero_days(totals.account, first, last))
         index.family("account: ", f", {window}{suffix}",
                      Rows("daily", first=first, last=last, once_per_day=once), TARGET_OF_METRIC)
         # Every campaign's figures over this window, in one entry: the id is read from the name.
         # A share of the account names the campaign's rows: the account's are every row.
         index.family("campaign ", f", {window}{suffix}",
                      Rows("daily", NAMED, first, last, once_per_day=once), TARGET_OF_METRIC)
-        for cid, days in totals.by_campaign.items():
+        for cid, days in totals.by_campaign.items() if windows else ():
             sums, active = totals.window(cid, first, last)
             fmt = f"campaign {_literal(cid)}: {{}}, {window}{suffix}"
             window_figures(index, fmt, sums, active, calendar, target_cpa, target_roas, total)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 PER_MONTH = -1  # Figure.per_days of "about 10 a month": the days of the period's month
 # What a figure measures, read from its text: its written unit, or for a plain number the words
@@ -675,43 +675,53 @@ def _with_sentence_metrics(text: str, figures: list[Figure]) -> list[Figure]:
     its words call expected ("about 229 expected", "due about 20") is marked so."""
     out: list[Figure] = []
     bounds = sentences(text)
+    named_in: dict[tuple[int, int], frozenset[str]] = {}  # a sentence's metrics, read once for its figures
     for figure in figures:
+        changes: dict[str, Any] = {}  # applied at once: no rule below reads a field an earlier one changed
         if not figure.metric:
             start, end = next(((a, b) for a, b in bounds if a <= figure.start < b), (0, len(text)))
-            named = set()
-            for m in _METRIC_WORD.finditer(text, start, end):
-                if m.lastgroup in _COMPONENTS and _TARGET_LAST.search(text, max(0, m.start() - 12), m.start()):
-                    named.add("target")  # "the target CPA": a target, not a CPA of cost and conversions
-                elif m.lastgroup:
-                    named.add(m.lastgroup)
-                    named.update(_COMPONENTS.get(m.lastgroup, ()))
-            if named <= {"days", "target"}:
-                named.add("*")  # "its other days ... ranged from 1372.17": days are when, not what (named_values.ANY_METRIC)
-            figure = replace(figure, sentence_metrics=frozenset(named))
+            named = named_in.get((start, end))
+            if named is None:
+                named = named_in[start, end] = _sentence_metrics(text, start, end)
+            changes["sentence_metrics"] = named
         if figure.unit == "plain" and figure.measure != "money" and (
                 _EXPECTED_AFTER.match(text, figure.end) or _EXPECTED_BEFORE.search(text, max(0, figure.start - 40), figure.start)):
-            figure = replace(figure, expected=True)  # a count expected, not spend expected on a schedule
+            changes["expected"] = True  # a count expected, not spend expected on a schedule
         previous = out[-1] if out else None
         if (not figure.metric and figure.unit == "plain" and _PER_DAY_AFTER.match(text, figure.end) and previous is not None
                 and previous.metric and _RIGHT_AFTER.fullmatch(text, previous.end, figure.start)):
             # "15,155 clicks (about 1,516 a day)": a figure in brackets after another is of its metric
-            figure = replace(figure, metric=previous.metric, measure=previous.measure if figure.unit == "plain" else figure.measure,
-                             sentence_metrics=frozenset())
+            changes.update(metric=previous.metric, measure=previous.measure if figure.unit == "plain" else figure.measure,
+                           sentence_metrics=frozenset())
         if _PER_DAY_AFTER.match(text, figure.end) or _PER_DAY_BEFORE.search(text, max(0, figure.start - 50), figure.start) or (
                 previous is not None and previous.per_day and _SAME_MEASURE_BETWEEN.fullmatch(text, previous.end, figure.start)):
-            figure = replace(figure, per_day=True)  # "went from about 732 to about 761" a day
+            changes["per_day"] = True  # "went from about 732 to about 761" a day
         per_days = _PER_DAYS_AFTER.match(text, figure.end)
         if per_days is not None:
-            figure = replace(figure, per_days=int(per_days.group(1)) if per_days.group(1) else PER_MONTH)
+            changes["per_days"] = int(per_days.group(1)) if per_days.group(1) else PER_MONTH
         if _EXTREME_BEFORE.search(text, max(0, figure.start - 40), figure.start) or (
                 previous is not None and previous.extreme and re.fullmatch(r"(?i)\s*(?:and|to|-|\u2013)\s*", text[previous.end:figure.start])):
-            figure = replace(figure, extreme=True)
+            changes["extreme"] = True
         if _AT_MOST_AFTER.match(text, figure.end):
-            figure = replace(figure, at_most=True)
+            changes["at_most"] = True
         if _BELOW_BEFORE.search(text, max(0, figure.start - 25), figure.start):
-            figure = replace(figure, below=True)
-        out.append(figure)
+            changes["below"] = True
+        out.append(replace(figure, **changes) if changes else figure)
     return out
+
+
+def _sentence_metrics(text: str, start: int, end: int) -> frozenset[str]:
+    """The metrics a sentence names (with a rate, what it is made of); ``*`` when it names none but days or a target."""
+    named = set()
+    for m in _METRIC_WORD.finditer(text, start, end):
+        if m.lastgroup in _COMPONENTS and _TARGET_LAST.search(text, max(0, m.start() - 12), m.start()):
+            named.add("target")  # "the target CPA": a target, not a CPA of cost and conversions
+        elif m.lastgroup:
+            named.add(m.lastgroup)
+            named.update(_COMPONENTS.get(m.lastgroup, ()))
+    if named <= {"days", "target"}:
+        named.add("*")  # "its other days ... ranged from 1372.17": days are when, not what (named_values.ANY_METRIC)
+    return frozenset(named)
 
 
 def _same_measure_as_before(text: str, figures: list[Figure]) -> list[Figure]:

@@ -47,6 +47,29 @@ _WORD_FLAGS: dict[str, re.Pattern[str]] = {
     "weeks": re.compile(r"(?i)\bweeks?\s+\d|\bweekly\b|\b(?:each|every|per|by)\s+week\b"),
     "weekdays": re.compile(r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b"),
 }
+# Words one of which each flag's pattern cannot match without (lower case): an ASCII text with none
+# of them is not searched (ten case-blind searches of every finding's text were most of reading it).
+_FLAG_WORDS: dict[str, tuple[str, ...]] = {
+    "rest": ("rest", "other", "remaining", "without", "excluding", "except", "apart", "besides"),
+    "expected": ("expect", "due", "would", "should", "predicted", "rate"),
+    "even": ("even", "equal", "fair"),
+    "micros": ("micro",),
+    "shift": ("shift", "mov", "later", "earlier", "zone"),
+    "invalid": ("invalid", "impossible", "negative", "left", "leav", "without", "exclud", "treated", "aside", "ignor"),
+    "duplicates": ("dup", "twice", "repeated", "double"),
+    "chance": ("chance", "probability", "poisson", "standard", "sigma", "score"),
+    "weeks": ("week",),
+    "weekdays": ("day",),
+}
+
+
+def _word_flags(text: str) -> set[str]:
+    """The ``_WORD_FLAGS`` whose pattern is found in ``text``."""
+    lowered = text.lower() if text.isascii() else None  # outside ASCII, case-blind matching is not lower()
+    return {name for name, pattern in _WORD_FLAGS.items()
+            if (lowered is None or any(word in lowered for word in _FLAG_WORDS[name])) and pattern.search(text)}
+
+
 # A list of campaign ids written together: "(2298569531, 1445207317, 2091472623)", "111 and 222".
 _LIST_BETWEEN = re.compile(r"(?i)^\s*(?:,|and|&|\+|/|or)\s*(?:campaign\s+)?$")
 SHORT_RANGE_DAYS = 7  # a row of a named campaign on each day of a range this short may be quoted
@@ -80,7 +103,7 @@ class NamedScope:
         start = period.start
         text = "\n".join(t for t, _, _ in fields)
         scope = cls(campaigns=list(dict.fromkeys(campaigns)), text=text)
-        scope.words = {name for name, pattern in _WORD_FLAGS.items() if pattern.search(text)}
+        scope.words = _word_flags(text)
         dates: set[date] = set()
         for (field_text, figures, skipped), spans in zip(fields, campaign_spans):
             date_spans = [(span, dates_in(span, start.year if start else None)) for span in skipped]

@@ -93,14 +93,19 @@ _METRIC_OF_NAME: list[tuple[re.Pattern[str], str]] = [
 _OWN_WORDS_ONLY = ("relative", "gap", "target", "expected", "days", "budget_use")
 
 
-@functools.lru_cache(maxsize=8192)
 def value_metric(name: str) -> str:
     """What a value of the grounding set is a figure of (``clicks``, ``cost``, ``cpa``, ``share``...),
     read from its derived name, range metric or snapshot field; "" when its name does not say."""
     scope, sep, metric = name.partition(": ")
     if scope == "count" and sep:
         return "items"  # "count: campaigns with cost in the data"
-    text = (metric if sep else name).replace("zero-conversion ", "")
+    # The scope before ": " does not change the metric; leaving it out keeps the memo small.
+    return _metric_of_text(metric if sep else name)
+
+
+@functools.lru_cache(maxsize=8192)
+def _metric_of_text(text: str) -> str:
+    text = text.replace("zero-conversion ", "")
     for pattern, family in _METRIC_OF_NAME:
         if pattern.search(text):
             return family

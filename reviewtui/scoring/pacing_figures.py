@@ -16,7 +16,7 @@ from typing import Any
 
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot_reader import number
-from ..domain.budgets import amount_on, budget_schedule, budget_steps, daily_cap_multiple, span_days
+from ..domain.budgets import amount_on, budget_schedule, budget_steps, daily_cap_multiple, schedule_of, span_days
 from ..domain.pacing import month_end_projection, monthly_budget, run_rate_projection, scheduled_spend, spread_on_schedule
 from .daily_totals import COST, METRICS, DaySums, PeriodDates
 from .named_values import NamedValues, SuffixedValues, ratio
@@ -68,7 +68,7 @@ def pacing_figures(
     month = _month(period.start, period.last_complete, period.days, period.as_of)
     _month_figures(index, month)
     spend = _spend_figures(index, month, account_day, once_per_day)
-    schedules = {IN_FORCE: budget_schedule(data, period)}
+    schedules = {IN_FORCE: schedule_of(data, period)}  # kept on the snapshot: every reading and the ranges read it
     if _list(data.get("flight_plan")):
         schedules[FLIGHTS_AT_PLAN] = budget_schedule(data, period, flights_at_plan=True)
     budget, budget_rows = _monthly_budget(index, targets, schedules[IN_FORCE][0])

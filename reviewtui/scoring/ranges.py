@@ -9,7 +9,6 @@ and with weekdays named, the average day of each weekday.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from datetime import date
@@ -17,18 +16,15 @@ from typing import Any, Iterable
 
 from .daily_totals import METRICS, SHARE_COUNT, SHARE_SUM, SHARES, DailyTotals, DaySums, calendar_days
 from .derived_index import window_numbers
-from .named_values import is_ratio_name
 
 @dataclass
 class RangeValues:
-    """The figures of one scope over one range, sorted by magnitude: all of them, and the ratios
-    alone (the only ones a percentage or a multiplier may match). Entries are
+    """The figures of one scope over one range, sorted by magnitude. Entries are
     ``(magnitude, metric)``; ``name(metric)`` says which figure it is."""
 
     scope: str  # "account" or "campaign 333"
     label: str  # "2025-03-11 to the last complete day"
     amounts: list[tuple[float, str]]
-    ratios: list[tuple[float, str]]
     # The rows behind every figure of the table, when it is not one scope's daily rows over one
     # range (derivations.py); empty: the range cache says (GroundingIndex._range_rows).
     rows: tuple = ()
@@ -36,7 +32,7 @@ class RangeValues:
     @classmethod
     def of(cls, scope: str, label: str, numbers: Iterable[tuple[str, float | None]], rows: tuple = ()) -> "RangeValues":
         amounts = sorted((abs(v), metric) for metric, v in numbers if v is not None and math.isfinite(v))
-        return cls(scope, label, amounts, [(v, metric) for v, metric in amounts if _is_ratio_metric(metric)], rows)
+        return cls(scope, label, amounts, rows)
 
     def name(self, metric: str) -> str:
         return f"{self.scope}: {metric}, {self.label}"
@@ -116,8 +112,3 @@ def _weekday_values(totals: DailyTotals, scope: str, suffix: str) -> list[RangeV
     return [RangeValues.of(name, f"on {WEEKDAYS[weekday]}s{suffix}",
                            window_numbers([sum(c) for c in zip(*rows)], len(rows), len(rows)))
             for weekday, rows in groups.items()]
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_ratio_metric(metric: str) -> bool:
-    return is_ratio_name(metric)

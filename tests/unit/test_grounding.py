@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -319,3 +320,81 @@ def test_a_multiplier_does_not_match_a_difference_of_ratios():
     assert is_ratio_name("campaign 333: ROAS, period")
     assert is_ratio_name("account: CPA over target, period")
     assert not is_ratio_name("campaign 333: ROAS minus target, last 14 complete days")
+
+
+def _name_parts_by_alternation(campaigns: list[dict]) -> tuple[dict[str, str], Any]:
+    """The parts the scorer finds, as one regular-expression alternation of every part, longest
+    first, would find them (the reference ``NameParts`` must agree with, texts of any length)."""
+    import re
+
+    owners: dict[str, set[str]] = {}
+    for camp in campaigns:
+        for part in camp["name"].split("|"):
+            part = part.strip()
+            if len(part) >= 3 and not part.isdigit():
+                owners.setdefault(part, set()).add(camp["id"])
+    unique = {part: next(iter(ids)) for part, ids in owners.items() if len(ids) == 1}
+    pattern = re.compile(r"(?<![\w])" + "|".join(re.escape(p) for p in sorted(unique, key=len, reverse=True)) + r"(?![\w])")
+    return unique, pattern
+
+
+@pytest.mark.parametrize("text", [
+    "Greece is behind", "Search | NB | Greece | IT spent", "xGreece and Greecey", "Brand DE, Brand, Generic 24/7_",
+    "Greece-IT", "NB", "", "Brand DEx Brand_ Generic 24/7", "the Brand and the Brand DE campaigns",
+])
+def test_name_parts_are_found_as_the_alternation_finds_them(text: str) -> None:
+    from reviewtui.scoring.grounding import _unique_name_parts
+
+    campaigns = [{"id": "1", "name": "Search | NB | Greece | IT"}, {"id": "2", "name": "Search | NB | Brand"},
+                 {"id": "3", "name": "Brand DE | Generic 24/7"}, {"id": "4", "name": "Greece-IT"}]
+    unique, pattern = _name_parts_by_alternation(campaigns)
+    parts = _unique_name_parts({"campaigns": campaigns})
+    assert parts is not None
+    assert parts.find(text) == [unique[m.group()] for m in pattern.finditer(text)]
+
+
+def test_name_parts_cost_does_not_grow_with_the_campaigns() -> None:
+    """3,334 campaigns: a finding's text is read once, not once per campaign name (a count of the
+    parts looked at, not a time)."""
+    from reviewtui.scoring.grounding import _unique_name_parts
+
+    parts = _unique_name_parts({"campaigns": [{"id": str(i), "name": f"Search | Campaign {i} | DE"} for i in range(3334)]})
+    assert parts is not None and len(parts._lengths) <= 5
+    assert parts.find("Campaign 123 and Search | Campaign 55 | DE, not Campaign X") == ["123", "55"]
+
+
+CASES = Path(__file__).parents[2] / "cases"
+
+
+@pytest.mark.parametrize("case_dir", sorted(p.parent for p in CASES.glob("*/snapshot.json"))[::5] + [FIXTURE.parent],
+                         ids=lambda p: p.name)
+def test_the_grounding_index_without_windows_is_the_derived_index_less_its_windows(case_dir: Path) -> None:
+    """What the prose rules read when the auditor has not built the whole index: the same names,
+    values, order and row sources, less the figures over the fixed windows and on one day."""
+    from reviewtui.caseset.snapshot_cache import SnapshotData
+    from reviewtui.scoring.derived_index import derived_named, grounding_named
+    from reviewtui.scoring.grounding import _WINDOWED
+
+    raw = json.loads((case_dir / "snapshot.json").read_text(encoding="utf-8"))
+    whole = derived_named(SnapshotData(raw))
+    alone = SnapshotData(raw)
+    part = grounding_named(alone)
+    assert "derived index" not in alone.cache  # the whole index was not built for it
+    assert list(part.values.items()) == [(k, v) for k, v in whole.values.items() if not _WINDOWED.match(k)]
+    assert part.sources == whole.sources
+    assert len(part.values) < len(whole.values)
+    kept = SnapshotData(raw)
+    whole_kept = derived_named(kept)
+    assert grounding_named(kept) is whole_kept  # once the whole index is kept (the auditor's), it is read
+
+
+@pytest.mark.parametrize("text", [
+    "The rest of the account", "OTHER campaigns", "expected about 20", "an even split", "in micros",
+    "rows shifted one day later", "time-zone", "invalid rows left out", "double-counted", "a Poisson chance",
+    "weekly", "on Fridays", "nothing flagged here: 1,204.50 cost", "Restaurants", "the rest\u00a0of it \u00e9t\u00e9",
+    "\u017fhifted rows",  # a long s: matched case-blind outside ASCII
+])
+def test_word_flags_are_those_the_patterns_find(text: str) -> None:
+    from reviewtui.scoring.named_scope import _WORD_FLAGS, _word_flags
+
+    assert _word_flags(text) == {name for name, pattern in _WORD_FLAGS.items() if pattern.search(text)}
