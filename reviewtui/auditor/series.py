@@ -10,6 +10,7 @@ detector crashes on a snapshot a human typed by hand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
@@ -177,6 +178,8 @@ class Series:
     rows_by_campaign: dict[str, list[Row]] = field(default_factory=dict)
     # the snapshot's shared reading of its rows, as columns: a check over every row reads these first
     view: DailyRows = field(default_factory=lambda: DailyRows([]))
+    # what a check computes from the built series and asks for again (per campaign, per scope), by key
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # -- dates ---------------------------------------------------------------
 
@@ -234,9 +237,11 @@ class Series:
     def in_period(self, day: date) -> bool:
         return (self.period_start is None or day >= self.period_start) and (self.period_end is None or day <= self.period_end)
 
-    @property
+    @cached_property
     def account(self) -> Totals:
-        """The account over the period (rows dated outside it are a data finding, not spend)."""
+        """The account over the period (rows dated outside it are a data finding, not spend). Summed
+        once, when first read after the series is built (the checks read it once per campaign):
+        read it, do not modify it."""
         return total(t for d, t in self.days.items() if self.in_period(d))
 
     def share_of_account_spend(self, campaign_id: str) -> float:

@@ -134,8 +134,13 @@ def _conversion_scopes(s: Series) -> list[str]:
 
 
 def _dates(s: Series, scope: str | None) -> list[date]:
-    """Complete dates on which the scope has clicks."""
-    return [d for d in s.complete_dates() if _cell(s, d, scope).clicks > 0]
+    """Complete dates on which the scope has clicks (the stop, its zeros and the step scan each ask,
+    for every campaign: kept on the series per scope; read it, do not modify it)."""
+    key = ("tracking dates", scope)
+    dates = s.memo.get(key)
+    if dates is None:
+        dates = s.memo[key] = [d for d in s.complete_dates() if _cell(s, d, scope).clicks > 0]
+    return dates
 
 
 def _cell(s: Series, day: date, scope: str | None) -> Totals:
@@ -555,7 +560,8 @@ def absent_tracking(ctx: Context) -> bool:
     cells = [s.cell(d, cid) for cid in campaigns for d in days]
     clicks = sum(c.clicks for c in cells)
     recorded = sum(c.conversions for c in cells)
-    due = sum(s.cell(d, cid).clicks * lag.credited(d) for cid in campaigns for d in days) * t.number("min_conversion_rate")
+    credited = [lag.credited(d) for d in days] * len(campaigns)  # in the order of ``cells``
+    due = sum(c.clicks * k for c, k in zip(cells, credited)) * t.number("min_conversion_rate")
     if due <= 0:
         ctx.rejected(ABSENT, None, "no clicks on conversion-objective campaigns over the complete days")
         return False
