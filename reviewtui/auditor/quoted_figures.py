@@ -11,6 +11,9 @@ functions the index is built with, computing only what is asked:
 - the account's sums on one day (``account: cost on 2025-03-11``);
 - the pacing figures of the rows as they are (``pacing: spend to date``): ``pacing_figures``, once.
 
+What is computed is kept on the snapshot (``snapshot_cache``), as the whole index is, so a later audit
+of the same loaded snapshot reads it again.
+
 Any other name (a corrected reading's, the counts, search terms, ads) is read from the whole index,
 built on first need. Each figure equals the index's to the last bit (the same sums in the same order;
 ``tests/unit/test_quoted_figures.py`` compares every name on the case set), and a name the index does
@@ -24,7 +27,7 @@ from datetime import date
 from typing import Any, Callable, Iterator, Mapping
 
 from ..caseset.snapshot import as_object
-from ..caseset.snapshot_cache import snapshot_data
+from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import number, parse_day
 from ..scoring.daily_totals import CONVERSIONS, METRICS, WIDTH, DailyTotals, calendar_days, daily_totals
 from ..scoring.derived_index import derived_index, window_numbers
@@ -145,8 +148,13 @@ class QuotedFigures(Mapping[str, float]):
         """One scope's figures over one window, as the index's ``_reading_figures`` puts them."""
         key = (scope, window)
         figures = self._scopes.get(key)
-        if figures is not None:
-            return figures
+        if figures is None:
+            # kept on the snapshot, as the index is: a later audit of it (other thresholds) reads them again
+            figures = self._scopes[key] = cache_of(self._data).get(("quoted window figures", scope, window),
+                                                                   lambda: self._compute_scope(scope, window))
+        return figures
+
+    def _compute_scope(self, scope: str, window: str) -> dict[str, float]:
         totals = self._daily()
         first, last = self._window_dates()[window]
         targets = as_object(self._data.get("targets"))
@@ -161,17 +169,19 @@ class QuotedFigures(Mapping[str, float]):
         if scope == "account" or active:
             figures[ZERO_DAYS] = float(sum(1 for d, row in totals.days(scope).items()
                                            if first <= d <= last and row[CONVERSIONS] == 0))
-        self._scopes[key] = figures
         return figures
 
     def _pacing_figures(self) -> dict[str, float]:
         if self._pacing is None:
-            totals = self._daily()
-            pacing = NamedValues()
-            pacing_figures(pacing, self._data, totals.period, totals.account, totals.by_campaign,
-                           as_object(self._data.get("targets")), "", once_per_day=totals.once_per_day)
-            self._pacing = pacing.values
+            self._pacing = cache_of(self._data).get("quoted pacing figures", self._compute_pacing)
         return self._pacing
+
+    def _compute_pacing(self) -> dict[str, float]:
+        totals = self._daily()
+        pacing = NamedValues()
+        pacing_figures(pacing, self._data, totals.period, totals.account, totals.by_campaign,
+                       as_object(self._data.get("targets")), "", once_per_day=totals.once_per_day)
+        return pacing.values
 
 
 def _finite(value: float | None) -> float | None:
