@@ -11,7 +11,8 @@ times each command as a whole process, from start to exit, ``--runs`` times:
 - warm: the cache folder of a run before (the parsed expected.yaml, the reference auditor's audit and the
   stored scores are read back), as a rerun of an unchanged case set.
 
-Each eval writes to a fresh results folder. Prints the median wall time and its spread, the median CPU
+Each eval writes to a fresh results folder; each case's expected.yaml is what the account shows
+(``large_accounts.PLANTED``), so the eval passes its gate (exit 0). Prints the median wall time and its spread, the median CPU
 time (user + system, steadier on a shared machine), the peak memory (the largest resident set of the
 process), and for each command the ratio of the largest size to the smallest (linear growth: 100k about
 10x 10k). Nothing is asserted; the goal (issue 26) is eval under 3 s, check under 1.5 s and memory under
@@ -34,21 +35,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from large_accounts import SHAPES, make_account  # noqa: E402
+from large_accounts import SHAPES, expected_yaml, make_account  # noqa: E402
 
 COMMANDS = ("eval", "check")
 
 
-def write_case(root: Path, case_id: str, snapshot: dict) -> Path:
-    """A one-case folder: the snapshot and an expected.yaml naming one of its campaigns."""
+def write_case(root: Path, case_id: str, snapshot: dict, shape: str) -> Path:
+    """A one-case folder: the snapshot and an expected.yaml of what the account shows, so the rules
+    backend's run passes its gate (recall 1, no fabrication) as on the case set."""
     case_dir = root / case_id
     case_dir.mkdir(parents=True)
     (case_dir / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
-    first = snapshot["daily"][0]["campaign_id"]
-    (case_dir / "expected.yaml").write_text(
-        f"case: {case_id}\nkind: ordinary\nmust_find:\n  - id: tracking.conversions_stopped@{first}\n"
-        "    evidence: conversions stop\nmust_not_say:\n  - id: pacing.overspend\n    evidence: on pace\n"
-        "    says: [overspend]\n", encoding="utf-8")
+    (case_dir / "expected.yaml").write_text(expected_yaml(shape, case_id), encoding="utf-8")
     return case_dir
 
 
@@ -81,18 +79,19 @@ def run_once(command: str, cases: Path, cache: Path) -> tuple[float, float, floa
 
 
 def measure(command: str, cases: Path, runs: int, warm: bool, work: Path) -> dict[str, float]:
-    walls, cpus, rss = [], [], []
+    walls, cpus, rss, codes = [], [], [], set()
     for _ in range(runs):
         cache = Path(tempfile.mkdtemp(dir=work))
         if warm:
             run_once(command, cases, cache)  # the run before, which fills the cache folder
-        wall, cpu, peak, _ = run_once(command, cases, cache)
+        wall, cpu, peak, code = run_once(command, cases, cache)
+        codes.add(code)
         shutil.rmtree(cache, ignore_errors=True)
         walls.append(wall)
         cpus.append(cpu)
         rss.append(peak)
     return {"wall": statistics.median(walls), "min": min(walls), "max": max(walls),
-            "cpu": statistics.median(cpus), "rss": max(rss)}
+            "cpu": statistics.median(cpus), "rss": max(rss), "exit": max(codes)}
 
 
 def main() -> None:
@@ -115,7 +114,7 @@ def main() -> None:
                 cases = work / f"{shape}-{rows}"
                 if not cases.exists():
                     snapshot = make_account(shape, rows)
-                    write_case(cases, f"c-{shape}-{rows}", snapshot)
+                    write_case(cases, f"c-{shape}-{rows}", snapshot, shape)
                 n = len(json.loads((next(cases.iterdir()) / "snapshot.json").read_text())["daily"])
                 for command in args.commands:
                     for state in ("cold", "warm"):
@@ -123,7 +122,8 @@ def main() -> None:
                             continue
                         f = figures[command, state, rows] = measure(command, cases, args.runs, state == "warm", work)
                         print(f"{shape:>9} {n:>8,} rows  {command:<5} {state}: wall median {f['wall']:.2f} s "
-                              f"({f['min']:.2f}-{f['max']:.2f}), CPU {f['cpu']:.2f} s, peak RSS {f['rss']:.0f} MB",
+                              f"({f['min']:.2f}-{f['max']:.2f}), CPU {f['cpu']:.2f} s, peak RSS {f['rss']:.0f} MB, "
+                              f"exit {f['exit']:.0f}",
                               flush=True)
             low, high = min(args.rows), max(args.rows)
             if low != high:

@@ -25,6 +25,24 @@ from bench_scoring import make_snapshot
 
 SHAPES = ("campaigns", "wide", "ads")
 
+# What each shape is made to show, for its expected.yaml: the findings it must give (its first campaign's
+# daily cap, 2x a 300-a-day budget, is passed by its random spend) and one it must not. The campaigns and
+# wide shapes spend far past their monthly budget and cap every day; the ads shape spends under its
+# budget, stops converting in campaign 700001 from the 24th and repeats one ad's row on three days.
+PLANTED: dict[str, tuple[list[str], tuple[str, str]]] = {
+    "campaigns": (["pacing.overspend", "pacing.daily_cap_exceeded@1000"], ("pacing.underspend", "underspend")),
+    "wide": (["pacing.overspend", "pacing.daily_cap_exceeded@50001"], ("pacing.underspend", "underspend")),
+    "ads": (["tracking.conversions_stopped@700001", "data.duplicate_rows"], ("pacing.overspend", "overspend")),
+}
+
+
+def expected_yaml(shape: str, case_id: str) -> str:
+    """The expected.yaml of a case of this shape: what the account shows (``PLANTED``)."""
+    must_find, (must_not, says) = PLANTED[shape]
+    found = "".join(f"  - id: {finding}\n    evidence: planted by large_accounts.py\n" for finding in must_find)
+    return (f"case: {case_id}\nkind: ordinary\nmust_find:\n{found}must_not_say:\n  - id: {must_not}\n"
+            f"    evidence: not planted\n    says: [{says}]\n")
+
 
 def make_account(shape: str, rows: int, seed: int = 7) -> dict[str, Any]:
     """A snapshot of about ``rows`` daily rows in the given shape."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from .. import taxonomy
-from ..scoring.derived_index import derived_index
 from . import derived_names as names
-from .series import MAX_METRIC, METRICS, Series
+from .quoted_figures import QuotedFigures
+from .series import METRICS, Series
 from ..domain.thresholds import KindThresholds, Thresholds
 
 
@@ -47,27 +47,6 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-class _Quotable(Mapping[str, float]):
-    """The derived index less the figures past any real account (a corrupt 1e308 cannot be printed at
-    its precision): read through, not copied, since a 100,000-row snapshot's index holds half a
-    million names and the auditor quotes a few hundred."""
-
-    def __init__(self, index: Mapping[str, float]) -> None:
-        self._index = index
-
-    def __getitem__(self, name: str) -> float:
-        value = self._index[name]
-        if abs(value) < MAX_METRIC:
-            return value
-        raise KeyError(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for name, value in self._index.items() if abs(value) < MAX_METRIC)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
 class Context:
     """The series, the thresholds and the assessments of one audit run."""
 
@@ -88,13 +67,13 @@ class Context:
     def derived(self) -> Mapping[str, float]:
         """The scoring's derived index of this snapshot: figures quoted from it are grounded."""
         if self._derived is None:
-            try:
-                index = derived_index(self.series.data)
-            except Exception as exc:  # the auditor still decides; it only quotes fewer figures
-                self.series.notes.append(f"the derived index failed on this snapshot ({type(exc).__name__}: {exc})")
-                index = {}
-            self._derived = _Quotable(index)
+            # Only the figures quoted are computed (quoted_figures.py); the auditor still decides when the
+            # index fails, it only quotes fewer figures
+            self._derived = QuotedFigures(self.series.data, self._index_failed)
         return self._derived
+
+    def _index_failed(self, exc: Exception) -> None:
+        self.series.notes.append(f"the derived index failed on this snapshot ({type(exc).__name__}: {exc})")
 
     def quote(self, name: str) -> float | None:
         """A derived-index figure to print, or None (then the text goes without it)."""

@@ -10,6 +10,7 @@ detector crashes on a snapshot a human typed by hand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import date, datetime, timedelta
 from typing import Any, Iterable
 
@@ -49,20 +50,26 @@ class Totals:
     has_all_conversions: bool = False
 
     def add(self, metrics: dict[str, float | None]) -> None:
-        # Spelled out (METRICS in order): every row is added three times when the series is built
         get = metrics.get
-        if (value := get("impressions")) is not None:
-            self.impressions += value
-        if (value := get("clicks")) is not None:
-            self.clicks += value
-        if (value := get("cost")) is not None:
-            self.cost += value
-        if (value := get("conversions")) is not None:
-            self.conversions += value
-        if (value := get("conversions_value")) is not None:
-            self.conversions_value += value
-        if (value := get("all_conversions")) is not None:
-            self.all_conversions += value
+        self.add_values(get("impressions"), get("clicks"), get("cost"), get("conversions"),
+                        get("conversions_value"), get("all_conversions"))
+
+    def add_values(self, impressions: float | None, clicks: float | None, cost: float | None,
+                   conversions: float | None, conversions_value: float | None, all_conversions: float | None) -> None:
+        """One row's ``METRICS``, in order (None: the row has no number there)."""
+        # Spelled out: every row is added three times when the series is built
+        if impressions is not None:
+            self.impressions += impressions
+        if clicks is not None:
+            self.clicks += clicks
+        if cost is not None:
+            self.cost += cost
+        if conversions is not None:
+            self.conversions += conversions
+        if conversions_value is not None:
+            self.conversions_value += conversions_value
+        if all_conversions is not None:
+            self.all_conversions += all_conversions
             self.has_all_conversions = True
         self.rows += 1
 
@@ -171,6 +178,8 @@ class Series:
     rows_by_campaign: dict[str, list[Row]] = field(default_factory=dict)
     # the snapshot's shared reading of its rows, as columns: a check over every row reads these first
     view: DailyRows = field(default_factory=lambda: DailyRows([]))
+    # what a check computes from the built series and asks for again (per campaign, per scope), by key
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # -- dates ---------------------------------------------------------------
 
@@ -228,9 +237,11 @@ class Series:
     def in_period(self, day: date) -> bool:
         return (self.period_start is None or day >= self.period_start) and (self.period_end is None or day <= self.period_end)
 
-    @property
+    @cached_property
     def account(self) -> Totals:
-        """The account over the period (rows dated outside it are a data finding, not spend)."""
+        """The account over the period (rows dated outside it are a data finding, not spend). Summed
+        once, when first read after the series is built (the checks read it once per campaign):
+        read it, do not modify it."""
         return total(t for d, t in self.days.items() if self.in_period(d))
 
     def share_of_account_spend(self, campaign_id: str) -> float:
@@ -322,10 +333,14 @@ def build_series(data: Any) -> Series:
 
 
 def _read_rows(series: Series, view: DailyRows) -> None:
-    """The rows of the snapshot's shared reading (``DailyRows``), in row order, into the series' tables."""
+    """The rows of the snapshot's shared reading (``DailyRows``), in row order, into the series' tables
+    by cell, day and campaign, and into their totals."""
     not_objects = set(view.not_objects)
     irregular = view.irregular
     add_row = series.rows.append
+    campaigns, cells, days, campaign_totals = series.campaigns, series.cells, series.days, series.campaign_totals
+    by_cell, by_day, by_campaign = series.rows_by_cell, series.rows_by_day, series.rows_by_campaign
+    start, end = series.period_start, series.period_end
     for index, (raw, day, campaign_id, values) in enumerate(
             zip(view.rows, view.days, view.campaigns, zip(*view.columns.values()))):
         if day is None or campaign_id is None:
@@ -353,34 +368,37 @@ def _read_rows(series: Series, view: DailyRows) -> None:
                 if value is None or isinstance(raw[n], str):
                     series.bad_values.append((row, n, raw[n]))
         add_row(row)
-        _file_row(series, row)
-
-
-def _file_row(series: Series, row: Row) -> None:
-    """One usable row into the tables by cell, day and campaign, and into their totals."""
-    day, campaign_id, metrics = row.day, row.campaign_id, row.metrics
-    if campaign_id not in series.campaigns:
-        series.campaigns[campaign_id] = Campaign(campaign_id, "", None, {"id": campaign_id})
-    # Each table's entry made only when missing: this runs for every row of a 100,000-row snapshot
-    key = (day, campaign_id)
-    table: dict[Any, Any]  # keyed by cell, day or campaign
-    at: Any
-    for table, at in ((series.rows_by_cell, key), (series.rows_by_day, day), (series.rows_by_campaign, campaign_id)):
-        rows = table.get(at)
-        if rows is None:
-            table[at] = [row]
+        # Filed by cell, day and campaign, each table's entry made only when missing: this runs for
+        # every row of a 100,000-row snapshot
+        if campaign_id not in campaigns:
+            campaigns[campaign_id] = Campaign(campaign_id, "", None, {"id": campaign_id})
+        key = (day, campaign_id)
+        if (rows := by_cell.get(key)) is None:
+            by_cell[key] = [row]
         else:
             rows.append(row)
-    for table, at in ((series.cells, key), (series.days, day)):
-        totals = table.get(at)
-        if totals is None:
-            table[at] = totals = Totals()
-        totals.add(metrics)
-    if series.in_period(day):
-        totals = series.campaign_totals.get(campaign_id)
-        if totals is None:
-            series.campaign_totals[campaign_id] = totals = Totals()
-        totals.add(metrics)
+        if (rows := by_day.get(day)) is None:
+            by_day[day] = [row]
+        else:
+            rows.append(row)
+        if (rows := by_campaign.get(campaign_id)) is None:
+            by_campaign[campaign_id] = [row]
+        else:
+            rows.append(row)
+        # The row's METRICS (the first columns), as its metrics have them
+        sums = values[:_METRIC_COUNT] if not over and odd is None else [metrics.get(name) for name in METRICS]
+        if (totals := cells.get(key)) is None:
+            cells[key] = totals = Totals()
+        totals.add_values(*sums)
+        if (totals := days.get(day)) is None:
+            days[day] = totals = Totals()
+        totals.add_values(*sums)
+        if (start is None or day >= start) and (end is None or day <= end):  # Series.in_period
+            if (totals := campaign_totals.get(campaign_id)) is None:
+                campaign_totals[campaign_id] = totals = Totals()
+            totals.add_values(*sums)
 
 
 _ROW_METRICS = COLUMNS  # the shared reading's columns: METRICS, then SHARES
+_METRIC_COUNT = len(METRICS)
+assert COLUMNS[:_METRIC_COUNT] == METRICS

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import reduce
 from operator import add
+from typing import Iterator, NamedTuple
 
 from ..domain.chance import log_likelihood_ratio, poisson_at_most, poisson_z, poisson_zero
 from ..domain.lag import LagModel
@@ -133,8 +134,13 @@ def _conversion_scopes(s: Series) -> list[str]:
 
 
 def _dates(s: Series, scope: str | None) -> list[date]:
-    """Complete dates on which the scope has clicks."""
-    return [d for d in s.complete_dates() if _cell(s, d, scope).clicks > 0]
+    """Complete dates on which the scope has clicks (the stop, its zeros and the step scan each ask,
+    for every campaign: kept on the series per scope; read it, do not modify it)."""
+    key = ("tracking dates", scope)
+    dates = s.memo.get(key)
+    if dates is None:
+        dates = s.memo[key] = [d for d in s.complete_dates() if _cell(s, d, scope).clicks > 0]
+    return dates
 
 
 def _cell(s: Series, day: date, scope: str | None) -> Totals:
@@ -294,49 +300,70 @@ def change_point(s: Series, scope: str | None, dates: list[date], min_side: int,
     """The change point of a scope's conversion rate over ``dates`` (its settled dates with clicks):
     among the splits with at least ``min_side`` dates each side and clicks flat, the one where the
     two-rate log-likelihood ratio peaks (the strongest split, not the first that qualifies)."""
-    best: Change | None = None
     best_i, best_ratio = 0, 0.0
-    for i, change in _splits(s, scope, dates, min_side, lag):
-        if not _clicks_flat(change, max_clicks_change):
-            continue
-        ratio = change.log_likelihood_ratio
-        if best is None or ratio > best_ratio:
-            best, best_i, best_ratio = change, i, ratio
-    if best is None:
+    for i, split in _splits(s, scope, dates, min_side, lag, max_clicks_change):
+        ratio = split.log_likelihood_ratio
+        if not best_i or ratio > best_ratio:
+            best_i, best_ratio = i, ratio
+    if not best_i:
         return None
     # The winner in full (every metric of both sides), as the rest of the checks read it
     return _change(s, scope, dates[:best_i], dates[best_i:], lag)
 
 
-def _splits(s: Series, scope: str | None, dates: list[date], min_side: int, lag: LagModel):
-    """``(i, change)`` for each split ``dates[:i]`` / ``dates[i:]`` that ``_change`` would give a change for.
+class Split(NamedTuple):
+    """One split of the step scan: clicks and conversions each side, and the conversions due after it
+    at the rate before (lag-adjusted), as ``_change`` computes them for the same dates."""
+
+    before_clicks: float
+    before_conversions: float
+    after_clicks: float
+    after_conversions: float
+    expected_after: float
+
+    @property
+    def log_likelihood_ratio(self) -> float:
+        """``Change.log_likelihood_ratio`` of the same split, with the same operations."""
+        rate_before = self.before_conversions / self.before_clicks if self.before_clicks > 0 else 0.0
+        after_clicks = self.expected_after / rate_before if rate_before else 0.0
+        return log_likelihood_ratio((self.before_conversions, self.before_clicks), (self.after_conversions, after_clicks))
+
+
+def _splits(s: Series, scope: str | None, dates: list[date], min_side: int, lag: LagModel,
+            max_clicks_change: float | None = None) -> Iterator[tuple[int, Split]]:
+    """``(i, split)`` for each split ``dates[:i]`` / ``dates[i:]`` that ``_change`` would give a change for
+    (and, given ``max_clicks_change``, whose clicks are flat: ``_flat``).
 
     Every date here is settled, so ``_change``'s rate is read from the whole "before" side. The sides
     carry only clicks and conversions (all the scan compares), each summed in the order and with the
     operations ``_change`` uses, so the figures are the same to the last bit; the "before" side is
-    a running sum instead of a fresh total for each split, which made the scan quadratic in merges.
+    a running sum instead of a fresh total for each split, which made the scan quadratic in merges,
+    and the flatness of the clicks is read before the lag-adjusted sum it does not need.
     """
     cells = [_cell(s, d, scope) for d in dates]
     clicks = [c.clicks for c in cells]
     conversions = [c.conversions for c in cells]
     credited = [lag.credited(d) for d in dates]
+    count = len(dates)
     before_clicks = before_conversions = 0.0
-    for i in range(len(dates) - min_side + 1):
-        if i >= min_side and before_clicks > 0 and before_conversions > 0 and i < len(dates):
-            rate = before_conversions / before_clicks
-            expected = sum([c * rate * k for c, k in zip(clicks[i:], credited[i:])])
-            if expected > 0:
-                before = Totals(clicks=before_clicks, conversions=before_conversions)
-                after = Totals(clicks=reduce(add, clicks[i:], 0.0), conversions=reduce(add, conversions[i:], 0.0))
-                yield i, Change(scope, dates[:i], dates[i:], before, after, expected)
-        if i < len(dates):
+    for i in range(count - min_side + 1):
+        if i >= min_side and before_clicks > 0 and before_conversions > 0 and i < count:
+            after_clicks = reduce(add, clicks[i:], 0.0)
+            if max_clicks_change is None or _flat(before_clicks, i, after_clicks, count - i, max_clicks_change):
+                rate = before_conversions / before_clicks
+                expected = sum([c * rate * k for c, k in zip(clicks[i:], credited[i:])])
+                if expected > 0:
+                    yield i, Split(before_clicks, before_conversions, after_clicks,
+                                   reduce(add, conversions[i:], 0.0), expected)
+        if i < count:
             before_clicks += clicks[i]
             before_conversions += conversions[i]
 
 
-def _clicks_flat(change: Change, max_change: float) -> bool:
-    per_day_before = change.before.clicks / max(1, len(change.before_dates))
-    per_day_after = change.after.clicks / max(1, len(change.after_dates))
+def _flat(clicks_before: float, days_before: int, clicks_after: float, days_after: int, max_change: float) -> bool:
+    """Clicks a day after within ``max_change`` of clicks a day before."""
+    per_day_before = clicks_before / max(1, days_before)
+    per_day_after = clicks_after / max(1, days_after)
     return per_day_before > 0 and abs(per_day_after / per_day_before - 1) <= max_change
 
 
@@ -533,7 +560,8 @@ def absent_tracking(ctx: Context) -> bool:
     cells = [s.cell(d, cid) for cid in campaigns for d in days]
     clicks = sum(c.clicks for c in cells)
     recorded = sum(c.conversions for c in cells)
-    due = sum(s.cell(d, cid).clicks * lag.credited(d) for cid in campaigns for d in days) * t.number("min_conversion_rate")
+    credited = [lag.credited(d) for d in days] * len(campaigns)  # in the order of ``cells``
+    due = sum(c.clicks * k for c, k in zip(cells, credited)) * t.number("min_conversion_rate")
     if due <= 0:
         ctx.rejected(ABSENT, None, "no clicks on conversion-objective campaigns over the complete days")
         return False

@@ -63,9 +63,9 @@ def test_the_step_scan_sees_each_split_as_change_does_to_the_last_bit():
         for scope in (None, "1", "2", "3", "4"):
             dates = [d for d in tracking._dates(s, scope) if lag.settled(d)]
             seen = {}
-            for i, change in tracking._splits(s, scope, dates, 3, lag):
-                seen[i] = (change.before.clicks, change.before.conversions, change.after.clicks,
-                           change.after.conversions, change.expected_after, change.log_likelihood_ratio)
+            for i, split in tracking._splits(s, scope, dates, 3, lag):
+                seen[i] = (split.before_clicks, split.before_conversions, split.after_clicks,
+                           split.after_conversions, split.expected_after, split.log_likelihood_ratio)
             full = {}
             for i in range(3, len(dates) - 3 + 1):
                 change = tracking._change(s, scope, dates[:i], dates[i:], lag)
@@ -73,6 +73,10 @@ def test_the_step_scan_sees_each_split_as_change_does_to_the_last_bit():
                     full[i] = (change.before.clicks, change.before.conversions, change.after.clicks,
                                change.after.conversions, change.expected_after, change.log_likelihood_ratio)
             assert full and seen == full
+            # with clicks flat: the splits _change gives whose clicks a day hold within 30%
+            flat = {i: figures for i, figures in full.items()
+                    if tracking._flat(figures[0], i, figures[2], len(dates) - i, 0.3)}
+            assert {i: f for i, f in tracking._splits(s, scope, dates, 3, lag, 0.3)}.keys() == flat.keys()
 
 
 def test_totals_add_sums_every_metric_as_a_loop_over_metrics_does():
