@@ -18,7 +18,7 @@ from textual.screen import ModalScreen, Screen
 
 from ..backends.base import Backend
 from ..caseset.cases import CaseFileError, CaseSet
-from ..caseset.snapshot import Snapshot, SnapshotError
+from ..caseset.snapshot import SnapshotError
 from .commands import ReviewCommands
 from .messages import CaseSaved
 from .screens.author import AuthorScreen
@@ -30,7 +30,7 @@ from .screens.new_run import NewRunScreen
 from .screens.run_list import RunsScreen
 from .screens.weekly import WeeklyScreen
 from ..caseset.untrusted import printable
-from ..caseset.support_checks import SupportChecks, SupportVerdict, check_support
+from ..caseset.support_checks import SupportCheck, SupportChecks, check_support
 
 
 class ReviewApp(App[None]):
@@ -63,7 +63,7 @@ class ReviewApp(App[None]):
         cases_dir: str | Path = "cases",
         results_dir: str | Path = "results",
         *,
-        support_check: Callable[[Snapshot | None, str], SupportVerdict] = check_support,
+        support_check: SupportCheck = check_support,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
