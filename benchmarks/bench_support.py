@@ -11,7 +11,10 @@ must_find ids, with the reference auditor's real support check, and prints figur
 - reopen: the same for opening the same, unchanged case again;
 - four quick opens: open, ``escape`` at once, four times, then wait until the process is idle: the CPU
   seconds spent on checks nobody sees any more;
-- key latency: ``down`` / ``up`` in the write-up while the first open's check runs (median, max).
+- key latency: ``down`` / ``up`` in the write-up while the first open's check runs (median, max);
+- cancellation: the same case's check, with nothing audited before (an empty cache folder), withdrawn
+  0.25 s to 3 s after it starts, as closing the screen withdraws it: wall seconds from ``cancel`` until
+  the check has returned (the auditor stops at its next step: before the series, between detectors).
 
 CPU time is ``time.process_time()``, which counts every thread of the process.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -132,10 +136,54 @@ async def measure() -> dict[str, object]:
             "latencies": latencies}
 
 
+def measure_cancel(delays: list[float]) -> list[tuple[float, float, bool]]:
+    """(delay, seconds from cancel to the check's return, whether it had stopped) for each delay: a cold
+    check of the 100,000-row case in a thread, withdrawn ``delay`` seconds after it started."""
+    from reviewtui.auditor import support
+    from reviewtui.caseset.snapshot import Snapshot
+    from reviewtui.caseset.support_checks import CheckToken, SupportChecks, check_support
+
+    found = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        repo = build_repo(Path(tmp_name))
+        snapshot = Snapshot.load(repo / "cases" / CASE / "snapshot.json")
+        ids = ["tracking.conversions_stopped@222", "pacing.overspend", "waste.zero_conv_campaign@333"]
+        saved = os.environ.get("REVIEWTUI_CACHE_DIR")
+        try:
+            for delay in delays:
+                os.environ["REVIEWTUI_CACHE_DIR"] = tempfile.mkdtemp(dir=tmp_name)  # nothing audited yet
+                fresh_auditor_cache()
+                checks, token, answer = SupportChecks(check_support), CheckToken(), []
+                thread = threading.Thread(target=lambda c=checks, s=snapshot, t=token, a=answer: a.append(c.verdicts(s, ids, t)))
+                thread.start()
+                time.sleep(delay)
+                cancelled = time.perf_counter()
+                checks.cancel(token)
+                thread.join()
+                found.append((delay, time.perf_counter() - cancelled, answer == [None]))
+                snapshot = Snapshot.load(snapshot.path)  # nothing computed from the rows carried to the next run
+        finally:
+            if saved is None:
+                os.environ.pop("REVIEWTUI_CACHE_DIR", None)
+            else:
+                os.environ["REVIEWTUI_CACHE_DIR"] = saved
+            support.AUDITS.clear()
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cancel-only", action="store_true", help="measure only how long a withdrawn check takes to stop")
     args = parser.parse_args()
+    stops = measure_cancel([0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0] * args.repeat)
+    waits = [wait for _, wait, stopped in stops if stopped]
+    print(f"cancellation of a cold check: {len(waits)} of {len(stops)} stopped before the end; cancel to return "
+          f"median {statistics.median(waits) * 1000:.0f} ms, max {max(waits) * 1000:.0f} ms "
+          f"(by delay: {', '.join(f'{d:g} s: {w * 1000:.0f} ms' for d, w, _ in stops[:7])})" if waits else
+          "cancellation of a cold check: every check ended before it was withdrawn")
+    if args.cancel_only:
+        return
     runs = [asyncio.run(measure()) for _ in range(args.repeat)]
 
     def line(key: str, label: str) -> None:

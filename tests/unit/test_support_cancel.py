@@ -131,6 +131,25 @@ def test_the_auditor_stops_only_between_its_steps(tmp_path):
     assert audit_module.audit(snapshot.data, cancel=threading.Event()).findings  # not set: a full audit
 
 
+def test_a_stop_while_the_rows_are_read_comes_before_the_series(tmp_path, monkeypatch):
+    """The rows' reading and the series are the audit's two longest steps on a large snapshot: a stop
+    between them is seen there, not after the series."""
+    snapshot = on_disk(tmp_path, fixture("stop_account"))
+    stop, series = threading.Event(), []
+    real_rows, real_series = audit_module.daily_rows, audit_module.build_series
+
+    def rows_then_stop(data):
+        found = real_rows(data)
+        stop.set()  # the screen closes while the rows are read
+        return found
+
+    monkeypatch.setattr(audit_module, "daily_rows", rows_then_stop)
+    monkeypatch.setattr(audit_module, "build_series", lambda data: series.append(1) or real_series(data))
+    with pytest.raises(Cancelled):
+        audit_module.audit(snapshot.data, cancel=stop)
+    assert series == []
+
+
 def test_a_newer_request_of_the_same_screen_lets_the_check_under_way_finish(tmp_path, cache, monkeypatch):
     """An edit while the check runs withdraws the older request without stopping its audit (the newer one
     reads the verdicts); closing the screen then stops that audit, though its request was the older one."""
