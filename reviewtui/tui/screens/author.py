@@ -123,7 +123,7 @@ class AuthorScreen(ReviewScreen[None]):
         """Parse a small snapshot.json here; on any problem leave it to the worker, which reports it."""
         started = time.perf_counter()
         try:
-            snapshot = Snapshot.load(self.case.snapshot_path)
+            snapshot = self.app.loaded_snapshot(self.case.snapshot_path) or Snapshot.load(self.case.snapshot_path)
         except SnapshotError:
             return
         if not isinstance(snapshot.data, dict):
@@ -173,7 +173,7 @@ class AuthorScreen(ReviewScreen[None]):
     def load_snapshot(self) -> None:
         started = time.perf_counter()
         try:
-            snapshot = Snapshot.load(self.case.snapshot_path)
+            snapshot = self.app.loaded_snapshot(self.case.snapshot_path) or Snapshot.load(self.case.snapshot_path)
         except SnapshotError as exc:
             self.post_message(SnapshotFailed(Problem(exc.path, exc.line, exc.message)))
             return
