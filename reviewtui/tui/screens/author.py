@@ -33,6 +33,7 @@ from textual.widgets import Static
 from ...caseset import disputes
 from ...caseset.authoring import AuthoringSession
 from ...caseset.cases import Case, CaseFileError, ExternalChangeError, Problem
+from ...caseset.daily_rows import daily_rows
 from ...caseset.drafts import DisputeDraft, TagDraft
 from ...caseset.history import History, StepRefused
 from ...caseset.snapshot import Snapshot, SnapshotError
@@ -179,7 +180,10 @@ class AuthorScreen(ReviewScreen[None]):
             return
         tables = snapshot_sections(snapshot.data) if isinstance(snapshot.data, dict) else []
         if isinstance(snapshot.data, dict):
-            _ = snapshot.campaigns  # a cached scan of every daily row: done here, not on the UI thread
+            # Cached scans of every daily row (the campaign filter's; the validation's reading of the rows):
+            # done here, not on the UI thread
+            _ = snapshot.campaigns
+            daily_rows(snapshot.data)
         self.post_message(SnapshotLoaded(snapshot, tables, time.perf_counter() - started))
 
     async def on_snapshot_loaded(self, message: SnapshotLoaded) -> None:
