@@ -166,7 +166,7 @@ def measure_cancel(delays: list[float]) -> list[tuple[float, float, bool]]:
     check of the 100,000-row case in a thread, withdrawn ``delay`` seconds after it started."""
     from reviewtui.auditor import support
     from reviewtui.caseset.snapshot import Snapshot
-    from reviewtui.caseset.support_checks import CheckToken, SupportChecks, check_support
+    from reviewtui.authoring.support_checks import CheckToken, SupportChecks, check_support
 
     found = []
     with tempfile.TemporaryDirectory() as tmp_name:

@@ -21,7 +21,7 @@ from typing import Any
 from . import figure_vocabulary, taxonomy
 from .domain.lag import settled_after_days
 from .caseset.snapshot_compact import compact_text
-from .caseset.untrusted import json_error
+from .files.untrusted import json_error
 
 PROMPT_VERSION = "audit-v4"
 DEFAULT_MODEL = "claude-sonnet-5-5"

@@ -48,10 +48,10 @@ from .runs.runner import Progress, cancel_on_sigint, run_cases, skip_collection_
 from .runs.scoring_pool import ScoringPool, scoring_for_run, start_pool
 from .runs.signature import KEY_ENV, SignatureError, key_path, load_key, sign_run
 from .runs.stored import Run, load_run
-from .runs.provenance import new_run_id
+from .backends.provenance import new_run_id
 from .paths import is_project_cases, project_cases_dir
 from .caseset.snapshot import Snapshot
-from .caseset.untrusted import printable
+from .files.untrusted import printable
 
 EXIT_USAGE = 2
 
@@ -80,7 +80,7 @@ def run_header(case_set: CaseSet, backend: Backend, *, figures: str, concurrency
         "concurrency": concurrency,
         "repeats": repeats,
         "batch": batch,
-        "run_id": new_run_id(),  # recorded with every answer this run gets from the API (runs/provenance.py)
+        "run_id": new_run_id(),  # recorded with every answer this run gets from the API (backends/provenance.py)
         "started_at": now_iso(),
     }
 
@@ -321,7 +321,7 @@ def make_backend(name: str, settings: RunSettings, *, connect: bool = True,
     if name == "replay":
         options["replay_dir"] = str(settings.replay_dir) if settings.replay_dir else None
     elif name == "claude":
-        from .runs.cache import default_cache_dir
+        from .backends.cache import default_cache_dir
 
         options = {"model": settings.model, "max_tokens": settings.max_tokens,
                    "cache_dir": default_cache_dir(settings.results_dir), "use_cache": settings.use_cache,
@@ -498,7 +498,7 @@ def _note_replaced_results(recorder: RunRecorder) -> None:
 
 def _print_estimate(case_set: CaseSet, settings: RunSettings, backend: Backend | None, *, as_json: bool) -> int:
     """``--estimate``: count (or approximate) every request's input tokens and print the four prices."""
-    from .runs.cache import ResponseCache, cache_key, default_cache_dir
+    from .backends.cache import ResponseCache, cache_key, default_cache_dir
     from .runs.estimate import approximate_tokens, estimate_run, format_estimate
 
     if (backend is not None and backend.name != "claude") or settings.backend not in (None, "claude"):
@@ -587,7 +587,7 @@ def _requests_sure_to_be_sent(settings: RunSettings) -> bool:
     if not settings.use_cache:
         return True
     from .caseset.cases import case_dirs
-    from .runs.cache import default_cache_dir
+    from .backends.cache import default_cache_dir
 
     try:
         jobs = sum(1 for _ in case_dirs(settings.cases_dir)) * settings.repeats

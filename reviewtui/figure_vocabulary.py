@@ -49,8 +49,6 @@ AGGREGATE_STATS: dict[str, str] = {
     "projection": "the month-end projection of the scope's cost, with from the period's first day and to the "
                   "last complete day (metric cost)",
 }
-RATE_STATS = ("cpa", "roas", "ctr", "cpc", "cvr", "value_per_conversion")  # computed from their own metrics
-NO_METRIC_STATS = (*RATE_STATS, "days", "trend_z")  # metric "" (projection reads cost)
 SUMMED_METRICS = ("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions")
 SHARE_METRICS = ("search_impression_share", "search_budget_lost_impression_share", "search_rank_lost_impression_share")
 METRICS = (*SUMMED_METRICS, *SHARE_METRICS)
@@ -157,11 +155,6 @@ def _form_schema(how: str) -> dict[str, Any]:
 def figure_item_schema() -> dict[str, Any]:
     """The schema of one declared figure: one of the five forms."""
     return {"anyOf": [_form_schema(how) for how in FORMS]}
-
-
-def form_schema(how: str) -> dict[str, Any] | None:
-    """The schema of one form (None for an unknown ``how``): a precise message for a bad item."""
-    return _form_schema(how) if how in FORMS else None
 
 
 def figures_schema() -> dict[str, Any]:

@@ -139,7 +139,7 @@ def test_eval_prints_escape_sequences_in_errors_as_visible_characters(repo):
 
 
 def test_printable_leaves_no_control_character_and_keeps_the_length():
-    from reviewtui.caseset.untrusted import printable
+    from reviewtui.files.untrusted import printable
 
     text = "".join(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x202E, 0x2066]) + "ok"
     one_line = printable(text, one_line=True)

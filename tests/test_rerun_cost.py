@@ -18,7 +18,8 @@ import pytest
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui.backends.claude import ClaudeBackend
-from reviewtui.caseset import parse_cache, snapshot_compact
+from reviewtui.files import parse_cache
+from reviewtui.caseset import snapshot_compact
 from reviewtui.caseset.cases import load_case, load_case_set
 from reviewtui.eval import main
 from reviewtui.runs import records, score_cache

@@ -20,8 +20,8 @@ from reviewtui import assistant
 from reviewtui.backends.base import Backend, CaseOutput
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.eval import main as eval_main, run_eval
-from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
-from reviewtui.runs.provenance import endpoint_of, text_sha256
+from reviewtui.backends.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+from reviewtui.backends.provenance import endpoint_of, text_sha256
 from reviewtui.runs.settings import RunSettings
 from tests.fake_messages_api import answer, hang
 from tests.stamp_fixture import CASE_COUNT

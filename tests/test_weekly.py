@@ -496,7 +496,7 @@ def test_a_broken_glossary_is_bad_usage_not_a_refusal(api, stamped, capsys, monk
 
 def test_an_account_answer_in_the_cache_without_the_apis_record_is_asked_again(stamp_kit, api, stamped, capsys):
     """A planted cache entry (no message id, request id, run id) for an account: the weekly run asks the API."""
-    from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+    from reviewtui.backends.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
     from reviewtui.weekly.accounts import load_account
 
     accounts = stamped / "accounts"
@@ -519,7 +519,8 @@ def test_a_stopped_run_keeps_what_finished_and_the_index_says_what_did_not_run(t
 
     from reviewtui.backends.base import CaseOutput
     from reviewtui.weekly.accounts import load_accounts
-    from reviewtui.weekly.run import WeeklyPaths, run_weekly
+    from reviewtui.weekly.folder import WeeklyPaths
+    from reviewtui.weekly.run import run_weekly
     from tests.stub_backends import GatedBackend, finding, output_text
 
     folder = tmp_path / "accounts"
@@ -550,7 +551,8 @@ def test_a_declared_answers_report_says_how_each_figure_was_computed(tmp_path):
     from decimal import Decimal
 
     from reviewtui.weekly.accounts import load_accounts
-    from reviewtui.weekly.run import WeeklyPaths, run_weekly
+    from reviewtui.weekly.folder import WeeklyPaths
+    from reviewtui.weekly.run import run_weekly
     from tests.stub_backends import ScriptedBackend
 
     folder = tmp_path / "accounts"

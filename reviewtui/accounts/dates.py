@@ -88,12 +88,6 @@ def date_reader(fmt_name: str) -> Callable[[str], date | None]:
     return read
 
 
-def check_date_format_name(name: str) -> str:
-    if name not in DATE_FORMATS:
-        raise ValueError(f"--date-format {name!r} is not one of: {', '.join(DATE_FORMATS)}")
-    return name
-
-
 # --- the report's own date range -------------------------------------------------------------
 
 _MONTHS_BY_LANGUAGE = {  # full names, then abbreviations, January first (accents folded away)

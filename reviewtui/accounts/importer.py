@@ -17,10 +17,10 @@ from datetime import date
 from pathlib import Path
 
 from ..caseset.account_codes import currency_code_problem, time_zone_problem
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
 from ..caseset.snapshot import LIMITS, period_problems, required_field_problems
-from ..caseset.untrusted import check_tree
+from ..files.untrusted import check_tree
 from ..cli_args import emit, parse_args
 from .build import Built, Settings, build, campaign_totals_snapshot, cents
 from .csvread import InputError, Progress, same_file

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..caseset.atomic import atomic_write_bytes, atomic_write_text
+from ..files.atomic import atomic_write_bytes, atomic_write_text
 from ..caseset.cases import CASE_ID_RE, SNAPSHOT_FILE
 from ..caseset.rowcheck import daily_problems
 from ..caseset.snapshot import Snapshot, SnapshotError, required_field_problems

@@ -41,7 +41,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..caseset.cases import CASE_ID_RE
 from ..caseset.snapshot import Snapshot, SnapshotError
 from ..cli_args import emit, parse_args

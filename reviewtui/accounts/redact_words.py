@@ -98,9 +98,3 @@ def _words(text: str) -> set[str]:
 
 VOCABULARY = (GENERIC_WORDS | CURRENCY_WORDS | {w for v in PLATFORM_VALUES.split() for w in _words(v)}
               | {w for f in FIELD_NAMES.split() for w in _words(f)})
-
-
-def known_words(text: str) -> bool:
-    """Every word of the value (split on '_' and spaces) is a platform, field or generic word."""
-    words = _words(text)
-    return bool(words) and all(w in VOCABULARY or w.isdigit() for w in words)

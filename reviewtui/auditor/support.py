@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import __version__, taxonomy
 from ..cancellation import stop_if_set
-from ..caseset import parse_cache
+from ..files import parse_cache
 from .audit import AUDITOR_VERSION, SUMMARY_KIND, AuditResult, audit
 from .findings import Assessment
 from ..domain.thresholds import Thresholds

@@ -27,7 +27,7 @@ class CaseOutput:
     cache_creation_input_tokens: int = 0  # of input_tokens: written to the prompt cache (dearer)
     cache_read_input_tokens: int = 0  # of input_tokens: read from the prompt cache (cheaper)
     batch: bool = False  # answered through a Message Batch (priced at the batch discount)
-    # The API's record of the answer (runs/provenance.py): message id, request or batch id, endpoint, request hash.
+    # The API's record of the answer (backends/provenance.py): message id, request or batch id, endpoint, request hash.
     provenance: dict[str, Any] | None = None
     snapshot_sha256: str | None = None  # the snapshot bytes the answer is about (set by the run that asked)
 
@@ -91,7 +91,7 @@ class Backend(abc.ABC):
     name: str = "?"
     model: str | None = None
     supports_batch: bool = False
-    # The run the backend answers for (runs/provenance.py ``new_run_id``), set by the run before it starts:
+    # The run the backend answers for (backends/provenance.py ``new_run_id``), set by the run before it starts:
     # a backend that records where its answers came from records it with each one.
     run_id: str | None = None
 

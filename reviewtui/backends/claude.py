@@ -36,13 +36,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
 from ..assistant import DEFAULT_MAX_TOKENS, DEFAULT_MODEL, OutputError, build_request, parse_output
-from ..runs.cache import CachedResponse, ResponseCache, cache_key
-from ..runs.provenance import (configured_base_url, configured_endpoint, endpoint_of, public_url, record_problem,
+from .cache import CachedResponse, ResponseCache, cache_key
+from .provenance import (configured_base_url, configured_endpoint, endpoint_of, public_url, record_problem,
                                scrub_url_credentials, text_sha256)
 from ..caseset.cases import Case
 from ..caseset.snapshot import Snapshot
-from ..runs.throttle import AdaptiveLimit
-from ..caseset.untrusted import printable
+from .throttle import AdaptiveLimit
+from ..files.untrusted import printable
 from .base import (BATCH_COUNTS, Backend, BackendUsageError, BatchError, BatchStatus, CaseOutput, ListedBatch,
                    Prepared)
 
@@ -117,7 +117,7 @@ class ClaudeBackend(Backend):
 
         self.limit: AdaptiveLimit | None = None
         self._base_url = configured_base_url()  # for scrubbing its credentials from errors
-        # Where the answers come from; the client's own base URL confirms it once connected (runs/provenance.py).
+        # Where the answers come from; the client's own base URL confirms it once connected (backends/provenance.py).
         self.endpoint = configured_endpoint()
         self._sdk: Any = None  # the anthropic module, once a request is due (connect)
         self._connection: anthropic.AsyncAnthropic | None = None  # the SDK's client, likewise
@@ -149,7 +149,7 @@ class ClaudeBackend(Backend):
             )) from None
         self._sdk = anthropic
         _warm_response_parsing(anthropic)
-        # Where the answers come from, recorded with each of them (runs/provenance.py).
+        # Where the answers come from, recorded with each of them (backends/provenance.py).
         self.endpoint = endpoint_of(str(self._connection.base_url))
 
     @property

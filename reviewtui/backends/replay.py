@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..caseset.cases import Case
-from ..caseset.untrusted import LimitError, Limits, inside, read_bytes_limited
+from ..files.untrusted import LimitError, Limits, inside, read_bytes_limited
 from .base import Backend, BackendUsageError, CaseOutput
 
 # A model's raw output is a few kilobytes; the limit only stops a stray huge file.

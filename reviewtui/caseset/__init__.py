@@ -1,3 +1,4 @@
-"""The case set: cases (expected.yaml beside snapshot.json), snapshots, write-ups, disputes,
-edit history, the case-set checks, and the safe reading and writing of those files
-(untrusted input limits, atomic saves, comments kept through edits)."""
+"""The case files: cases (expected.yaml beside snapshot.json, comments kept through edits),
+snapshots and how their values read, write-ups, disputed.md, and the checks over the whole set.
+Safe writes and input limits are ``reviewtui.files``; the app's authoring services are
+``reviewtui.authoring``."""

@@ -22,13 +22,13 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from .. import taxonomy
-from . import parse_cache
+from ..files import parse_cache
 from . import yaml_comments
-from .atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
+from ..files.atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
 from .snapshot import Snapshot, SnapshotError, period_problems, required_field_problems
 from .snapshot_reader import PointerError
-from .untrusted import LimitError, Limits, inside, printable, read_bytes_limited, says_problem
+from ..files.untrusted import LimitError, Limits, inside, printable, read_bytes_limited, says_problem
 
 LISTS = ("must_find", "may_find", "must_not_say")
 CASE_KINDS = ("ordinary", "broken_data", "clean", "trap")
@@ -245,15 +245,8 @@ class ExpectedDoc:
         """The file as it is saved: the dump with the file's own line endings."""
         return encode_text(self.dump(), self.newline)
 
-    def changed_on_disk(self) -> bool:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return True
-        return sha256(raw) != self.loaded_digest
-
     def save(self, *, force: bool = False) -> None:
-        """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.caseset.atomic).
+        """Write the file (atomic, under the folder lock, through a symlink; see reviewtui.files.atomic).
 
         Refuses with ExternalChangeError when the file on disk is not the one loaded (or last
         saved), checked both before the new text is written and right before the rename,

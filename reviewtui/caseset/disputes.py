@@ -9,7 +9,7 @@ Every change edits the text in place: a new entry is inserted at the end of
 its write-up's section (the section is created, in write-up order, before the
 closing section when absent); reopening removes that entry's ``###`` block.
 All other bytes stay as they were, line endings included, and the file is
-replaced through ``reviewtui.caseset.atomic.update_file``: the read, the edit and the
+replaced through ``reviewtui.files.atomic.update_file``: the read, the edit and the
 write happen under the folder lock, a change made on disk meanwhile by a
 writer that takes no lock is caught right before the rename and the edit is
 made again on the new text, a symlink is written through, a read-only file is
@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .atomic import FileChangedError, decode_text, encode_text, update_file
-from .untrusted import LimitError, Limits, read_bytes_limited
+from ..files.atomic import FileChangedError, decode_text, encode_text, update_file
+from ..files.untrusted import LimitError, Limits, read_bytes_limited
 
 DISPUTED_FILE = "disputed.md"
 LIMITS = Limits("disputed.md", max_bytes=4 << 20, max_depth=0, max_items=0, max_chars=0)

@@ -18,7 +18,7 @@ from typing import Any
 from .account_codes import currency_code_problem, time_zone_problem
 from .snapshot_cache import snapshot_data
 from .snapshot_reader import parse_day, resolve_pointer, unescape_token
-from .untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
+from ..files.untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
 
 REQUIRED_TOP = ("schema_version", "platform", "account", "period", "daily")
 REQUIRED_ACCOUNT = ("id", "currency_code", "time_zone")

@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import parse_cache
+from ..files import parse_cache
 
 TABLE_KEYS = ("columns", "rows")
 CACHE_FOLDER = "compact"

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .untrusted import Limits, read_text_file
+from ..files.untrusted import Limits, read_text_file
 
 # Lower-cased, without the trailing point. Followed by a capital these still
 # do not end a sentence ("e.g. Google", "vs. March").

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence, cast
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..backends.base import BATCH_COUNTS, Backend, BatchBackend, BatchError, CaseOutput
 from ..caseset.cases import Case
 from .runner import (
@@ -64,7 +64,6 @@ from .runner import (
     default_cost_estimator,
 )
 
-STATE_FILE = "batch.json"
 STATE_FORMAT = 1
 DEFAULT_POLL_SECONDS = 30.0
 # The API ends every batch within 24 hours (unfinished requests expire); an hour more for the results.

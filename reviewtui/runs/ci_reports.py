@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from .gate import exit_code
 from .records import CaseRecord
 

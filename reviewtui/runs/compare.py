@@ -36,7 +36,7 @@ from .records import CSV_FIRST_COLUMNS, CaseRecord
 from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
 from ..scoring.score import STATUSES, CaseScore
 from ..taxonomy import split_id
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 
 EXIT_REGRESSION = 1
 EXIT_USAGE = 2
@@ -171,10 +171,6 @@ class PairedComparison:
     fabrications_added: int = 0
     fabrications_removed: int = 0
     regression: list[str] = field(default_factory=list)  # reasons; empty when none
-
-    @property
-    def significant_kinds(self) -> list[KindTest]:
-        return [k for k in self.kinds if k.p_adjusted < 1 - stats.DEFAULT_LEVEL]
 
 
 def _mean(values: list[float]) -> float | None:

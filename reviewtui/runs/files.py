@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import inside
-from .provenance import PROVENANCE_KEYS
-from ..caseset.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
+from ..backends.provenance import PROVENANCE_KEYS
+from ..files.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
 MANIFEST_FILE = "manifest.json"
 RESULT_LIMITS = Limits("a result file", max_bytes=32 << 20, max_depth=16, max_items=100_000, max_chars=4 << 20)

@@ -28,8 +28,6 @@ REPLAY = "replay"
 REFERENCE_DIR = "reference"
 REPLAY_DIR = "replay"
 WEEKLY_DIR = "weekly"
-# Folder names under the results folder that are not prompt versions.
-RESERVED_NAMES = (REFERENCE_DIR, REPLAY_DIR, WEEKLY_DIR)
 
 
 def results_role(backend_name: str | None) -> str:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from .files import MANIFEST_SHAPE, ResultsError, RunPaths, json_text, now_iso, read_result_json
 from .gate import THRESHOLDS, gate_verdict, miss_pattern, missed_by_kind, summarize
-from .provenance import listed_answer
+from ..backends.provenance import listed_answer
 from .records import CaseRecord
 from .run_stats import run_statistics
 

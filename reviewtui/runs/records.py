@@ -16,7 +16,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Iterable
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..backends.base import CaseOutput
 from ..caseset.cases import CASE_ID_RE, Case
 from ..scoring.score import FIGURE_STATUSES, UNTRACEABLE, CaseScore, figure_status, score_case

@@ -21,7 +21,7 @@ The next run of V removes what a killed run left in ``H/.work/V/`` (its
 answers are in the response cache: rerunning pays for nothing twice). The
 batch state of V (``H/.work/V.batch.json``) is in no run's folder, so a
 batch a killed run created is resumed rather than sent again. Deletes never follow a link: a
-symlink is removed as the link (``caseset.atomic.remove_tree``), and a run refuses to start
+symlink is removed as the link (``files.atomic.remove_tree``), and a run refuses to start
 (``LinkedFolderError``) when a folder it writes or deletes in lies behind a link below the results
 folder it was given (``H/.work``, or ``results/weekly`` itself): the lock, the work folder and the
 previous record would all be somewhere else, outside ``results/``.
@@ -33,7 +33,7 @@ import json
 import os
 from pathlib import Path
 
-from ..caseset.atomic import fsync_folder, remove_tree
+from ..files.atomic import fsync_folder, remove_tree
 from .files import ResultsError, RunPaths, now_iso
 
 try:

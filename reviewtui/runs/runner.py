@@ -30,9 +30,9 @@ from typing import Any, Awaitable, Callable, Iterator, Sequence
 
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
-from .provenance import scrub_url_credentials
+from ..backends.provenance import scrub_url_credentials
 from .schedule import RunSchedule
-from .throttle import AdaptiveLimit
+from ..backends.throttle import AdaptiveLimit
 
 RUN_STATUSES = ("complete", "incomplete", "cancelled")
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..backends.base import CaseOutput
-from ..caseset import parse_cache
+from ..files import parse_cache
 from ..caseset.cases import Case
 from ..scoring.score import CaseScore
 from .records import CaseRecord

@@ -24,9 +24,8 @@ import hmac
 import json
 import os
 from pathlib import Path
-from typing import Any
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from ..keyfile import KeyFileError, parse_hex_key
 from ..paths import inside, repository_root
 from .files import MANIFEST_FILE
@@ -74,13 +73,6 @@ def _signed_files(run_dir: Path) -> dict[str, str]:
 def _mac(key: bytes, files: dict[str, str]) -> str:
     listing = json.dumps(files, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return hmac.new(key, b"reviewtui-stamp\0" + listing, hashlib.sha256).hexdigest()
-
-
-def cache_entry_mac(key: bytes, cache_key: str, response: Any) -> str:
-    """The HMAC of one response-cache entry (its key and its response) under the stamp key (runs/cache.py)."""
-    body = json.dumps({"key": cache_key, "response": response}, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=True).encode("utf-8")
-    return hmac.new(key, b"reviewtui-cache\0" + body, hashlib.sha256).hexdigest()
 
 
 def sign_run(run_dir: Path, key: bytes) -> None:

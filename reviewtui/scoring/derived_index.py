@@ -14,7 +14,7 @@ date is ``period.last_complete_date``, else ``period.as_of`` minus one day,
 else the last date with rows (``caseset.snapshot_reader.last_complete_day``).
 
 The index is built from modules by concept: ``daily_totals`` (the rows summed
-per day, and the corrected readings of broken data), ``budget_schedule``
+per day, and the corrected readings of broken data), ``domain.budgets``
 (budgets over time), ``pacing_figures``, ``named_values`` (names and their
 units) and ``row_provenance`` (the rows behind each name). The index is kept
 on the snapshot (``caseset.snapshot_cache``).

@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Callable, Iterable
 
-UNITS = ("money", "percent", "multiplier", "plain")
 PER_MONTH = -1  # Figure.per_days of "about 10 a month": the days of the period's month
 # What a figure measures, read from its text: its written unit, or for a plain number the words
 # around it ("CPA 24.00" is money, "1,187 clicks" a count, "ROAS 2.35" a ratio); "unknown" when
@@ -109,7 +108,6 @@ METRIC_MEASURES = {
     "target": "unknown",  # a target CPA or ROAS: money or a ratio
     "tolerance": "ratio",
 }
-METRICS_READ = tuple(METRIC_MEASURES)
 _METRIC_PATTERNS = {
     "target": r"target(?:_cpa|_roas)?s?",
     "tolerance": r"tolerance|pacing_tolerance",
@@ -186,7 +184,7 @@ class Figure:
     rounded_to: int = 0  # "74,400": trailing zeros taken as rounding to hundreds (2)
     approximate: str = ""  # the hedge: "about", "around", "-odd"...
     measure: str = "unknown"  # one of MEASURES
-    metric: str = ""  # what its words say it is a figure of (METRICS_READ), "" when they do not say
+    metric: str = ""  # what its words say it is a figure of (a key of METRIC_MEASURES), "" when they do not say
     # With no metric of its own: the metrics its sentence names, which it may be a figure of.
     sentence_metrics: frozenset[str] = frozenset()
     expected: bool = False  # its words say it is expected ("about 229 expected", "due about 20")

@@ -51,6 +51,7 @@ from .. import taxonomy
 from ..caseset.snapshot import as_array, as_object
 from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import number, parse_day, pointer_to
+from ..domain.budgets import budget_campaigns
 from ..domain.chance import poisson_at_most, poisson_z
 from .daily_totals import DUPLICATES_ONCE, corrected_readings, daily_totals, named_readings
 from .derivations import derivations
@@ -681,8 +682,6 @@ def _row_entries(row: Any, i: int) -> list[Entry]:
 
 
 def _budgets_by_campaign(data: dict[str, Any]) -> dict[str, list[str]]:
-    from .budget_schedule import budget_campaigns
-
     campaigns = as_array(data.get("campaigns"))
     out: dict[str, list[str]] = {}
     for budget in as_array(data.get("budgets")):

@@ -28,11 +28,10 @@ Matching rules:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Protocol
 
 from .. import taxonomy
 from ..assistant import Finding, OutputError, parse_output
-from ..backends.base import CaseOutput
 from ..caseset.cases import Case, Expectation
 from . import declared
 from .claims import affirmed_match
@@ -40,9 +39,20 @@ from .figures import Figure
 from .row_provenance import ROWS_LIMIT
 from .grounding import FIGURE_MODES, GroundingIndex
 from ..caseset.snapshot import Snapshot
-from ..caseset.untrusted import UnsafePattern, says_regex
+from ..files.untrusted import UnsafePattern, says_regex
 
 STATUSES = ("ok", "unparseable", "error")
+
+
+class Answer(Protocol):
+    """What the scorer reads of a backend's output for a case (``backends.base.CaseOutput``): its
+    raw text, or why there is none. A protocol, so the scoring stays below the backends."""
+
+    @property
+    def raw_text(self) -> str | None: ...
+
+    @property
+    def error(self) -> str | None: ...
 # What a figure is: recomputed or grounded, grounded by the prose rules alone in an answer that
 # declares its figures, or supported by nothing.
 GROUNDED, UNTRACEABLE, FABRICATED = "grounded", "untraceable", "fabricated"
@@ -88,7 +98,7 @@ class CaseScore:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def score_case(case: Case, output: CaseOutput, *, figures: str = "derived") -> CaseScore:
+def score_case(case: Case, output: Answer, *, figures: str = "derived") -> CaseScore:
     """Score one case's output. ``figures``: ``"derived"`` (default) or ``"strict"``."""
     if figures not in FIGURE_MODES:
         raise ValueError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")

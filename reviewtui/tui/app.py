@@ -29,8 +29,8 @@ from .textual_private import screen_stacks
 from .screens.new_run import NewRunScreen
 from .screens.run_list import RunsScreen
 from .screens.weekly import WeeklyScreen
-from ..caseset.untrusted import printable
-from ..caseset.support_checks import SupportCheck, SupportChecks, check_support
+from ..files.untrusted import printable
+from ..authoring.support_checks import SupportCheck, SupportChecks, check_support
 
 
 class ReviewApp(App[None]):
@@ -73,7 +73,6 @@ class ReviewApp(App[None]):
         self.support_checks = SupportChecks(support_check)  # verdicts kept per snapshot content
         self.cursor_blink = cursor_blink
         self.case_set: CaseSet | None = None  # set by the cases view once loaded
-        self.load_seconds: float | None = None
 
     @property
     def repo_root(self) -> Path:

@@ -23,7 +23,7 @@ from textual.markup import escape
 
 from ..runs.stored import RunInfo, list_runs, run_key
 from ..caseset.snapshot_reader import PointerError
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 
 if TYPE_CHECKING:
     from .app import ReviewApp

@@ -15,7 +15,7 @@ from ..runs.records import CaseRecord
 from ..runs.runner import Progress
 from ..runs.stored import CaseDiff, Run
 from ..caseset.snapshot import Snapshot
-from ..caseset.snapshot_sections import SectionTable
+from ..authoring.snapshot_sections import SectionTable
 
 
 class CaseSetLoaded(Message):

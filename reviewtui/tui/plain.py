@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.content import Content
 
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 
 
 def plain(value: Any, style: str = "") -> Text:

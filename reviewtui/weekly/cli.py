@@ -30,7 +30,7 @@ from yaml import YAMLError
 from ..cli_args import parse_args
 from .. import assistant
 from ..backends import BackendUsageError, create_backend
-from ..caseset.untrusted import printable
+from ..files.untrusted import printable
 from ..eval import make_backend
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError
 from ..runs.files import ResultsError, RunPaths, refuse_results_in_cases, write_error
@@ -42,7 +42,8 @@ from ..runs.signature import KEY_ENV, SignatureError, key_path, load_key
 from ..runs.summary import usage_text
 from .accounts import load_accounts, name_clashes
 from .reports import stamp_words
-from .run import READY, WeeklyBatch, WeeklyPaths, batch_state_path, run_day, run_weekly, today
+from .folder import READY, WeeklyPaths
+from .run import WeeklyBatch, batch_state_path, run_day, run_weekly, today
 from .stamp import check_stamp
 
 EXIT_REFUSED = 1

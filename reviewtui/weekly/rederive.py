@@ -9,7 +9,7 @@ answers stored in ``results/<version>/cases/*.json`` it requires:
 1. one case file per case of the case set as it is now, and no other case in
    the manifest's list;
 2. for every answer (every repeat): that it was obtained; the Claude API's
-   record of it (``runs/provenance.py``: message id, request id or batch id,
+   record of it (``backends/provenance.py``: message id, request id or batch id,
    endpoint, the request it answers, the run that got it), its ids of the
    API's shape; the run's endpoint; a model the API reported as the run's;
    the snapshot bytes of the case as they are now; its text, the text whose
@@ -45,10 +45,10 @@ from typing import Any, Iterable
 from .. import assistant
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case, CaseSet
-from ..runs.cache import cache_key
+from ..backends.cache import cache_key
 from ..runs.files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS, gate_verdict, summarize
-from ..runs.provenance import listed_answer, record_problem, snapshot_sha256
+from ..backends.provenance import listed_answer, record_problem, snapshot_sha256
 from ..runs.records import CaseRecord, read_case_record, score_record
 
 SHOWN = 3  # cases named in a reason before "and N more"

@@ -16,11 +16,11 @@ import io
 import json
 from typing import Any
 
-from ..caseset.atomic import staged_write_text
+from ..files.atomic import staged_write_text
 from ..backends.base import CaseOutput
 from ..scoring.declared import how_computed_notes
 from .markdown_text import md_cell, md_link_target, md_text
-from .run import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
+from .folder import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
 
 SEVERITY_ORDER = ("high", "medium", "low")
 INDEX_COLUMNS = ("account", "account_id", "status", "findings", "high", "medium", "low", "figures", "ungrounded",

@@ -62,87 +62,24 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..assistant import OutputError, parse_output
-from ..caseset.atomic import atomic_write_text, staged_write_text, sync_tree
+from ..files.atomic import atomic_write_text, staged_write_text, sync_tree
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, run_batch
 from ..runs.files import now_iso
-from ..runs.provenance import new_run_id
+from ..backends.provenance import new_run_id
 from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, RunLockedError, StagedFolder
 from ..runs.runner import Progress, RunOutcome, run_cases
 from ..runs.usage import usage_of
 from ..scoring.score import GROUNDED, figure_status, score_case
 from .accounts import Account
 from .currency import currency_problems
-
-READY = "ready to send"
-HOLD = "hold for review"
-FAILED = "failed"
-SKIPPED = "skipped"
-NOT_RUN = "not run"
-STATUSES = (READY, HOLD, FAILED, SKIPPED, NOT_RUN)
-WEEKLY_FILE = "weekly.json"
-REVIEWED_FILE = "reviewed.json"
-
+from .folder import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WEEKLY_FILE, WeeklyPaths, read_json
+from .reports import write_account_files, write_index
 
 def _json_text(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-@dataclass(frozen=True)
-class WeeklyPaths:
-    run_dir: Path
-
-    @classmethod
-    def for_date(cls, results_dir: str | Path, day: str) -> "WeeklyPaths":
-        return cls(Path(results_dir) / WEEKLY_DIR / day)
-
-    @property
-    def manifest(self) -> Path:
-        return self.run_dir / WEEKLY_FILE
-
-    @property
-    def index_csv(self) -> Path:
-        return self.run_dir / "index.csv"
-
-    @property
-    def index_md(self) -> Path:
-        return self.run_dir / "index.md"
-
-    @property
-    def reviewed(self) -> Path:
-        return self.run_dir / REVIEWED_FILE
-
-    def account_dir(self, name: str) -> Path:
-        return self.run_dir / "accounts" / name
-
-    def raw(self, name: str) -> Path:
-        return self.account_dir(name) / "raw.txt"
-
-    def findings(self, name: str) -> Path:
-        return self.account_dir(name) / "findings.json"
-
-    def report(self, name: str) -> Path:
-        return self.account_dir(name) / "report.md"
-
-
-    @classmethod
-    def choose(cls, results_dir: str | Path, day: str, accounts_dir: str | Path) -> "WeeklyPaths":
-        """The folder of a run of ``accounts_dir`` on ``day``: the day's, or the first ``<day>-N`` that is free
-        or holds a run of the same accounts folder (which the new run replaces when it ends)."""
-        root = Path(results_dir) / WEEKLY_DIR
-        source = str(Path(accounts_dir).resolve())
-        for n in range(1, 1000):
-            paths = cls(root / (day if n == 1 else f"{day}-{n}"))
-            if not (paths.run_dir.exists() or paths.run_dir.is_symlink()):
-                return paths
-            try:
-                if read_json(paths.manifest).get("accounts_dir") == source:
-                    return paths
-            except (OSError, ValueError, AttributeError):
-                pass  # unreadable: not ours to replace
-        raise ValueError(f"{root}: a thousand weekly runs on {day} already; move some away")
 
 
 @dataclass(frozen=True)
@@ -381,8 +318,6 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
     link, BatchStateError for a damaged batch state file, and OSError when the run's files cannot be
     written (the folder is left as it was).
     """
-    from .reports import write_account_files, write_index  # reports reads the run's constants
-
     paths, staged = claim_folder(paths, accounts_dir)
     state = batch_state_path(paths.run_dir.parent.parent) if batch is not None else None
     batch_lock = _batch_lock(state) if state is not None else None
@@ -566,10 +501,6 @@ def list_weekly(results_dir: str | Path) -> list[WeeklyPaths]:
 
     runs = [p for p in root.glob(f"*/{WEEKLY_FILE}") if not p.parent.name.startswith(".")]
     return [WeeklyPaths(p.parent) for p in sorted(runs, key=newest, reverse=True)]
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def load_results(paths: WeeklyPaths) -> dict[str, dict[str, Any]]:

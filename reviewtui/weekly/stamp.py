@@ -41,7 +41,7 @@ from ..runs.identity import REFERENCE_DIR, role_label
 from ..runs.files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS
 from ..runs.manifest import read_manifest
-from ..runs.provenance import configured_endpoint
+from ..backends.provenance import configured_endpoint
 from ..runs.signature import KEY_ENV, SIGNATURE_FILE, signature_problem
 from ..paths import is_project_cases, project_cases_dir
 from ..scoring.grounding import FIGURE_MODES

@@ -10,12 +10,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from textual.widgets import Input
 
 from reviewtui.backends.base import Backend
 from reviewtui.tui.screens.run_list import RunsScreen
 from reviewtui.tui.app import ReviewApp
-from reviewtui.caseset.support_checks import SupportVerdict
+from reviewtui.authoring.support_checks import SupportVerdict
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "app"
 SIZE = (140, 40)
@@ -60,14 +59,33 @@ async def wait_until(pilot, predicate, what: str, steps: int = 500) -> None:
 
 
 async def search_palette(pilot, text: str) -> None:
-    """Type ``text`` into the open command palette and wait until its search has listed a match."""
+    """Type ``text`` into the open command palette and wait until the palette's search for exactly
+    that text has finished and listed a match.
+
+    Waiting for "the list is not empty" is not enough: each key starts a new search, and on a
+    loaded machine the list can still show a shorter prefix's results (Textual refreshes it in
+    batches) when the last search has not run yet, so enter would pick the wrong command.
+    """
     from textual.command import CommandList, CommandPalette
 
     palette = pilot.app.screen
     assert isinstance(palette, CommandPalette), palette
-    await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
-    await wait_until(pilot, lambda: palette.query_one(Input).value == text, f"the palette holds {text!r}")
-    await pilot.app.workers.wait_for_complete()
+    searches: dict[str, object] = {}
+    start_search = palette._gather_commands
+
+    def recorded_search(value: str):
+        worker = start_search(value)
+        searches[value] = worker
+        return worker
+
+    palette._gather_commands = recorded_search  # type: ignore[method-assign]
+    try:
+        await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
+        await wait_until(pilot, lambda: text.strip() in searches, f"the palette searches for {text!r}")
+        await searches[text.strip()].wait()  # type: ignore[attr-defined]
+    finally:
+        del palette._gather_commands
+    await pilot.pause()
     await wait_until(pilot, lambda: palette.query_one(CommandList).option_count > 0, f"the palette lists a match for {text!r}")
 
 

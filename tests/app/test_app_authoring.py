@@ -357,7 +357,7 @@ async def test_tag_modal_refuses_a_says_pattern_check_would_reject(repo):
     """One rule for `says` patterns: the form refuses, with check's own words, what check would report as an
     error blocking the eval; a pattern check accepts is added."""
     from reviewtui.caseset.cases import validate_case
-    from reviewtui.caseset.untrusted import says_problem
+    from reviewtui.files.untrusted import says_problem
 
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:

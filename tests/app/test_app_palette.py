@@ -106,6 +106,7 @@ async def test_textuals_own_notices_show_no_markup(root):
     """The app shows every notice as plain text; Textual's own two, ctrl+c's hint and the Screenshot
     command's, are written in markup and once showed `[b]` and `[$text-success]` as such."""
     app = make_review_app(root)
+    app.NOTIFICATION_TIMEOUT = 600  # on a loaded machine the first notice expired before the second came
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press("ctrl+c")

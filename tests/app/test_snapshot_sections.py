@@ -1,7 +1,7 @@
 """The snapshot table model behind the author screen's tabs (no terminal needed)."""
 
 from reviewtui.caseset.snapshot_reader import resolve_pointer
-from reviewtui.caseset.snapshot_sections import format_cell, locate, snapshot_sections
+from reviewtui.authoring.snapshot_sections import format_cell, locate, snapshot_sections
 
 from tests.app.casegen import snapshot
 

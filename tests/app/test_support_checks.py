@@ -8,7 +8,7 @@ import threading
 import time
 
 from reviewtui.cancellation import Cancelled, stop_if_set
-from reviewtui.caseset.support_checks import SupportVerdict
+from reviewtui.authoring.support_checks import SupportVerdict
 from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
 from tests.app.review_fixture import wait_until
 
@@ -136,7 +136,7 @@ async def test_opening_another_case_while_a_real_audit_runs_stops_that_audit(rep
     import importlib
 
     from reviewtui.auditor import support
-    from reviewtui.caseset.support_checks import check_support
+    from reviewtui.authoring.support_checks import check_support
 
     audit_module = importlib.import_module("reviewtui.auditor.audit")
     other = "c02-garden-clean"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import json
 
-from reviewtui.caseset.snapshot_sections import snapshot_sections
+from reviewtui.authoring.snapshot_sections import snapshot_sections
 
 
 def tables(data: dict) -> dict:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from reviewtui.backends import create_backend
 from reviewtui.weekly.accounts import load_accounts
-from reviewtui.weekly.run import WeeklyPaths, run_weekly
+from reviewtui.weekly.folder import WeeklyPaths
+from reviewtui.weekly.run import run_weekly
 from tests.stub_backends import FIXTURE_CASES, ScriptedBackend
 
 DAY = "2026-12-07"

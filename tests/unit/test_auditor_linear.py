@@ -111,7 +111,7 @@ def test_a_budget_read_once_gives_the_amount_budget_in_force_gives_on_every_day(
     from datetime import date, timedelta
 
     from reviewtui.auditor.schedule import read_budgets
-    from reviewtui.scoring.budget_schedule import budget_in_force
+    from reviewtui.domain.budgets import budget_in_force
 
     snapshot = _snapshot()
     snapshot["budgets"] = [

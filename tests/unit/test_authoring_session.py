@@ -1,4 +1,4 @@
-"""The authoring session (reviewtui.caseset.authoring) on a temporary copy of tests/fixtures/app: what the
+"""The authoring session (reviewtui.authoring.session) on a temporary copy of tests/fixtures/app: what the
 author screen's keys do to expected.yaml and disputed.md, without the app."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from reviewtui.caseset import disputes
-from reviewtui.caseset.authoring import NO_WRITEUP, AuthoringSession
+from reviewtui.authoring.session import NO_WRITEUP, AuthoringSession
 from reviewtui.caseset.cases import CaseFileError, ExternalChangeError
-from reviewtui.caseset.history import StepRefused
+from reviewtui.authoring.history import StepRefused
 from reviewtui.caseset.snapshot import Snapshot
-from reviewtui.caseset.support_checks import SupportVerdict
+from reviewtui.authoring.support_checks import SupportVerdict
 
 from tests.app.apphelpers import copy_fixture
 

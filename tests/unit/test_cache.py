@@ -7,7 +7,7 @@ import json
 import pytest
 
 from reviewtui.assistant import build_request
-from reviewtui.runs.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
+from reviewtui.backends.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
 
 SNAPSHOT_TEXT = '{"account": {"id": "123-456-7890"}, "daily": []}'
 RESPONSE = CachedResponse(

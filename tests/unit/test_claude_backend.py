@@ -12,7 +12,7 @@ import pytest
 from reviewtui.assistant import build_request
 from reviewtui.backends import BackendUsageError, create_backend
 from reviewtui.backends.claude import ClaudeBackend
-from reviewtui.runs.cache import cache_key
+from reviewtui.backends.cache import cache_key
 from reviewtui.caseset.cases import load_case
 from tests.fake_messages_api import (
     FakeMessagesAPI,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewtui.caseset.drafts import format_says, parse_says
+from reviewtui.authoring.drafts import format_says, parse_says
 
 
 @pytest.mark.parametrize(

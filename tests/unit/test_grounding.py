@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.scoring.budget_schedule import budget_in_force
+from reviewtui.domain.budgets import budget_in_force
 from reviewtui.scoring.derived_index import derived_index
 from reviewtui.scoring.grounding import GroundingIndex, verdicts_for_text
 from reviewtui.caseset.snapshot import Snapshot

@@ -1,7 +1,7 @@
-"""Undo / redo of expected.yaml edits (reviewtui.caseset.history)."""
+"""Undo / redo of expected.yaml edits (reviewtui.authoring.history)."""
 
 from reviewtui.caseset.cases import ExpectedDoc
-from reviewtui.caseset.history import History
+from reviewtui.authoring.history import History
 
 YAML = """\
 # the senior's own comment

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reviewtui.assistant import OutputError, parse_output
-from reviewtui.caseset.untrusted import BadInput, Limits, load_json
+from reviewtui.files.untrusted import BadInput, Limits, load_json
 
 LIMITS = Limits("snapshot.json", max_bytes=1 << 20, max_depth=32, max_items=1000, max_chars=1000)
 

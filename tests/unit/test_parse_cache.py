@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from reviewtui.caseset import parse_cache
+from reviewtui.files import parse_cache
 from reviewtui.caseset.cases import LIMITS, ExpectedDoc, _line, _yaml
 
 CASE = Path(__file__).resolve().parents[2] / "cases" / "c01-outdoor-retail" / "expected.yaml"

@@ -1,4 +1,4 @@
-"""The authoring saves never lose a senior's work (reviewtui.caseset.atomic, ExpectedDoc.save, disputes).
+"""The authoring saves never lose a senior's work (reviewtui.files.atomic, ExpectedDoc.save, disputes).
 
 Races are made real: a second writer (``sed -i``, another thread's save, other
 processes) runs inside the save, between its check and its rename, through a
@@ -22,7 +22,7 @@ import pytest
 
 from reviewtui.caseset import disputes
 from reviewtui.caseset.cases import ExpectedDoc, ExternalChangeError, load_case_set, validate_case
-from reviewtui.caseset.history import History
+from reviewtui.authoring.history import History
 
 from tests.unit.test_cases import EXPECTED, write_case
 

@@ -17,7 +17,7 @@ from reviewtui.caseset.snapshot_reader import (
     parse_day, pointer_to, resolve_pointer, unescape_token,
 )
 from reviewtui.scoring.daily_totals import daily_totals
-from reviewtui.caseset.snapshot_sections import locate, snapshot_sections
+from reviewtui.authoring.snapshot_sections import locate, snapshot_sections
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -12,7 +12,7 @@ import pytest
 
 from reviewtui.auditor import support
 from reviewtui.cancellation import Cancelled
-from reviewtui.caseset.support_checks import CheckToken, SupportChecks, check_support
+from reviewtui.authoring.support_checks import CheckToken, SupportChecks, check_support
 from tests.fixtures.auditor.helpers import fixture, on_disk
 
 audit_module = importlib.import_module("reviewtui.auditor.audit")  # the package re-exports the function as `audit`

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import random
 
-from reviewtui.caseset import untrusted
-from reviewtui.caseset.untrusted import Limits, check_tree
+from reviewtui.files import untrusted
+from reviewtui.files.untrusted import Limits, check_tree
 
 LIMITS = Limits("snapshot.json", max_bytes=1 << 20, max_depth=4, max_items=5, max_chars=8)
 

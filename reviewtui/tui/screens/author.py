@@ -13,7 +13,7 @@ one (a 100,000-row snapshot is about 15 MB) loads in a worker while the
 write-up and the expectations are already usable.
 
 What the keys do to the files (tags, disputes, undo, saving, the external-change
-guard) is the case's ``AuthoringSession`` (reviewtui/caseset/authoring.py); the
+guard) is the case's ``AuthoringSession`` (reviewtui/authoring/session.py); the
 screen turns keys into its calls and shows the result.
 """
 
@@ -31,17 +31,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from ...caseset import disputes
-from ...caseset.authoring import AuthoringSession
+from ...authoring.session import AuthoringSession
 from ...caseset.cases import Case, CaseFileError, ExternalChangeError, Problem
 from ...caseset.daily_rows import daily_rows
-from ...caseset.drafts import DisputeDraft, TagDraft
-from ...caseset.history import History, StepRefused
+from ...authoring.drafts import DisputeDraft, TagDraft
+from ...authoring.history import History, StepRefused
 from ...caseset.snapshot import Snapshot, SnapshotError
 from ...caseset.writeup import Writeup
 from ..messages import CaseSaved, SnapshotFailed, SnapshotLoaded, ValidationDone
 from ..plain import safe
-from ...caseset.snapshot_sections import snapshot_sections
-from ...caseset.support_checks import CheckToken
+from ...authoring.snapshot_sections import snapshot_sections
+from ...authoring.support_checks import CheckToken
 from ..widgets.expectations import ExpectationList, entry_key
 from ..widgets.snapshot_panel import SnapshotPanel
 from ..widgets.virtual_table import VirtualTable

@@ -7,7 +7,6 @@ the 30/10/5/5 the case set holds at least.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,13 +148,11 @@ class CasesScreen(ReviewScreen[None]):
 
     @work(thread=True, exclusive=True, group="cases")
     def load(self) -> None:
-        started = time.perf_counter()
         try:
             case_set = load_case_set(self.cases_root)
         except Exception as exc:  # noqa: BLE001 - a file the loader trips on must not take the whole app down
             self.app.call_from_thread(self._load_failed, f"{type(exc).__name__}: {exc}")
             return
-        self.app.load_seconds = time.perf_counter() - started
         self.post_message(CaseSetLoaded(case_set))
         # Then everything ``reviewtui check`` adds (the reference auditor's support warnings among them),
         # so the list says what check says; the table does not wait for it.

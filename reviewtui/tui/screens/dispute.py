@@ -14,7 +14,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from ...caseset.disputes import field_problems
-from ...caseset.drafts import DisputeDraft, parse_rows
+from ...authoring.drafts import DisputeDraft, parse_rows
 from ..plain import para, plain
 
 from .dialogs import ReviewModal

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
-from ...caseset.untrusted import printable
+from ...files.untrusted import printable
 from ..plain import label, plain
 
 if TYPE_CHECKING:

@@ -20,11 +20,11 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ... import taxonomy
 from ...caseset.cases import LISTS
-from ...caseset.drafts import TagDraft, format_says, parse_rows, parse_says
+from ...authoring.drafts import TagDraft, format_says, parse_rows, parse_says
 from ...caseset.snapshot import Snapshot
-from ...caseset.untrusted import printable, unprintable
+from ...files.untrusted import printable, unprintable
 from ..plain import para, plain
-from ...caseset.support_checks import SupportVerdict
+from ...authoring.support_checks import SupportVerdict
 from .dialogs import ReviewModal
 from .help import KeysFooter
 

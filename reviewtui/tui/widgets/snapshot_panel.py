@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Input, Select, Static, TabbedContent, TabPane
 
 from ..plain import label, plain
-from ...caseset.snapshot_sections import DateFilterError, SectionTable, date_bound, locate, section_title
+from ...authoring.snapshot_sections import DateFilterError, SectionTable, date_bound, locate, section_title
 from .virtual_table import VirtualTable
 
 def pointer_order(tables: list[SectionTable], pointers: set[str]) -> list[str]:

@@ -25,8 +25,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...caseset.untrusted import printable
-from ...caseset.snapshot_sections import SectionTable
+from ...files.untrusted import printable
+from ...authoring.snapshot_sections import SectionTable
 
 MAX_COLUMN_WIDTH = 40
 WIDTH_SAMPLE = 400  # rows sampled to size the columns

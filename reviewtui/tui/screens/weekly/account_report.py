@@ -14,7 +14,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ....caseset.snapshot import Snapshot, SnapshotError
-from ....weekly.run import HOLD, READY, WeeklyPaths, read_reviewed, set_reviewed
+from ....weekly.folder import HOLD, READY, WeeklyPaths
+from ....weekly.run import read_reviewed, set_reviewed
 from ...plain import para, plain
 from ...widgets.review.finding_text import figure_line, highlight_figures
 from ..base import ReviewScreen

@@ -8,7 +8,7 @@ from textual.widgets import Footer, Static
 
 from ....caseset.snapshot import Snapshot
 from ...plain import plain
-from ....caseset.snapshot_sections import snapshot_sections
+from ....authoring.snapshot_sections import snapshot_sections
 from ...widgets.snapshot_panel import SnapshotPanel
 from ..base import ReviewScreen
 

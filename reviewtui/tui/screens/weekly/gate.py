@@ -22,7 +22,8 @@ from ....runs.runner import redact_secrets
 from ....runs.settings import RunSettings
 from ....weekly.accounts import load_accounts, name_clashes
 from ....weekly.cli import claude_backend
-from ....weekly.run import WeeklyPaths, run_weekly, today
+from ....weekly.folder import WeeklyPaths
+from ....weekly.run import run_weekly, today
 from ....weekly.stamp import check_stamp_as_configured
 from ...plain import para, plain
 from ..base import ReviewModalScreen

@@ -29,7 +29,8 @@ from textual.widgets import DataTable, Static
 
 from .... import assistant
 from ....weekly.reports import index_row
-from ....weekly.run import WeeklyPaths, list_weekly, load_results, read_json, read_reviewed, set_reviewed
+from ....weekly.folder import WeeklyPaths, read_json
+from ....weekly.run import list_weekly, load_results, read_reviewed, set_reviewed
 from ....weekly.stamp import check_stamp_as_configured
 from ...plain import cells, plain
 from ..base import ReviewScreen

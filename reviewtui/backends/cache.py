@@ -29,6 +29,7 @@ The eval keeps the cache in ``<results-dir>/.cache/responses/``
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -36,11 +37,17 @@ from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any, Callable
 
-from ..caseset.atomic import atomic_write_text
+from ..files.atomic import atomic_write_text
 from .provenance import is_provenance, text_sha256
-from .signature import cache_entry_mac
 
 CACHE_FORMAT = 1
+
+
+def cache_entry_mac(key: bytes, cache_key: str, response: Any) -> str:
+    """The HMAC of one response-cache entry (its key and its response) under the stamp key."""
+    body = json.dumps({"key": cache_key, "response": response}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True).encode("utf-8")
+    return hmac.new(key, b"reviewtui-cache\0" + body, hashlib.sha256).hexdigest()
 
 
 def default_cache_dir(results_dir: str | Path) -> Path:
@@ -64,7 +71,7 @@ class CachedResponse:
     input_tokens: int
     output_tokens: int
     model: str | None
-    provenance: dict[str, Any] | None = None  # the API's record of the answer (runs/provenance.py)
+    provenance: dict[str, Any] | None = None  # the API's record of the answer (backends/provenance.py)
 
     @classmethod
     def from_dict(cls, data: Any) -> "CachedResponse":

@@ -9,9 +9,9 @@ from typing import Any
 import yaml
 
 from .. import taxonomy
-from .snapshot import Snapshot
-from .snapshot_reader import PointerError
-from .untrusted import says_problem
+from ..caseset.snapshot import Snapshot
+from ..caseset.snapshot_reader import PointerError
+from ..files.untrusted import says_problem
 
 
 @dataclass

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .atomic import FileChangedError, update_file
+from ..files.atomic import FileChangedError, update_file
 
-from .cases import CaseFileError, ExpectedDoc
+from ..caseset.cases import CaseFileError, ExpectedDoc
 
 EDITED_KEYS = ("id", "evidence", "rows", "says", "claim")
 

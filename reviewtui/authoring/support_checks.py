@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..cancellation import Cancelled
-from .snapshot import Snapshot
+from ..caseset.snapshot import Snapshot
 
 
 @dataclass(frozen=True)

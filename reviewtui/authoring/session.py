@@ -26,13 +26,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
-from . import disputes
-from .disputes import Dispute
+from ..caseset import disputes
+from ..caseset.disputes import Dispute
 from .drafts import unresolved_row
-from .cases import Case, CaseFileError, ExpectedDoc, Problem, load_case, validate_case
+from ..caseset.cases import Case, CaseFileError, ExpectedDoc, Problem, load_case, validate_case
 from .history import History
 from .support_checks import SupportVerdict
-from .writeup import Sentence, Writeup, WriteupError, parse_writeup, read_writeup
+from ..caseset.writeup import Sentence, Writeup, WriteupError, parse_writeup, read_writeup
 
 NO_WRITEUP = (
     "This case has no write-up.\n\n"

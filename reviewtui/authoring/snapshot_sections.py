@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Iterable
 
-from .snapshot import as_object
-from .snapshot_reader import escape_token, unescape_token
+from ..caseset.snapshot import as_object
+from ..caseset.snapshot_reader import escape_token, unescape_token
 
 ROW_SECTIONS = ("daily", "campaigns", "search_terms", "budgets", "conversion_actions", "change_events", "ads", "flight_plan")
 FIELD_SECTIONS = ("account", "period", "targets")
