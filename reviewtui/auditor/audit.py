@@ -75,8 +75,8 @@ def audit(data: Any, thresholds: Thresholds | None = None, *, strict: bool = Fal
           cancel: threading.Event | None = None) -> AuditResult:
     """Audit one parsed snapshot. ``strict`` re-raises a detector's exception (tests use it). Once
     ``cancel`` is set, the audit stops at its next step (before the rows are read, before the series,
-    between detectors) with
-    ``cancellation.Cancelled``: the one way to stop it, so it never stops half way through a step."""
+    between detectors) with ``cancellation.Cancelled``: the one way to stop it, so it never stops half
+    way through a step."""
     # The audit allocates an object or more per row and keeps them to the end, so the cyclic collector
     # would walk them again and again (a quarter of the time on 100,000 rows) to free nothing; it runs
     # again once the audit is done, and reference counting frees what the audit drops meanwhile.
