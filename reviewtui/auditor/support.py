@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, taxonomy
+from ..cancellation import stop_if_set
 from ..files import parse_cache
 from .audit import AUDITOR_VERSION, SUMMARY_KIND, AuditResult, audit
 from .findings import Assessment
@@ -66,9 +67,12 @@ class AuditCache:
         with self._guard:
             self._results.clear()
 
-    def get(self, snapshot: Any, thresholds: Thresholds | None = None) -> AuditResult:
+    def get(self, snapshot: Any, thresholds: Thresholds | None = None, *,
+            cancel: threading.Event | None = None) -> AuditResult:
         """The audit of a ``Snapshot`` (or parsed dict) under ``thresholds`` (taxonomy.yaml's when None),
-        computed once per distinct content and thresholds in force."""
+        computed once per distinct content and thresholds in force. Once ``cancel`` is set, a wait for
+        another caller's audit or this caller's own audit stops with ``cancellation.Cancelled``, and
+        nothing is kept for it, in memory or on disk."""
         data = getattr(snapshot, "data", snapshot)
         text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
         # Audits under other thresholds (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits: their digest is in the key
@@ -80,7 +84,9 @@ class AuditCache:
                 self._results.move_to_end(key)
                 return self._results[key]
             running = self._running.setdefault(key, threading.Lock())
-        with running:  # released however the audit ends, so a waiting caller then audits itself
+        while not running.acquire(timeout=0.05):  # another caller audits this content: wait for its result
+            stop_if_set(cancel)
+        try:  # released however the audit ends, so a waiting caller then audits itself
             with self._guard:
                 if key in self._results:
                     return self._results[key]
@@ -90,24 +96,30 @@ class AuditCache:
             salt = salt + tag if salt else salt
             result = parse_cache.load(raw, salt, folder="audits") if salt else None
             if not isinstance(result, AuditResult):
-                result = audit(data, thresholds)
+                result = audit(data, thresholds, cancel=cancel)  # stopped, it raises before anything is stored
                 if salt:
                     parse_cache.store(raw, result, salt, folder="audits")
             with self._guard:
                 self._results[key] = result
+                # The lock leaves _running only with a result: after an audit that failed or was stopped, a
+                # caller waiting on it audits next, and one arriving meanwhile waits for that one too
                 self._running.pop(key, None)
                 if len(self._results) > self.size:
                     self._results.popitem(last=False)
-        return result
+            return result
+        finally:
+            running.release()
 
 
 AUDITS = AuditCache()  # the process's audits: the check, the eval's rules backend and the app share them
 
 
-def audit_cached(snapshot: Any, thresholds: Thresholds | None = None) -> AuditResult:
+def audit_cached(snapshot: Any, thresholds: Thresholds | None = None, *,
+                 cancel: threading.Event | None = None) -> AuditResult:
     """The audit of a ``Snapshot`` (or parsed dict) from ``AUDITS``, computed once per distinct content
-    and thresholds: the support check and the rules backend of the same run share one."""
-    return AUDITS.get(snapshot, thresholds)
+    and thresholds: the support check and the rules backend of the same run share one. ``cancel``: as
+    ``AuditCache.get``."""
+    return AUDITS.get(snapshot, thresholds, cancel=cancel)
 
 
 @lru_cache(maxsize=1)
@@ -140,12 +152,14 @@ def sources_digest(package: Path) -> str | None:
     return digest.hexdigest()
 
 
-def check_support(snapshot: Any, finding_id: str, *, result: AuditResult | None = None) -> Support:
-    """Whether the snapshot's rows support ``finding_id`` (``kind`` or ``kind@campaign``)."""
+def check_support(snapshot: Any, finding_id: str, *, result: AuditResult | None = None,
+                  cancel: threading.Event | None = None) -> Support:
+    """Whether the snapshot's rows support ``finding_id`` (``kind`` or ``kind@campaign``). Once
+    ``cancel`` is set, the audit it waits for stops with ``cancellation.Cancelled`` (``AuditCache.get``)."""
     kind, scope = taxonomy.split_id(finding_id)
     if not taxonomy.is_kind(kind):
         return Support(finding_id, None, explanation=f"{kind!r} is not a taxonomy id")
-    result = result or audit_cached(snapshot)
+    result = result or audit_cached(snapshot, cancel=cancel)
     if kind == SUMMARY_KIND:
         issues = [a for a in result.findings if a.kind != SUMMARY_KIND]
         if issues:

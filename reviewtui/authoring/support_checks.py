@@ -8,14 +8,14 @@ a check fails, so authoring never depends on it. No Textual import here.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Protocol
 
+from ..cancellation import Cancelled
 from ..caseset.snapshot import Snapshot
 
 
@@ -57,12 +57,21 @@ def _check_function() -> Any:
     return auditor_check_support
 
 
-def check_support(snapshot: Snapshot | None, finding_id: str) -> SupportVerdict:
+class SupportCheck(Protocol):
+    """A support check: one id's verdict on a snapshot. Once ``cancel`` is set, it may stop with
+    ``cancellation.Cancelled`` at its next safe point (the reference auditor's: between its steps)."""
+
+    def __call__(self, snapshot: Snapshot | None, finding_id: str, *,
+                 cancel: threading.Event | None = None) -> SupportVerdict: ...
+
+
+def check_support(snapshot: Snapshot | None, finding_id: str, *, cancel: threading.Event | None = None) -> SupportVerdict:
+    """The reference auditor's verdict; ``Cancelled`` (not an Exception) passes through once ``cancel`` is set."""
     if snapshot is None:
         return SupportVerdict(False, None, "snapshot still loading")
     check = _check_function()
     try:
-        result = check(snapshot, finding_id)
+        result = check(snapshot, finding_id, cancel=cancel)
     except Exception as exc:  # the check is advisory: never let it break authoring
         return SupportVerdict(False, None, f"the check failed: {type(exc).__name__}: {exc}")
     return _interpret(result)
@@ -88,19 +97,12 @@ def _interpret(result: Any) -> SupportVerdict:
 # ---------------------------------------------------------------------------------------------
 
 
-class CheckCancelled(BaseException):
-    """Raised inside a thread running a check nobody waits for any more.
-
-    A BaseException, like KeyboardInterrupt, so that the ``except Exception`` guards around the
-    check (and around each of the auditor's detectors) let it through instead of carrying on."""
-
-
 class CheckToken:
     """One request for verdicts; ``SupportChecks.cancel(token)`` withdraws it."""
 
     def __init__(self) -> None:
-        self.cancelled = False
-        self.thread: int | None = None  # the thread inside a check for this request, if any
+        self.cancelled = False  # withdrawn: nobody reads this request's verdicts
+        self.stop = threading.Event()  # set: the check running for this request stops at its next safe point
         self.key: str | None = None
 
 
@@ -111,6 +113,7 @@ class _Entry:
     verdicts: dict[str, SupportVerdict] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)  # held while a check of this content runs
     requests: set[CheckToken] = field(default_factory=set)  # the requests under way for this content
+    running: CheckToken | None = None  # the request whose check of this content runs now
 
 
 def content_key(snapshot: Snapshot) -> str:
@@ -127,15 +130,16 @@ class SupportChecks:
     snapshot's content and the id, so reopening an unchanged case or re-validating after an edit asks
     only for ids not answered yet. One lock per content: a second screen, or a newer validation, of
     the same snapshot waits for the check under way and then reads its answers instead of running a
-    second audit beside it. ``cancel(token)`` withdraws a request: if no other request waits for that
-    content, the check running for it is stopped where it is (``CheckCancelled`` raised in its thread).
+    second audit beside it. ``cancel(token)`` withdraws a request: once no request waits for that
+    content, the check running for it is asked to stop (its token's ``stop`` event), and the auditor
+    stops at its next step, leaving nothing half written.
     """
 
-    def __init__(self, check: Callable[[Snapshot | None, str], SupportVerdict], keep: int = 8) -> None:
+    def __init__(self, check: SupportCheck, keep: int = 8) -> None:
         self.check = check
         self.keep = keep
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        self._lock = threading.Lock()  # guards _entries, the interest counts and the tokens' threads
+        self._lock = threading.Lock()  # guards _entries, their requests and the check each runs
         self.checks_run = 0  # how many times ``check`` was called (for tests and benchmarks)
 
     def verdict(self, snapshot: Snapshot | None, finding_id: str) -> SupportVerdict:
@@ -164,37 +168,40 @@ class SupportChecks:
                     if token.cancelled:
                         return None
                     if finding_id not in entry.verdicts:
-                        entry.verdicts[finding_id] = self._run(snapshot, finding_id, token)
+                        entry.verdicts[finding_id] = self._run(entry, snapshot, finding_id, token)
                 return {fid: entry.verdicts[fid] for fid in finding_ids}
             finally:
                 entry.lock.release()
-        except CheckCancelled:
+        except Cancelled:
             return None
         finally:
             with self._lock:
                 entry.requests.discard(token)
 
-    def _run(self, snapshot: Snapshot, finding_id: str, token: CheckToken) -> SupportVerdict:
+    def _run(self, entry: _Entry, snapshot: Snapshot, finding_id: str, token: CheckToken) -> SupportVerdict:
         with self._lock:
-            token.thread = threading.get_ident()
+            if token.cancelled:  # withdrawn since the loop looked: cancel() saw no check to stop
+                raise Cancelled
+            entry.running = token
         try:
             self.checks_run += 1
-            return self.check(snapshot, finding_id)
+            return self.check(snapshot, finding_id, cancel=token.stop)
         finally:
-            with self._lock:  # from here on cancel() no longer raises in this thread
-                token.thread = None
+            with self._lock:
+                entry.running = None
 
     def cancel(self, token: CheckToken, *, stop: bool = True) -> None:
-        """Withdraw a request. With ``stop``, also stop the check it is running if nobody else waits for
-        the same content; without, a check under way finishes (a newer request of the same screen will
-        read its verdict) and only the ids not started yet are dropped."""
+        """Withdraw a request. With ``stop``, also stop the check running for the same content once no
+        request waits for it any more (it may be an earlier request's, left to finish for this one);
+        without, a check under way finishes (a newer request of the same screen will read its verdict)
+        and only the ids not started yet are dropped."""
         token.cancelled = True
         with self._lock:
             entry = self._entries.get(token.key or "")
-            others = [t for t in entry.requests if t is not token and not t.cancelled] if entry is not None else []
-            if stop and token.thread is not None and not others:
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(token.thread), ctypes.py_object(CheckCancelled))
-                token.thread = None
+            if not stop or entry is None or entry.running is None:
+                return
+            if not any(not request.cancelled for request in entry.requests):
+                entry.running.stop.set()
 
     def _forget_old(self) -> None:
         idle = [key for key, entry in self._entries.items() if not entry.requests]

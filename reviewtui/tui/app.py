@@ -30,7 +30,7 @@ from .screens.new_run import NewRunScreen
 from .screens.run_list import RunsScreen
 from .screens.weekly import WeeklyScreen
 from ..files.untrusted import printable
-from ..authoring.support_checks import SupportChecks, SupportVerdict, check_support
+from ..authoring.support_checks import SupportCheck, SupportChecks, check_support
 
 
 class ReviewApp(App[None]):
@@ -63,7 +63,7 @@ class ReviewApp(App[None]):
         cases_dir: str | Path = "cases",
         results_dir: str | Path = "results",
         *,
-        support_check: Callable[[Snapshot | None, str], SupportVerdict] = check_support,
+        support_check: SupportCheck = check_support,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
@@ -78,6 +78,27 @@ class ReviewApp(App[None]):
     def repo_root(self) -> Path:
         """The folder holding cases/, writeups/ and disputed.md."""
         return self.cases_dir.resolve().parent
+
+    def loaded_snapshot(self, path: Path) -> Snapshot | None:
+        """The snapshot the cases view loaded from ``path``, if the file still holds the same bytes.
+
+        Parsing a 100,000-row snapshot.json again takes most of a second, and what is computed from it
+        (its rows read into columns, the audit behind the support check) is kept on the loaded snapshot:
+        an author screen that takes the cases view's snapshot finds all of it done. Any other content
+        (the file changed since) is loaded again by the caller. Safe from a worker thread."""
+        case_set = self.case_set
+        if case_set is None:
+            return None
+        path = path.resolve()
+        for case in case_set.cases:
+            snapshot = case.snapshot
+            if snapshot is not None and snapshot.text and snapshot.path.resolve() == path:
+                try:
+                    same = path.read_bytes() == snapshot.text.encode("utf-8")
+                except OSError:
+                    return None
+                return snapshot if same else None
+        return None
 
     def case_summaries(self) -> list[tuple[str, str]]:
         """(case id, kind) of every loaded case, for the command palette."""

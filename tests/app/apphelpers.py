@@ -26,7 +26,7 @@ def copy_fixture(dest: Path) -> Path:
     return dest
 
 
-def fixed_support(snapshot, finding_id: str) -> SupportVerdict:
+def fixed_support(snapshot, finding_id: str, *, cancel=None) -> SupportVerdict:
     """A deterministic stand-in for the reference auditor's support check."""
     if finding_id.startswith("pacing."):
         return SupportVerdict(True, False, "spend is on the budget schedule")

@@ -35,6 +35,8 @@ async def test_the_app_answers_keys_while_the_snapshot_is_loading(repo, monkeypa
     app = make_app(repo)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        path = repo / "cases" / "c01-shoes-tracking" / "snapshot.json"
+        path.write_text(path.read_text() + "\n")  # not the cases view's snapshot any more: parsed again
         app.screen.select_case("c01-shoes-tracking")
         await pilot.press("enter")
         await pilot.pause()
@@ -51,6 +53,26 @@ async def test_the_app_answers_keys_while_the_snapshot_is_loading(repo, monkeypa
         release.set()
         await settle(pilot)
         assert screen.query(SnapshotPanel) and screen.panel is not None
+
+
+@pytest.mark.parametrize("in_worker", [False, True])
+async def test_the_author_screen_takes_the_snapshot_the_cases_view_loaded_while_its_file_is_unchanged(repo, monkeypatch, in_worker):
+    """Parsing a 100,000-row snapshot again takes most of a second, and its rows' reading and its audit
+    are kept on the loaded snapshot: the author screen shares the cases view's, unless the file changed."""
+    if in_worker:
+        monkeypatch.setattr(author_module, "LOAD_IN_WORKER_BYTES", 0)
+    case = "c01-shoes-tracking"
+    app = make_app(repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_case(pilot, case)
+        kept = next(c.snapshot for c in app.case_set.cases if c.case_id == case)
+        assert kept is not None and screen.snapshot is kept and screen.panel is not None
+        await pilot.press("escape")
+        path = repo / "cases" / case / "snapshot.json"
+        path.write_text(path.read_text().replace('"clicks": 310', '"clicks": 311', 1))
+        screen = await open_case(pilot, case)
+        assert screen.snapshot is not kept and screen.snapshot.text == path.read_text()
+        assert '"clicks": 311' in screen.snapshot.text and screen.panel is not None
 
 
 @pytest.mark.slow

@@ -7,15 +7,17 @@ import pytest
 import threading
 import time
 
-from reviewtui.authoring.support_checks import CheckCancelled, SupportVerdict
-from tests.app.apphelpers import SIZE, make_app, open_case, settle
+from reviewtui.cancellation import Cancelled, stop_if_set
+from reviewtui.authoring.support_checks import SupportVerdict
+from tests.app.apphelpers import SIZE, make_app, open_case, screen_text, settle
 from tests.app.review_fixture import wait_until
 
 CASE = "c01-shoes-tracking"
 
 
 class SlowCheck:
-    """A support check that takes as long as the test says, counting calls and calls at once."""
+    """A support check that takes as long as the test says, counting calls and calls at once; it looks
+    at its ``cancel`` event while it waits, as the reference auditor does between its steps."""
 
     def __init__(self) -> None:
         self.go = threading.Event()
@@ -25,17 +27,18 @@ class SlowCheck:
         self.stopped = 0
         self.lock = threading.Lock()
 
-    def __call__(self, snapshot, finding_id: str) -> SupportVerdict:
+    def __call__(self, snapshot, finding_id: str, *, cancel=None) -> SupportVerdict:
         with self.lock:
             self.calls.append(finding_id)
             self.running += 1
             self.most_at_once = max(self.most_at_once, self.running)
         deadline = time.monotonic() + 20  # a test that fails must not leave the thread waiting for ever
         try:
-            while not self.go.is_set() and time.monotonic() < deadline:  # Python-level waiting, like an audit's loops
+            while not self.go.is_set() and time.monotonic() < deadline:
+                stop_if_set(cancel)
                 time.sleep(0.005)
             return SupportVerdict(True, True, "")
-        except CheckCancelled:
+        except Cancelled:
             self.stopped += 1
             raise
         finally:
@@ -124,3 +127,64 @@ def test_two_threads_asking_for_the_same_snapshot_s_audit_share_one_audit(monkey
     for thread in threads:
         thread.join()
     assert len(audits) == 1 and len(results) == 3 and results[0] is results[1] is results[2]
+
+
+async def test_opening_another_case_while_a_real_audit_runs_stops_that_audit(repo, tmp_path, monkeypatch):
+    """The reference auditor's real check, as the app runs it: open one case, and while its audit runs go
+    back and open another. The first audit stops at its next step (nothing of it kept on disk); the second
+    case's verdicts show."""
+    import importlib
+
+    from reviewtui.auditor import support
+    from reviewtui.authoring.support_checks import check_support
+
+    audit_module = importlib.import_module("reviewtui.auditor.audit")
+    other = "c02-garden-clean"
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(cache))
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
+    with (repo / "cases" / other / "expected.yaml").open("a") as fh:  # an id the rows do not support: a visible verdict
+        fh.write("  - id: pacing.overspend\n    evidence: spend ahead of plan\n")
+
+    held, release, outcomes = threading.Event(), threading.Event(), []
+    detectors = audit_module.DETECTORS
+
+    def hold_once(ctx) -> None:  # the first audit to get here waits, as a long step would
+        if not held.is_set():
+            held.set()
+            assert release.wait(20)
+        detectors[1](ctx)
+
+    def recorded_audit(data, thresholds=None, **options):
+        try:
+            result = real_audit(data, thresholds, **options)
+        except Cancelled:
+            outcomes.append("stopped")
+            raise
+        outcomes.append("done")
+        return result
+
+    real_audit = support.audit
+    app = make_app(repo, support_check=check_support)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "checked", False), "the cases view checked the set")
+        for case in (CASE, other):  # new contents (as after an import): audited by no one yet
+            path = repo / "cases" / case / "snapshot.json"
+            path.write_text(path.read_text() + "\n")
+        before = sorted(cache.rglob("*"))
+        monkeypatch.setattr(audit_module, "DETECTORS", (detectors[0], hold_once, *detectors[2:]))
+        monkeypatch.setattr(support, "audit", recorded_audit)
+
+        app.screen.select_case(CASE)
+        await pilot.press("enter")
+        await wait_until(pilot, held.is_set, f"{CASE}'s audit is under way")
+        await pilot.press("escape")
+        app.screen.select_case(other)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "pacing.overspend" in screen_text(app), f"{other}'s verdict is on screen")
+        assert outcomes == ["done"]  # the other case's audit; the first one still waits in its step
+        release.set()
+        await wait_until(pilot, lambda: len(outcomes) == 2, f"{CASE}'s audit ended")
+        assert outcomes == ["done", "stopped"]
+        new = [p for p in sorted(cache.rglob("*")) if p not in before]
+        assert [p.suffix for p in new] == [".pickle"]  # the other case's audit; no file of the stopped one, no temporary file

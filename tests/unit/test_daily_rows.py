@@ -216,3 +216,20 @@ def test_the_derived_index_day_sums_are_what_the_row_by_row_reading_gave():
             # the same order of campaigns and of their days
             assert [(cid, list(days)) for cid, days in totals.by_campaign.items()] == [
                 (cid, list(days)) for cid, days in nested.items()]
+
+
+def test_the_row_check_is_answered_once_per_loaded_snapshot(monkeypatch):
+    """The app's live validation asks after every edit; a loaded snapshot's rows are checked once, and a
+    caller changing the list it got does not change the next answer."""
+    from reviewtui.caseset import rowcheck
+
+    data = snapshot_data(hostile(make_account("ads", 300), 1, 1.0))
+    calls = []
+    real = rowcheck._daily_problems
+    monkeypatch.setattr(rowcheck, "_daily_problems", lambda d: calls.append(1) or real(d))
+    first = daily_problems(data)
+    assert first and first[0][0] == "error"
+    first.clear()
+    assert daily_problems(data) == real(data) and len(calls) == 1
+    assert daily_problems(hostile(make_account("ads", 300), 1, 1.0)) == real(data)  # a plain dict: computed, not kept
+    assert len(calls) == 2

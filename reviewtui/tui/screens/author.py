@@ -33,6 +33,7 @@ from textual.widgets import Static
 from ...caseset import disputes
 from ...authoring.session import AuthoringSession
 from ...caseset.cases import Case, CaseFileError, ExternalChangeError, Problem
+from ...caseset.daily_rows import daily_rows
 from ...authoring.drafts import DisputeDraft, TagDraft
 from ...authoring.history import History, StepRefused
 from ...caseset.snapshot import Snapshot, SnapshotError
@@ -123,7 +124,7 @@ class AuthorScreen(ReviewScreen[None]):
         """Parse a small snapshot.json here; on any problem leave it to the worker, which reports it."""
         started = time.perf_counter()
         try:
-            snapshot = Snapshot.load(self.case.snapshot_path)
+            snapshot = self.app.loaded_snapshot(self.case.snapshot_path) or Snapshot.load(self.case.snapshot_path)
         except SnapshotError:
             return
         if not isinstance(snapshot.data, dict):
@@ -173,13 +174,16 @@ class AuthorScreen(ReviewScreen[None]):
     def load_snapshot(self) -> None:
         started = time.perf_counter()
         try:
-            snapshot = Snapshot.load(self.case.snapshot_path)
+            snapshot = self.app.loaded_snapshot(self.case.snapshot_path) or Snapshot.load(self.case.snapshot_path)
         except SnapshotError as exc:
             self.post_message(SnapshotFailed(Problem(exc.path, exc.line, exc.message)))
             return
         tables = snapshot_sections(snapshot.data) if isinstance(snapshot.data, dict) else []
         if isinstance(snapshot.data, dict):
-            _ = snapshot.campaigns  # a cached scan of every daily row: done here, not on the UI thread
+            # Cached scans of every daily row (the campaign filter's; the validation's reading of the rows):
+            # done here, not on the UI thread
+            _ = snapshot.campaigns
+            daily_rows(snapshot.data)
         self.post_message(SnapshotLoaded(snapshot, tables, time.perf_counter() - started))
 
     async def on_snapshot_loaded(self, message: SnapshotLoaded) -> None:
