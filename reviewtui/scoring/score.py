@@ -114,7 +114,7 @@ def score_case(case: Case, output: Answer, *, figures: str = "derived") -> CaseS
             gc.enable()
 
 
-def _score_case(case: Case, output: CaseOutput, figures: str) -> CaseScore:
+def _score_case(case: Case, output: Answer, figures: str) -> CaseScore:
     if figures not in FIGURE_MODES:
         raise ValueError(f"unknown figures mode {figures!r}; use one of {', '.join(FIGURE_MODES)}")
     must_ids = [e.id for e in case.must_find]
