@@ -1,7 +1,7 @@
 """``reviewtui eval`` (also ``python -m reviewtui.eval``): run, score, write results, gate.
 
 Progress goes to stderr, the summary to stdout, the results to disk
-(``runs/files.py`` describes the files). Exit codes: 0 gate passed, 1 gate
+(``runs/result_files.py`` describes the files). Exit codes: 0 gate passed, 1 gate
 failed, 2 bad usage or invalid case set (nothing scored), 3 run incomplete
 (a case could not be obtained, or the run was cancelled: no verdict).
 
@@ -35,19 +35,19 @@ from .caseset.cases import CaseSet
 from .scoring.grounding import FIGURE_MODES
 from .runs.settings import API_KEY_ENV, DEFAULT_CONCURRENCY, RunSettings, UsageError, flag_type
 from .runs.identity import results_home, results_role
-from .runs.files import (ResultsError, ResultsWriteError, RunPaths, now_iso, refuse_results_in_cases,
+from .runs.result_files import (ResultsError, ResultsWriteError, RunPaths, now_iso, refuse_results_in_cases,
                          write_error)
 from .runs.run_folder import RunFolder, RunLockedError
 from .runs.gate import THRESHOLDS
-from .runs.recorder import NothingToResume, RunRecorder
-from .runs.records import CaseRecord
+from .runs.run_recorder import NothingToResume, RunRecorder
+from .runs.case_records import CaseRecord
 from .runs.summary import format_summary
 from .runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError, run_batch
 from .runs.ci_reports import colour_summary, summary_json, use_colour, write_junit
 from .runs.runner import Progress, cancel_on_sigint, run_cases, skip_collection_at_exit
 from .runs.scoring_pool import ScoringPool, scoring_for_run, start_pool
 from .runs.signature import KEY_ENV, SignatureError, key_path, load_key, sign_run
-from .runs.stored import Run, load_run
+from .runs.stored_runs import Run, load_run
 from .runs.provenance import new_run_id
 from .paths import is_project_cases, project_cases_dir
 from .caseset.snapshot import Snapshot

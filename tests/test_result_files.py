@@ -20,7 +20,7 @@ import pytest
 from reviewtui import assistant
 from reviewtui.cli import main as cli_main
 from reviewtui.eval import main as eval_main
-from reviewtui.runs.files import RunPaths
+from reviewtui.runs.result_files import RunPaths
 from reviewtui.runs.run_folder import FolderLock, RunFolder
 from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, write_cases
 from tests.stub_backends import FIXTURE_CASES

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from ..caseset.atomic import atomic_write_text
 from .gate import exit_code
-from .records import CaseRecord
+from .case_records import CaseRecord
 
 
 def summary_json(manifest: dict[str, Any]) -> dict[str, Any]:

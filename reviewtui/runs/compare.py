@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from ..cli_args import parse_args
-from . import stats
-from .files import ResultsError, RunPaths
+from . import inference
+from .result_files import ResultsError, RunPaths
 from .gate import summarize
-from .records import CSV_FIRST_COLUMNS, CaseRecord
-from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
+from .case_records import CSV_FIRST_COLUMNS, CaseRecord
+from .stored_runs import Run, RunComparison, case_change_lines, compare_runs, load_run
 from ..scoring.score import STATUSES, CaseScore
 from ..taxonomy import split_id
 from ..caseset.untrusted import printable
@@ -158,8 +158,8 @@ class PairedComparison:
     mean_recall_b: float | None
     mean_precision_a: float | None
     mean_precision_b: float | None
-    recall_delta: stats.Interval | None
-    precision_delta: stats.Interval | None
+    recall_delta: inference.Interval | None
+    precision_delta: inference.Interval | None
     verdict_better: list[str]  # failed in A, pass in B
     verdict_worse: list[str]  # passed in A, fail in B
     sign_p: float
@@ -174,7 +174,7 @@ class PairedComparison:
 
     @property
     def significant_kinds(self) -> list[KindTest]:
-        return [k for k in self.kinds if k.p_adjusted < 1 - stats.DEFAULT_LEVEL]
+        return [k for k in self.kinds if k.p_adjusted < 1 - inference.DEFAULT_LEVEL]
 
 
 def _mean(values: list[float]) -> float | None:
@@ -200,21 +200,21 @@ def kind_tests(pairs: list[tuple[CaseRecord, CaseRecord]]) -> list[KindTest]:
             row[1] += int(i not in missed_a and i in missed_b)
             row[2] += int(i in missed_a and i not in missed_b)
     kinds = sorted(counts)
-    p_values = [stats.mcnemar_exact(counts[k][1], counts[k][2]) for k in kinds]
-    adjusted = stats.benjamini_hochberg(p_values)
+    p_values = [inference.mcnemar_exact(counts[k][1], counts[k][2]) for k in kinds]
+    adjusted = inference.benjamini_hochberg(p_values)
     tests = [KindTest(k, counts[k][0], counts[k][1], counts[k][2], p, q) for k, p, q in zip(kinds, p_values, adjusted)]
     return sorted(tests, key=lambda t: (t.p_adjusted, t.p, t.kind))
 
 
-def paired_comparison(a: Run, b: Run, *, resamples: int = stats.DEFAULT_RESAMPLES,
-                      seed: int = stats.DEFAULT_SEED) -> PairedComparison:
+def paired_comparison(a: Run, b: Run, *, resamples: int = inference.DEFAULT_RESAMPLES,
+                      seed: int = inference.DEFAULT_SEED) -> PairedComparison:
     comparison = compare_runs(a, b)
     both = sorted(set(a.records) & set(b.records))
     paired = [i for i in both if a.records[i].obtained and b.records[i].obtained]
     pairs = [(a.records[i], b.records[i]) for i in paired]
     recall_delta = precision_delta = None
     if pairs:
-        recall_delta, precision_delta = stats.bootstrap_means(
+        recall_delta, precision_delta = inference.bootstrap_means(
             [[rb.recall - ra.recall for ra, rb in pairs], [rb.precision - ra.precision for ra, rb in pairs]],
             resamples=resamples, seed=seed)
     better = [ra.case_id for ra, rb in pairs if not ra.pass_all and rb.pass_all]
@@ -227,7 +227,7 @@ def paired_comparison(a: Run, b: Run, *, resamples: int = stats.DEFAULT_RESAMPLE
         mean_precision_a=_mean([ra.precision for ra, _ in pairs]),
         mean_precision_b=_mean([rb.precision for _, rb in pairs]),
         recall_delta=recall_delta, precision_delta=precision_delta,
-        verdict_better=better, verdict_worse=worse, sign_p=stats.sign_test(len(better), len(worse)),
+        verdict_better=better, verdict_worse=worse, sign_p=inference.sign_test(len(better), len(worse)),
         kinds=kind_tests(pairs), resamples=resamples, seed=seed,
         source_a=str(a.manifest.get("source") or a.run_dir), source_b=str(b.manifest.get("source") or b.run_dir),
         fabrications_added=sum(len(d.fabrications_added) for d in comparison.cases),
@@ -252,7 +252,7 @@ def _p(value: float) -> str:
     return "1" if value >= 1 else f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"
 
 
-def _ci(interval: stats.Interval) -> str:
+def _ci(interval: inference.Interval) -> str:
     return f"{interval.mean:+.3f}, 95% CI {interval.low:+.3f} to {interval.high:+.3f}"
 
 
@@ -322,7 +322,7 @@ def to_json(p: PairedComparison) -> dict[str, Any]:
         "a": run(a, p.source_a), "b": run(b, p.source_b),
         "same_case_set": a.case_set_hash == b.case_set_hash if a.case_set_hash and b.case_set_hash else None,
         "paired_cases": p.paired, "only_in_a": p.only_in_a, "only_in_b": p.only_in_b, "not_answered": p.not_answered,
-        "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": stats.DEFAULT_LEVEL},
+        "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": inference.DEFAULT_LEVEL},
         "recall": {"mean_a": p.mean_recall_a, "mean_b": p.mean_recall_b,
                    "delta": p.recall_delta.to_dict() if p.recall_delta else None},
         "precision": {"mean_a": p.mean_precision_a, "mean_b": p.mean_precision_b,
@@ -357,10 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when mean recall drops significantly (its 95%% interval wholly below zero) "
                         "or B has a fabrication A did not")
-    parser.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES, metavar="N",
-                        help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES:,}; at least 1,000)")
-    parser.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, metavar="N",
-                        help=f"bootstrap seed (default {stats.DEFAULT_SEED})")
+    parser.add_argument("--resamples", type=int, default=inference.DEFAULT_RESAMPLES, metavar="N",
+                        help=f"bootstrap resamples (default {inference.DEFAULT_RESAMPLES:,}; at least 1,000)")
+    parser.add_argument("--seed", type=int, default=inference.DEFAULT_SEED, metavar="N",
+                        help=f"bootstrap seed (default {inference.DEFAULT_SEED})")
     return parser
 
 

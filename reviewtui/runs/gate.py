@@ -11,7 +11,7 @@ from statistics import fmean
 from typing import Any, Iterable
 
 from ..scoring.score import FIGURE_STATUSES
-from .records import CaseRecord
+from .case_records import CaseRecord
 
 THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
 WORST_CASES_SHOWN = 5
@@ -31,7 +31,7 @@ def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, dict[str, Any]]:
         if record.status != "ok":
             continue
         found = record.found_counts
-        # With repeats, an id found in some of them is "found only sometimes" (run_stats), a
+        # With repeats, an id found in some of them is "found only sometimes" (run_statistics), a
         # different problem from one no repeat found: only the latter is listed as missed.
         for missed in (i for i in record.missed_ids if not found.get(i)):
             kind = split_id(missed)[0]

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..caseset.atomic import atomic_write_text
-from .files import MANIFEST_SHAPE, ResultsError, RunPaths, json_text, now_iso, read_result_json
+from .result_files import MANIFEST_SHAPE, ResultsError, RunPaths, json_text, now_iso, read_result_json
 from .gate import THRESHOLDS, gate_verdict, miss_pattern, missed_by_kind, summarize
 from .provenance import listed_answer
-from .records import CaseRecord
-from .run_stats import run_statistics
+from .case_records import CaseRecord
+from .run_statistics import run_statistics
 
 
 class PromptChangedError(ResultsError):

@@ -29,7 +29,7 @@ from typing import Any
 from ..caseset.atomic import atomic_write_text
 from ..keyfile import KeyFileError, parse_hex_key
 from ..paths import inside, repository_root
-from .files import MANIFEST_FILE
+from .result_files import MANIFEST_FILE
 
 SIGNATURE_FILE = "stamp.sig"
 SIGNATURE_FORMAT = 1

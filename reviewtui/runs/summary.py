@@ -6,7 +6,7 @@ from typing import Any
 
 from .gate import THRESHOLDS, WORST_CASES_SHOWN
 from .identity import ASSISTANT, role_label, role_of
-from .run_stats import by_kind_lines, consistency_lines, uncertainty_lines
+from .run_statistics import by_kind_lines, consistency_lines, uncertainty_lines
 from .throttle import backoff_sentence
 
 ITEMS_SHOWN_PER_CASE = 5

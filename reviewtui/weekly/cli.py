@@ -33,7 +33,7 @@ from ..backends import BackendUsageError, create_backend
 from ..caseset.untrusted import printable
 from ..eval import make_backend
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError
-from ..runs.files import ResultsError, RunPaths, refuse_results_in_cases, write_error
+from ..runs.result_files import ResultsError, RunPaths, refuse_results_in_cases, write_error
 from ..runs.identity import WEEKLY_DIR
 from ..runs.run_folder import RunLockedError
 from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError, flag_type

@@ -46,10 +46,10 @@ from .. import assistant
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case, CaseSet
 from ..runs.cache import cache_key
-from ..runs.files import ResultsError, RunPaths
+from ..runs.result_files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS, gate_verdict, summarize
 from ..runs.provenance import listed_answer, record_problem, snapshot_sha256
-from ..runs.records import CaseRecord, read_case_record, score_record
+from ..runs.case_records import CaseRecord, read_case_record, score_record
 
 SHOWN = 3  # cases named in a reason before "and N more"
 # The manifest's summary figures a re-scoring must reproduce.

@@ -67,7 +67,7 @@ from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, run_batch
-from ..runs.files import now_iso
+from ..runs.result_files import now_iso
 from ..runs.provenance import new_run_id
 from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, RunLockedError, StagedFolder
 from ..runs.runner import Progress, RunOutcome, run_cases

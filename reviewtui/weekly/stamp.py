@@ -38,7 +38,7 @@ from typing import Any
 from .. import assistant
 from ..caseset.cases import CaseSet
 from ..runs.identity import REFERENCE_DIR, role_label
-from ..runs.files import ResultsError, RunPaths
+from ..runs.result_files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS
 from ..runs.manifest import read_manifest
 from ..runs.provenance import configured_endpoint

@@ -21,7 +21,7 @@ from reviewtui.caseset.cases import load_case
 from reviewtui.domain import chance, pacing
 from reviewtui.domain.budgets import budget_schedule
 from reviewtui.domain.lag import LagModel
-from reviewtui.runs.stored import load_run
+from reviewtui.runs.stored_runs import load_run
 from reviewtui.scoring import declared
 from reviewtui.scoring.daily_totals import PeriodDates
 from reviewtui.scoring.figures import find_figures

@@ -11,8 +11,8 @@ import pytest
 from reviewtui import assistant
 from reviewtui.caseset.cases import ExpectedDoc, load_case_set
 from reviewtui.eval import main
-from reviewtui.runs.files import ResultsError, RunPaths
-from reviewtui.runs.stored import compare_runs, format_comparison, list_runs, load_run, rescore_run
+from reviewtui.runs.result_files import ResultsError, RunPaths
+from reviewtui.runs.stored_runs import compare_runs, format_comparison, list_runs, load_run, rescore_run
 from tests.stub_backends import CorrectAssistant, TextAssistant, copy_fixture_cases, finding, output_text
 
 MADE_UP = ("c04-overspend-disapproved", "$48,213.77")

@@ -28,12 +28,12 @@ from ...backends import BACKEND_NAMES, Backend, BackendUsageError
 from ...check import validate
 from ...eval import make_backend, run_eval
 from ...runs.identity import results_home_of
-from ...runs.files import ResultsError, RunPaths
+from ...runs.result_files import ResultsError, RunPaths
 from ...runs.manifest import read_manifest
-from ...runs.records import CaseRecord
+from ...runs.case_records import CaseRecord
 from ...runs.runner import Progress, redact_secrets
 from ...runs.settings import DEFAULT_CONCURRENCY, RunSettings, SettingsError, UsageError
-from ...runs.stored import Run, run_info
+from ...runs.stored_runs import Run, run_info
 from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..commands import run_verdict
 from ..plain import para

@@ -21,8 +21,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
 from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
-from ...runs.files import ResultsError
-from ...runs.stored import CaseDiff, Run, load_run, rescore_run, run_folder
+from ...runs.result_files import ResultsError
+from ...runs.stored_runs import CaseDiff, Run, load_run, rescore_run, run_folder
 from ...scoring.score import CaseScore
 from ...caseset.snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored

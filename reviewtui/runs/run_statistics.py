@@ -3,18 +3,18 @@
 ``run_statistics(records, thresholds)`` gives the manifest's ``consistency``,
 ``uncertainty``, ``recall_by_case_kind`` and ``recall_by_finding_kind``;
 ``statistics_lines(manifest)`` the lines of the summary that show them. Both
-are pure; the arithmetic is in ``stats.py``.
+are pure; the arithmetic is in ``inference.py``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from . import stats
+from . import inference
 from ..taxonomy import split_id
 
 if TYPE_CHECKING:
-    from .records import CaseRecord
+    from .case_records import CaseRecord
 
 SOMETIMES_SHOWN = 10
 
@@ -35,17 +35,17 @@ def consistency(records: Iterable["CaseRecord"]) -> dict[str, Any]:
     }
 
 
-def uncertainty(records: Iterable["CaseRecord"], threshold: float, *, resamples: int = stats.DEFAULT_RESAMPLES,
-                seed: int = stats.DEFAULT_SEED) -> dict[str, Any] | None:
+def uncertainty(records: Iterable["CaseRecord"], threshold: float, *, resamples: int = inference.DEFAULT_RESAMPLES,
+                seed: int = inference.DEFAULT_SEED) -> dict[str, Any] | None:
     """Bootstrap intervals of mean recall and precision over the obtained cases (None when none was)."""
     scored = [r for r in records if r.obtained]
     if not scored:
         return None
-    recall, precision = stats.bootstrap_means([[r.recall for r in scored], [r.precision for r in scored]],
+    recall, precision = inference.bootstrap_means([[r.recall for r in scored], [r.precision for r in scored]],
                                               resamples=resamples, seed=seed)
     return {
         "method": "task-level bootstrap (cases resampled with their repeats), percentile interval",
-        "level": stats.DEFAULT_LEVEL,
+        "level": inference.DEFAULT_LEVEL,
         "resamples": resamples,
         "seed": seed,
         "cases": len(scored),
@@ -53,7 +53,7 @@ def uncertainty(records: Iterable["CaseRecord"], threshold: float, *, resamples:
         "precision": precision.to_dict(),
         "threshold": threshold,
         "recall_margin": round(recall.mean - threshold, 6),
-        "recall_verdict": stats.noise_verdict(recall, threshold),
+        "recall_verdict": inference.noise_verdict(recall, threshold),
     }
 
 

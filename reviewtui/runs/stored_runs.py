@@ -22,10 +22,10 @@ from typing import Any
 
 from ..caseset.cases import CaseSet
 from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
-from .files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
+from .result_files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
 from .gate import exit_code
 from .manifest import build_manifest, read_manifest, write_manifest
-from .records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
+from .case_records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
 from .run_folder import RunFolder
 
 

@@ -2,9 +2,9 @@
 
 Layout (docs/formats.md), for a results folder R and prompt version V:
 
-- ``R/V.csv``: one row per case (``records.csv_text``);
+- ``R/V.csv``: one row per case (``case_records.csv_text``);
 - ``R/V/manifest.json``: what ran and how it went (``manifest.py``);
-- ``R/V/cases/<case_id>.json``: the raw output and the score details (``records.py``).
+- ``R/V/cases/<case_id>.json``: the raw output and the score details (``case_records.py``).
 
 Result files are read back by the app, by re-scoring and by ``reviewtui
 compare``; they may have been edited or crafted, so ``read_result_json``

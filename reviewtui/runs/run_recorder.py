@@ -12,10 +12,10 @@ from typing import Any, Callable
 
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case
-from .files import ResultsError, RunPaths
+from .result_files import ResultsError, RunPaths
 from .manifest import build_manifest, check_prompt_guard, write_manifest
 from .provenance import snapshot_sha256
-from .records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
+from .case_records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
 from .run_folder import RunFolder
 from .runner import Progress, redact_secrets
 from .usage import add_kept_usage, usage_of
