@@ -17,9 +17,9 @@ import pytest
 from reviewtui import assistant
 from reviewtui.runs import inference
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.cli import main as cli_main
-from reviewtui.runs.compare import main as compare_main
-from reviewtui.eval import main as eval_main
+from reviewtui.commands.main import main as cli_main
+from reviewtui.commands.compare import main as compare_main
+from reviewtui.commands.eval import main as eval_main
 from reviewtui.taxonomy import split_id
 from tests.stub_backends import EMPTY_OUTPUT, FIXTURE_CASES, CorrectAssistant
 

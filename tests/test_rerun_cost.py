@@ -20,7 +20,7 @@ from reviewtui.backends.base import CaseOutput
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset import parse_cache, snapshot_compact
 from reviewtui.caseset.cases import load_case, load_case_set
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from reviewtui.runs import case_records, score_cache
 from reviewtui.scoring.score import CaseScore
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
@@ -65,7 +65,7 @@ def eval_args(cases_dir: Path, results: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_a_rerun_answered_from_the_response_cache_never_imports_the_sdk(cases_dir, tmp_path, monkeypatch):
-    script = ("import json, sys\nfrom reviewtui.eval import main\n"
+    script = ("import json, sys\nfrom reviewtui.commands.eval import main\n"
               "code = main(sys.argv[1:])\n"
               "print(json.dumps({'code': code, 'sdk': 'anthropic' in sys.modules}))\n")
     results = tmp_path / "results"

@@ -20,7 +20,8 @@ from reviewtui.assistant import PROMPT_VERSION
 from reviewtui.backends.base import CaseOutput
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset.cases import load_case, load_case_set
-from reviewtui.eval import main, run_eval
+from reviewtui.commands.eval import main
+from reviewtui.runs.session import run_eval
 from reviewtui.runs import case_records, scoring_pool
 from reviewtui.runs.settings import RunSettings
 from reviewtui.runs.stored_runs import Run
@@ -306,7 +307,7 @@ def start_pooled_run(api, cases_dir: Path, results_dir: Path, output: int) -> su
     for i, case_id in enumerate(ANSWERS):
         api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
-    return subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+    return subprocess.Popen([sys.executable, "-m", "reviewtui.commands.main", "eval", *eval_args(cases_dir, results_dir)],
                             cwd=REPO, env=env, stdout=output, stderr=output, text=True, start_new_session=True)
 
 

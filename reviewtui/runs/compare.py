@@ -1,10 +1,10 @@
-"""``reviewtui compare A B``: how run B differs from run A on the same cases, and whether it is real.
+"""How run B differs from run A on the same cases, and whether it is real (``reviewtui compare A B``).
 
 A and B are run folders (``results/<version>/``, the full case files) or
 results CSVs (``results/<version>.csv``, what CI keeps). ``paired_comparison``
 is the headless core the app's compare view uses too:
 
-- per case (``runs.compare_runs``): recall and precision deltas, ids newly
+- per case (``stored_runs.compare_runs``): recall and precision deltas, ids newly
   missed and newly found, fabrications added and removed;
 - over the cases answered in both runs (the pairs): the mean recall and
   precision delta with a paired bootstrap interval; an exact two-sided sign
@@ -15,31 +15,25 @@ is the headless core the app's compare view uses too:
 
 A regression (``--fail-on-regression`` exits 1 on it): the 95% interval of
 the mean recall delta lies wholly below zero, or B has a fabrication that A
-did not. Exit codes: 0, 1 regression (with the flag), 2 bad usage or input.
+did not.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
-import json
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cli_args import parse_args
 from . import inference
 from .result_files import ResultsError, RunPaths
 from .gate import summarize
+from .manifest import Manifest
 from .case_records import CSV_FIRST_COLUMNS, CaseRecord
 from .stored_runs import Run, RunComparison, case_change_lines, compare_runs, load_run
 from ..scoring.score import STATUSES, CaseScore
 from ..taxonomy import split_id
-from ..caseset.untrusted import printable
 
-EXIT_REGRESSION = 1
-EXIT_USAGE = 2
 
 
 # --------------------------------------------------------------------------
@@ -110,7 +104,7 @@ def load_csv_run(path: str | Path) -> Run:
         raise ResultsError(f"{path}: no such results CSV") from None
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ResultsError(f"{path}: cannot read the results CSV ({exc})") from None
-    manifest = {"prompt_version": path.stem, "status": "complete", "source": str(path),
+    manifest: Manifest = {"prompt_version": path.stem, "status": "complete", "source": str(path),
                 "summary": summarize(list(records.values()), cases_total=len(records), not_run=[])}
     return Run(RunPaths(path.parent, path.stem), manifest, records)
 
@@ -334,59 +328,3 @@ def to_json(p: PairedComparison) -> dict[str, Any]:
                    "precision_delta": d.precision_delta, "changed": d.changed} for d in p.comparison.cases],
         "regression": {"found": bool(p.regression), "reasons": p.regression},
     }
-
-
-# --------------------------------------------------------------------------
-# The command line
-# --------------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="reviewtui compare",
-        description="How run B differs from run A on the same cases: per-case deltas, ids newly missed and "
-        "found, fabrications added and removed, a paired bootstrap interval, an exact sign test and per "
-        "finding kind an exact McNemar test with Benjamini-Hochberg adjustment.",
-        epilog="exit codes: 0 compared (or no regression), 1 regression with --fail-on-regression, 2 bad usage or input",
-    )
-    parser.add_argument("a", help="the run before: results/<version>/, results/<version>.csv, or a version under --results-dir")
-    parser.add_argument("b", help="the run after, the same way")
-    parser.add_argument("--results-dir", default="results", metavar="DIR",
-                        help="where bare prompt versions are looked up (default: ./results)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="text for people (default), json for scripts")
-    parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 1 when mean recall drops significantly (its 95%% interval wholly below zero) "
-                        "or B has a fabrication A did not")
-    parser.add_argument("--resamples", type=int, default=inference.DEFAULT_RESAMPLES, metavar="N",
-                        help=f"bootstrap resamples (default {inference.DEFAULT_RESAMPLES:,}; at least 1,000)")
-    parser.add_argument("--seed", type=int, default=inference.DEFAULT_SEED, metavar="N",
-                        help=f"bootstrap seed (default {inference.DEFAULT_SEED})")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    args, code = parse_args(build_parser(), argv)
-    if args is None:
-        return code
-    if args.resamples < 1000:
-        print(f"reviewtui compare: --resamples {args.resamples} is too few for a 95% interval; use at least 1000",
-              file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        run_a = load_any(args.a, args.results_dir)
-        run_b = load_any(args.b, args.results_dir)
-    except ResultsError as exc:
-        print(printable(f"reviewtui compare: {exc}"), file=sys.stderr)
-        return EXIT_USAGE
-    result = paired_comparison(run_a, run_b, resamples=args.resamples, seed=args.seed)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(printable(format_text(result)))  # quotes run models and ids from result files
-    return EXIT_REGRESSION if args.fail_on_regression and result.regression else 0
-
-
-if __name__ == "__main__":
-    from ..cli_args import run_module
-
-    run_module("compare", main)
