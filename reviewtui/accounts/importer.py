@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from ..caseset.atomic import atomic_write_text
 from ..caseset.rowcheck import daily_problems
@@ -110,12 +111,12 @@ def totals_table(built: Built) -> tuple[list[str], list[str]]:
     return lines, bad
 
 
-def validation_problems(snapshot: dict) -> list[str]:
+def validation_problems(snapshot: dict[str, Any]) -> list[str]:
     return (required_field_problems(snapshot) + period_problems(snapshot["period"])
             + [msg for severity, msg in daily_problems(snapshot) if severity == "error"])
 
 
-def limit_problems(snapshot: dict, text: str, keep_ads: bool) -> list[str]:
+def limit_problems(snapshot: dict[str, Any], text: str, keep_ads: bool) -> list[str]:
     """What `reviewtui check` would refuse in the written file: its size, nesting, list lengths, strings."""
     fix = ("import without --keep-ads (the ad rows are most of it), or a shorter period" if keep_ads
            else "import a shorter period, or fewer campaigns")

@@ -22,11 +22,11 @@ import asyncio
 import math
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Callable, TextIO
 
 
 from .. import assistant
-from ..backends import BackendUsageError, create_backend
+from ..backends import Backend, BackendUsageError, create_backend
 from ..caseset.untrusted import printable
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError
 from ..runs.result_files import ResultsError, RunPaths, refuse_results_in_cases, write_error
@@ -36,7 +36,7 @@ from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError, flag_t
 from ..runs.runner import Progress, cancel_on_sigint
 from ..runs.signature import KEY_ENV, SignatureError, key_path, load_key
 from ..runs.summary import usage_text
-from ..weekly.accounts import load_accounts, name_clashes
+from ..weekly.accounts import Account, load_accounts, name_clashes
 from ..weekly.reports import stamp_words
 from ..weekly.results import READY
 from ..weekly.run import WeeklyBatch, WeeklyRun, WeeklyPaths, batch_state_path, claude_backend, run_day, run_weekly, today
@@ -237,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     return run.exit_code
 
 
-async def _run(accounts, backend, reference, paths, stamp, args, on_folder) -> WeeklyRun:
+async def _run(accounts: list[Account], backend: Backend, reference: Backend, paths: WeeklyPaths, stamp: dict[str, Any],
+               args: argparse.Namespace, on_folder: Callable[[WeeklyPaths], None]) -> WeeklyRun:
     """Ctrl-C stops new accounts (with --batch: the wait) and keeps those that finished, as in ``reviewtui eval``."""
     cancel = asyncio.Event()
     batch = WeeklyBatch(args.batch_poll, args.batch_timeout) if args.batch else None
@@ -251,6 +252,6 @@ async def _run(accounts, backend, reference, paths, stamp, args, on_folder) -> W
         await _close(backend, reference)
 
 
-async def _close(backend, reference) -> None:
+async def _close(backend: Backend, reference: Backend) -> None:
     await backend.aclose()
     await reference.aclose()

@@ -136,7 +136,7 @@ async def _count_all(backend: Backend, requests: list[dict[str, Any]], concurren
 
     async def one(request: dict[str, Any]) -> int:
         async with gate:
-            return await backend.count_tokens(request)  # type: ignore[attr-defined]
+            return int(await backend.count_tokens(request))  # type: ignore[attr-defined]
 
     try:
         return list(await asyncio.gather(*(one(r) for r in requests)))

@@ -61,7 +61,7 @@ def read_result_json(path: Path, shape: Any, what: str, fix: str) -> dict[str, A
     problem = type_problem(data, shape) if is_typeddict(shape) else shape_problem(data, shape)
     if problem:
         raise ResultsError(f"{path}:1: {what} has the wrong shape: {problem}; {fix}")
-    return data
+    return dict(data)  # an object, as every result file's shape says
 
 
 class ResultsError(Exception):

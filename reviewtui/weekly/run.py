@@ -573,7 +573,7 @@ def list_weekly(results_dir: str | Path) -> list[WeeklyPaths]:
     return [WeeklyPaths(p.parent) for p in sorted(runs, key=newest, reverse=True)]
 
 
-def read_json(path: Path) -> Any:
+def _read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -596,7 +596,7 @@ def load_results(paths: WeeklyPaths, problems: list[str] | None = None) -> dict[
 def read_reviewed(paths: WeeklyPaths) -> dict[str, str]:
     """Account name -> when it was marked reviewed."""
     try:
-        data = read_json(paths.reviewed)
+        data = _read_json(paths.reviewed)
     except (FileNotFoundError, json.JSONDecodeError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
