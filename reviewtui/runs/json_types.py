@@ -18,7 +18,7 @@ from __future__ import annotations
 import types
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from ..caseset.untrusted import MAX_NUMBER
+from ..caseset.untrusted import shape_problem
 
 _FIELDS: dict[type, dict[str, tuple[Any, bool]]] = {}
 
@@ -108,17 +108,8 @@ def type_problem(value: Any, expected: Any, where: str = "") -> str | None:
             if problem:
                 return problem
         return None
-    if expected is float or expected is int:
-        number = isinstance(value, (int, float) if expected is float else int) and not isinstance(value, bool)
-        if not number:
-            return f"{place} must be {_name(expected)}, not {_shown(value)}"
-        if not -MAX_NUMBER <= value <= MAX_NUMBER:  # also false for NaN
-            return f"{place} is {value!r:.40}, outside the range of ±{MAX_NUMBER:.0e}"
-        return None
-    if expected is bool:
-        return None if isinstance(value, bool) else f"{place} must be true or false, not {_shown(value)}"
-    if expected is str:
-        return None if isinstance(value, str) else f"{place} must be text, not {_shown(value)}"
+    if expected in (str, int, float, bool):
+        return shape_problem(value, expected, where)  # the same words as every other checked file
     raise TypeError(f"type_problem cannot check {expected!r}")
 
 
