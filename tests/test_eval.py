@@ -365,7 +365,7 @@ def test_sigint_in_a_real_process_cancels_and_exits_3(tmp_path):
         import asyncio, os, signal, sys
         from reviewtui.backends.base import Backend, CaseOutput
         from reviewtui.commands.eval import main
-from reviewtui.runs.session import run_eval
+        from reviewtui.runs.session import run_eval
 
         class Slow(Backend):
             name = "stub-slow"

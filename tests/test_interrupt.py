@@ -32,7 +32,7 @@ def started_reviewtui(proc: subprocess.Popen, stderr: list[str], limit: float = 
     seen = 0
     while time.monotonic() < deadline and proc.poll() is None:
         while seen < len(stderr):
-            if stderr[seen].rstrip().endswith("| reviewtui"):
+            if stderr[seen].rsplit("|", 1)[-1].strip() == "reviewtui":  # nested under reviewtui.commands
                 return
             seen += 1
         time.sleep(0.002)

@@ -314,7 +314,7 @@ def test_a_cancelled_rerun_keeps_the_complete_run(stamp_kit, api, stamped, capsy
     import os
     import signal
 
-    from reviewtui.weekly import cli as weekly_cli
+    from reviewtui.commands import weekly as weekly_cli
     from tests.fake_messages_api import hang
 
     accounts = stamped / "accounts"

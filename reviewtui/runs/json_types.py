@@ -70,6 +70,9 @@ def type_problem(value: Any, expected: Any, where: str = "") -> str | None:
         options = get_args(expected)
         if any(type_problem(value, option, where) is None for option in options):
             return None
+        others = [o for o in options if o is not type(None)]
+        if len(others) == 1:  # X | None, not null: what is wrong with it as an X
+            return type_problem(value, others[0], where)
         shallow = [o for o in options if _fits_shallow(value, o)]
         if len(shallow) == 1:  # the right kind of value with a wrong part: name that part
             return type_problem(value, shallow[0], where)
