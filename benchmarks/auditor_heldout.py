@@ -57,7 +57,7 @@ def main() -> int:
             print(f"skipped {line}", file=sys.stderr)
         env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
         done = subprocess.run(
-            [sys.executable, "-m", "reviewtui.eval", "--backend", "rules", "--cases", str(root / "cases"),
+            [sys.executable, "-m", "reviewtui.commands.eval", "--backend", "rules", "--cases", str(root / "cases"),
              "--results-dir", str(root / "results")],
             cwd=root, env=env, capture_output=True, text=True,
         )

@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_eval.py [--copies 5] [--latency-ms 20]
 
-1. ``import reviewtui.eval`` in a fresh interpreter (median of 5): what CI pays
+1. ``import reviewtui.commands.eval`` in a fresh interpreter (median of 5): what CI pays
    before anything runs.
 2. ``reviewtui eval --backend replay`` over the fixture set copied ``--copies``
    times (50 cases by default, like the real set), correct answers replayed:
@@ -30,13 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reviewtui.backends.base import Backend, CaseOutput  # noqa: E402
 from reviewtui.caseset.cases import load_case_set  # noqa: E402
-from reviewtui.eval import main as eval_main  # noqa: E402
+from reviewtui.commands.eval import main as eval_main  # noqa: E402
 from reviewtui.runs.runner import run_cases  # noqa: E402
 from tests.stub_backends import FIXTURE_CASES, CorrectAssistant  # noqa: E402
 
 
 def import_seconds(runs: int = 5) -> float:
-    code = "import time; t = time.perf_counter(); import reviewtui.eval; print(time.perf_counter() - t)"
+    code = "import time; t = time.perf_counter(); import reviewtui.commands.eval; print(time.perf_counter() - t)"
     times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
              for _ in range(runs)]
     return statistics.median(times)
@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=float, default=20.0)
     args = parser.parse_args()
 
-    print(f"import reviewtui.eval (median of 5, fresh interpreter): {import_seconds() * 1000:.0f} ms")
+    print(f"import reviewtui.commands.eval (median of 5, fresh interpreter): {import_seconds() * 1000:.0f} ms")
     n, seconds, code = replay_eval_seconds(args.copies)
     print(f"reviewtui eval --backend replay, {n} cases (exit {code}): {seconds:.2f} s, {seconds / n * 1000:.0f} ms per case")
     latency = args.latency_ms / 1000

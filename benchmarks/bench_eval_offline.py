@@ -24,7 +24,7 @@ GOAL_SECONDS = 2.0
 
 
 def command(cases: Path, results: Path) -> list[str]:
-    return [sys.executable, "-m", "reviewtui.eval", "--backend", "rules", "--cases", str(cases), "--results-dir", str(results)]
+    return [sys.executable, "-m", "reviewtui.commands.eval", "--backend", "rules", "--cases", str(cases), "--results-dir", str(results)]
 
 
 def offline_env() -> dict[str, str]:

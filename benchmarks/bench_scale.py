@@ -3,7 +3,7 @@
 Run: python benchmarks/bench_scale.py [--runs 3] [--latency-ms 200] [--concurrency 16] [--repeats 3] [--startup-only]
      [--checkout PATH]
 
-Each eval is a real `python -m reviewtui.eval --backend claude` process; the
+Each eval is a real `python -m reviewtui.commands.eval --backend claude` process; the
 fake API (tests/fake_messages_api.py) answers every request after
 ``--latency-ms`` and stamps when each request arrived and each answer left.
 
@@ -76,7 +76,7 @@ def help_seconds(runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "reviewtui.cli", "eval", "--help"], check=True, cwd=REPO,
+        subprocess.run([sys.executable, "-m", "reviewtui.commands.main", "eval", "--help"], check=True, cwd=REPO,
                        stdout=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
@@ -123,7 +123,7 @@ def eval_run(api: FakeMessagesAPI, results: Path, *extra: str, checkout: Path = 
     api.clear_requests()
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "reviewtui.eval", "--backend", "claude", "--cases",
+    proc = subprocess.run([sys.executable, "-m", "reviewtui.commands.eval", "--backend", "claude", "--cases",
                            str(checkout / "cases"), "--results-dir", str(results), *extra], env=env, cwd=checkout,
                           capture_output=True, text=True)
     ended = time.monotonic()

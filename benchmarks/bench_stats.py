@@ -17,13 +17,13 @@ import random
 import statistics
 import time
 
-from reviewtui.runs import stats
+from reviewtui.runs import inference
 from reviewtui.backends.base import CaseOutput
-from reviewtui.runs.files import RunPaths
+from reviewtui.runs.result_files import RunPaths
 from reviewtui.runs.gate import THRESHOLDS, summarize
-from reviewtui.runs.records import CaseRecord
-from reviewtui.runs.run_stats import run_statistics
-from reviewtui.runs.stored import Run
+from reviewtui.runs.case_records import CaseRecord
+from reviewtui.runs.run_statistics import run_statistics
+from reviewtui.runs.stored_runs import Run
 from reviewtui.scoring.score import CaseScore
 from reviewtui.runs.compare import paired_comparison
 
@@ -66,10 +66,10 @@ def main() -> None:
     a, b = make_run(1), make_run(2)
     records = list(a.records.values())
     columns = [[r.recall for r in records], [r.precision for r in records]]
-    boot = cpu_median(lambda: stats.bootstrap_means(columns), args.runs)
+    boot = cpu_median(lambda: inference.bootstrap_means(columns), args.runs)
     manifest_stats = cpu_median(lambda: run_statistics(records, THRESHOLDS), args.runs)
     paired = cpu_median(lambda: paired_comparison(a, b), args.runs)
-    print(f"bootstrap of mean recall and precision, {stats.DEFAULT_RESAMPLES:,} resamples x 50 cases: "
+    print(f"bootstrap of mean recall and precision, {inference.DEFAULT_RESAMPLES:,} resamples x 50 cases: "
           f"median {boot * 1000:.0f} ms CPU over {args.runs} runs")
     print(f"run statistics of a 50-case run with 3 repeats (what build_manifest adds): median {manifest_stats * 1000:.0f} ms")
     print(f"paired comparison of two such runs: median {paired * 1000:.0f} ms")

@@ -144,7 +144,7 @@ class Reviewtui(Tool):
         shutil.rmtree(self.results, ignore_errors=True)
 
     def run(self) -> Timing:
-        return timed(self.api, [sys.executable, "-m", "reviewtui.cli", "eval", "--backend", "claude", "--cases",
+        return timed(self.api, [sys.executable, "-m", "reviewtui.commands.main", "eval", "--backend", "claude", "--cases",
                                 str(REPO / "cases"), "--results-dir", str(self.results), "--concurrency",
                                 str(self.concurrency)], self.env, REPO)
 

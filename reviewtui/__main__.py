@@ -1,4 +1,4 @@
-from .cli import main
-from .cli_args import exit_from_module
+from .commands.args import exit_from_module
+from .commands.main import main
 
 exit_from_module(main())

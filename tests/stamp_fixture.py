@@ -20,7 +20,7 @@ from pathlib import Path
 
 from reviewtui.backends.rules import RulesBackend
 from reviewtui.caseset.cases import Case, load_case_set
-from reviewtui.eval import main as eval_main
+from reviewtui.commands.eval import main as eval_main
 from reviewtui.weekly.accounts import load_account
 from tests.fake_messages_api import FakeMessagesAPI, answer
 

@@ -1,6 +1,6 @@
 """Stub assistants for tests: deliberately broken ones (issue 2 item 8) and scripted ones.
 
-Each stub is a real ``Backend`` (usable with ``reviewtui.eval.main(argv,
+Each stub is a real ``Backend`` (usable with ``reviewtui.commands.eval.main(argv,
 backend=...)``, ``run_eval`` or ``run_cases``) and can also write its answers
 as a replay folder (``write_replay_dir``) so a test drives the real
 ``--backend replay`` path with files on disk.

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui import assistant
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from reviewtui.runs.pricing import estimate_cost
 from tests.processes import alive, children
 from tests.fake_messages_api import (
@@ -121,7 +121,7 @@ def _env(api) -> dict[str, str]:
 
 def _start_and_kill(api, argv: list[str], state: Path) -> None:
     """Start a batch run in a real process and kill it (SIGKILL: no clean-up) while it waits."""
-    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.commands.eval", *argv], env=_env(api),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
@@ -235,7 +235,7 @@ def test_kill_9_at_any_step_then_a_rerun_makes_one_batch_and_pays_nothing_twice(
     api.results_delay = 60.0 if step == "reading results" else 0.0
     results = tmp_path / "results"
     argv = args(cases, results, "--batch-poll", "0.02")
-    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.commands.eval", *argv], env=_env(api),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
@@ -273,7 +273,7 @@ def test_a_batch_that_cannot_be_told_apart_from_another_is_not_sent_again(api, c
     api.create_batch_delay = 60.0
     results = tmp_path / "results"
     argv = args(cases_dir, results)
-    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *argv], env=_env(api),
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.commands.eval", *argv], env=_env(api),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60

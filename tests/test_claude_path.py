@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.assistant import DEFAULT_MAX_TOKENS
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from tests.fake_messages_api import (
     answer,
     answer_with_thinking,
@@ -168,7 +168,7 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes_from_the_cache(api, case
     results = tmp_path / "results"
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
     args = ["--backend", "claude", "--cases", str(cases_dir), "--results-dir", str(results), "--concurrency", "3"]
-    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *args], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "reviewtui.commands.eval", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     finished = {"c01-good", "c02-thinking"}
     try:

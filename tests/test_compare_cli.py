@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from reviewtui import assistant
-from reviewtui.runs import stats
+from reviewtui.runs import inference
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.cli import main as cli_main
-from reviewtui.runs.compare import main as compare_main
-from reviewtui.eval import main as eval_main
+from reviewtui.commands.main import main as cli_main
+from reviewtui.commands.compare import main as compare_main
+from reviewtui.commands.eval import main as eval_main
 from reviewtui.taxonomy import split_id
 from tests.stub_backends import EMPTY_OUTPUT, FIXTURE_CASES, CorrectAssistant
 
@@ -85,8 +85,8 @@ def test_compare_two_runs_with_known_differences(two_runs, capsys):
     rows_a, rows_b = csv_rows(run_a), csv_rows(run_b)
     paired = sorted(set(rows_a) & set(rows_b))
     deltas = [float(rows_b[c]["recall"]) - float(rows_a[c]["recall"]) for c in paired]
-    rng = random.Random(stats.DEFAULT_SEED)
-    means = sorted(sum(rng.choices(deltas, k=len(deltas))) / len(deltas) for _ in range(stats.DEFAULT_RESAMPLES))
+    rng = random.Random(inference.DEFAULT_SEED)
+    means = sorted(sum(rng.choices(deltas, k=len(deltas))) / len(deltas) for _ in range(inference.DEFAULT_RESAMPLES))
 
     result = run_json(capsys, str(run_a), str(run_b))
     assert result["paired_cases"] == paired and result["only_in_a"] == [ONLY_IN_A] and result["only_in_b"] == []
@@ -205,8 +205,8 @@ def test_a_recall_drop_whose_interval_is_below_zero_is_a_regression(tmp_path, ca
 
 
 def test_must_not_say_hits_and_unparseable_answers_read_the_same_from_csv(tmp_path, monkeypatch, capsys):
-    from reviewtui.runs.records import write_csv
-    from reviewtui.runs.stored import load_run
+    from reviewtui.runs.case_records import write_csv
+    from reviewtui.runs.stored_runs import load_run
     from tests.app.review_fixture import review_repo
 
     root = review_repo(tmp_path, monkeypatch)  # audit-t1 has a must_not_say hit, audit-t2 an unparseable answer

@@ -23,8 +23,9 @@ import pytest
 from reviewtui import assistant
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.cli import main as cli_main
-from reviewtui.eval import main, run_eval
+from reviewtui.commands.main import main as cli_main
+from reviewtui.commands.eval import main
+from reviewtui.runs.session import run_eval
 from reviewtui.runs.settings import RunSettings
 from tests.stub_backends import (
     FIXTURE_CASES,
@@ -363,7 +364,8 @@ def test_sigint_in_a_real_process_cancels_and_exits_3(tmp_path):
     script = textwrap.dedent(f"""
         import asyncio, os, signal, sys
         from reviewtui.backends.base import Backend, CaseOutput
-        from reviewtui.eval import main, run_eval
+        from reviewtui.commands.eval import main
+        from reviewtui.runs.session import run_eval
 
         class Slow(Backend):
             name = "stub-slow"
@@ -500,7 +502,7 @@ def test_the_cli_entry_dispatches_eval(fixture_set, tmp_path, capsys):
 @pytest.mark.slow
 def test_python_dash_m_reviewtui_eval(fixture_set, tmp_path):
     replay = CorrectAssistant().write_replay_dir(fixture_set.cases, tmp_path / "replay")
-    proc = subprocess.run([sys.executable, "-m", "reviewtui.eval", "--backend", "replay", "--cases", str(fixture_set.root),
+    proc = subprocess.run([sys.executable, "-m", "reviewtui.commands.eval", "--backend", "replay", "--cases", str(fixture_set.root),
                            "--replay-dir", str(replay), "--results-dir", str(tmp_path / "results")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -12,7 +12,7 @@ import pytest
 
 from reviewtui import assistant
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from tests.stub_backends import (
     FIXTURE_CASES,
     AlternatingAssistant,

@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = ROOT / "tests" / "fixtures" / "honest_declared"

@@ -32,7 +32,7 @@ def started_reviewtui(proc: subprocess.Popen, stderr: list[str], limit: float = 
     seen = 0
     while time.monotonic() < deadline and proc.poll() is None:
         while seen < len(stderr):
-            if stderr[seen].rstrip().endswith("| reviewtui"):
+            if stderr[seen].rsplit("|", 1)[-1].strip() == "reviewtui":  # nested under reviewtui.commands
                 return
             seen += 1
         time.sleep(0.002)
@@ -67,7 +67,7 @@ def test_sigint_at_any_moment_exits_3_cleanly(delay, tmp_path, monkeypatch):
 
 
 
-@pytest.mark.parametrize("module", ["reviewtui", "reviewtui.cli", "reviewtui.eval"])
+@pytest.mark.parametrize("module", ["reviewtui", "reviewtui.commands.main", "reviewtui.commands.eval"])
 @pytest.mark.slow
 def test_a_ctrl_c_caught_from_a_string_exec_keeps_the_exit_code_under_python_m(module, tmp_path):
     """Under ``python -m``, CPython exits by SIGINT after a KeyboardInterrupt ended a string exec,
@@ -76,11 +76,11 @@ def test_a_ctrl_c_caught_from_a_string_exec_keeps_the_exit_code_under_python_m(m
     from inside a string exec at the moment eval reads its arguments, after every import."""
     (tmp_path / "probe.py").write_text(
         "import runpy, sys\n"
-        "import reviewtui.cli_args\n"
+        "import reviewtui.commands.args\n"
         "def interrupted(parser, argv):\n"
         "    exec('raise KeyboardInterrupt', {})\n"
-        "reviewtui.cli_args.parse_args = interrupted\n"
-        f"sys.argv = [{module!r}] + ['eval'] * ({module!r} != 'reviewtui.eval')\n"
+        "reviewtui.commands.args.parse_args = interrupted\n"
+        f"sys.argv = [{module!r}] + ['eval'] * ({module!r} != 'reviewtui.commands.eval')\n"
         f"runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
@@ -102,7 +102,7 @@ def test_a_second_ctrl_c_while_the_run_stops_waits_for_it_and_exits_3(gap, tmp_p
         for i in range(12):
             api.plan(f"ACCT-T{i:02d}", slow_answer(findings_json("tracking.conversions_stopped"), 0.3))
         env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", "--backend", "claude", "--cases",
+        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.commands.main", "eval", "--backend", "claude", "--cases",
                                  str(cases), "--results-dir", str(tmp_path / "r"), "--concurrency", "2",
                                  "--repeats", "2"], cwd=REPO, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -126,7 +126,7 @@ def _interrupt(argv: list[str], wait: Callable[[subprocess.Popen, list[str]], No
                env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str, str]:
     """Start ``reviewtui ARGV`` in a real process, ``wait`` (it reads the process's stderr lines as they come),
     send one SIGINT; the process, its stdout and its stderr less the import-time lines."""
-    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "reviewtui.cli", *argv], cwd=REPO, env=env,
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "reviewtui.commands.main", *argv], cwd=REPO, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
     reader = threading.Thread(target=_read_lines, args=(proc.stderr, lines), daemon=True)
@@ -171,7 +171,7 @@ def test_ctrl_c_stops_a_run_of_the_reference_auditor_and_exits_3(tmp_path):
 
 
 def test_ctrl_c_in_another_subcommand_exits_3_without_a_traceback(tmp_path):
-    proc, out, err = _interrupt(["check"], _until("| reviewtui.check"))
+    proc, out, err = _interrupt(["check"], _until("| reviewtui.commands.check"))
     assert proc.returncode == 3, out + err
     assert "Traceback" not in err
     assert "reviewtui check: cancelled (Ctrl-C) before it finished" in err

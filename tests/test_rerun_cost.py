@@ -21,8 +21,8 @@ from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.files import parse_cache
 from reviewtui.caseset import snapshot_compact
 from reviewtui.caseset.cases import load_case, load_case_set
-from reviewtui.eval import main
-from reviewtui.runs import records, score_cache
+from reviewtui.commands.eval import main
+from reviewtui.runs import case_records, score_cache
 from reviewtui.scoring.score import CaseScore
 from tests.fake_messages_api import answer, findings_json, serving_in_env, write_case
 from tests.test_scoring_pool import ANSWERS as POOL_ANSWERS
@@ -66,7 +66,7 @@ def eval_args(cases_dir: Path, results: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_a_rerun_answered_from_the_response_cache_never_imports_the_sdk(cases_dir, tmp_path, monkeypatch):
-    script = ("import json, sys\nfrom reviewtui.eval import main\n"
+    script = ("import json, sys\nfrom reviewtui.commands.eval import main\n"
               "code = main(sys.argv[1:])\n"
               "print(json.dumps({'code': code, 'sdk': 'anthropic' in sys.modules}))\n")
     results = tmp_path / "results"
@@ -100,7 +100,7 @@ def test_a_rerun_reuses_the_scores_and_scores_again_only_what_changed(cases_dir,
         def scorer_fails(case, output, **kwargs):
             raise RuntimeError("scored again")
 
-        monkeypatch.setattr(records, "score_case", scorer_fails)
+        monkeypatch.setattr(case_records, "score_case", scorer_fails)
         main(eval_args(cases_dir, results))
         assert scores(results) == first  # every score reused
 
@@ -125,13 +125,13 @@ def test_a_score_from_a_failed_scoring_is_not_kept(tmp_path):
         calls.append(len(outputs))
         scores = [CaseScore(case.case_id, "error", 0.0, 0.0, 0, error="scoring failed: the scoring process stopped")
                   for _ in outputs]
-        return records.CaseRecord(case.case_id, case.kind, list(outputs), scores)
+        return case_records.CaseRecord(case.case_id, case.kind, list(outputs), scores)
 
     reusing = score_cache.reusing_scores(failing)
     reusing(case, outputs, figures="derived")
     reusing(case, outputs, figures="derived")
     assert calls == [1, 1]  # asked again: the failure was not stored
-    good = score_cache.reusing_scores(records.score_record)
+    good = score_cache.reusing_scores(case_records.score_record)
     kept = good(case, outputs, figures="derived")
     again = score_cache.reusing_scores(failing)(case, outputs, figures="derived")
     assert again.to_file_dict() == kept.to_file_dict() and calls == [1, 1]
@@ -210,7 +210,7 @@ def test_the_scorer_files_hold_every_module_scoring_loads():
         "from pathlib import Path\n"
         "from reviewtui.backends.base import CaseOutput\n"
         "from reviewtui.caseset.cases import load_case_set\n"
-        "from reviewtui.runs.records import score_record\n"
+        "from reviewtui.runs.case_records import score_record\n"
         "case = load_case_set('cases').cases[0]\n"
         f"[score] = score_record(case, [CaseOutput(case.case_id, {DECLARED_ANSWER!r})], figures='derived').scores\n"
         "root = Path('reviewtui').resolve()\n"

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from reviewtui import assistant
-from reviewtui.cli import main as cli_main
-from reviewtui.eval import main as eval_main
-from reviewtui.runs.files import RunPaths
+from reviewtui.commands.main import main as cli_main
+from reviewtui.commands.eval import main as eval_main
+from reviewtui.runs.result_files import RunPaths
 from reviewtui.runs.run_folder import FolderLock, RunFolder
 from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, write_cases
 from tests.stub_backends import FIXTURE_CASES
@@ -100,7 +100,7 @@ def test_a_run_killed_midway_leaves_the_previous_record_as_it_was(tmp_path, monk
         record.update({p: p.read_bytes() for p in (results / VERSION).rglob("*") if p.is_file()})
         api.plan("ACCT-KR04", hang(60))
         env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
-        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.eval", *args, "--no-cache"], env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "reviewtui.commands.eval", *args, "--no-cache"], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 60  # a guard against hanging the suite, not a speed assertion
@@ -209,7 +209,7 @@ SCRIPT = """
 set -u
 R="$1"; shift
 mount -t tmpfs -o size=16m tmpfs "$R"
-run() { "$PY" -m reviewtui.eval --backend rules --cases "$CASES" --results-dir "$R" > "$OUT/$1.out" 2> "$OUT/$1.err"; echo "$1 $?"; }
+run() { "$PY" -m reviewtui.commands.eval --backend rules --cases "$CASES" --results-dir "$R" > "$OUT/$1.out" 2> "$OUT/$1.err"; echo "$1 $?"; }
 snap() { (cd "$R" && find . -type f ! -path '*/.work/*' | sort | xargs sha256sum) > "$OUT/$1.sum"; }
 run first; snap first
 mount -o remount,ro "$R"

@@ -20,10 +20,11 @@ from reviewtui.assistant import PROMPT_VERSION
 from reviewtui.backends.base import CaseOutput
 from reviewtui.backends.claude import ClaudeBackend
 from reviewtui.caseset.cases import load_case, load_case_set
-from reviewtui.eval import main, run_eval
-from reviewtui.runs import records, scoring_pool
+from reviewtui.commands.eval import main
+from reviewtui.runs.session import run_eval
+from reviewtui.runs import case_records, scoring_pool
 from reviewtui.runs.settings import RunSettings
-from reviewtui.runs.stored import Run
+from reviewtui.runs.stored_runs import Run
 from tests.fake_messages_api import answer, findings_json, hang, serving_in_env, slow_answer, write_case
 from tests.processes import alive, children
 
@@ -118,7 +119,7 @@ def test_a_pooled_run_writes_the_records_of_a_run_scored_in_process(cases_dir, t
         raise AssertionError("scored in the client's process")
 
     with monkeypatch.context() as patched, serving_in_env(monkeypatch, KEY) as api:
-        patched.setattr(records, "score_case", not_here)
+        patched.setattr(case_records, "score_case", not_here)
         plan_answers(api)
         main(eval_args(cases_dir, tmp_path / "pooled"))
     assert len(made.pools) == 1 and made.pools[0].restarts == 0
@@ -152,10 +153,10 @@ def test_a_scoring_error_in_the_worker_is_the_same_error_row_as_in_process(tmp_p
         after = pool.score_record(case, outputs, figures="derived")
     finally:
         pool.close()
-    in_process = records.score_record(case, outputs, figures="no-such-mode")
+    in_process = case_records.score_record(case, outputs, figures="no-such-mode")
     assert pooled.to_file_dict() == in_process.to_file_dict()
     assert pooled.scores[0].error == "scoring failed: ValueError: unknown figures mode 'no-such-mode'; use one of derived, strict"
-    assert after.to_file_dict() == records.score_record(case, outputs, figures="derived").to_file_dict()
+    assert after.to_file_dict() == case_records.score_record(case, outputs, figures="derived").to_file_dict()
     assert pool.restarts == 0
 
 
@@ -241,7 +242,7 @@ import json
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case
 from reviewtui.runs import scoring_pool
-from reviewtui.runs.records import score_record
+from reviewtui.runs.case_records import score_record
 from tests.fake_messages_api import findings_json
 case = load_case({str(case_dir)!r})
 outputs = [CaseOutput(case.case_id, findings_json("tracking.conversions_stopped"))]
@@ -259,9 +260,9 @@ print(json.dumps({{"same": record.to_file_dict() == score_record(case, outputs, 
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_costs_one_scoring_and_the_run_goes_on(cases_dir, tmp_path, monkeypatch):
     made = PoolsMade(monkeypatch)
-    seen: list[records.CaseRecord] = []
+    seen: list[case_records.CaseRecord] = []
 
-    def on_record(record: records.CaseRecord) -> None:
+    def on_record(record: case_records.CaseRecord) -> None:
         seen.append(record)
         if len(seen) == 1:  # the worker dies between two cases, as the kernel's out-of-memory killer would do it
             pool = made.pools[0]
@@ -306,7 +307,7 @@ def start_pooled_run(api, cases_dir: Path, results_dir: Path, output: int) -> su
     for i, case_id in enumerate(ANSWERS):
         api.plan(f"ACCT-{case_id.upper()}", answer(ANSWERS[case_id]) if i < 3 else hang(60))
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": api.base_url}
-    return subprocess.Popen([sys.executable, "-m", "reviewtui.cli", "eval", *eval_args(cases_dir, results_dir)],
+    return subprocess.Popen([sys.executable, "-m", "reviewtui.commands.main", "eval", *eval_args(cases_dir, results_dir)],
                             cwd=REPO, env=env, stdout=output, stderr=output, text=True, start_new_session=True)
 
 

@@ -19,7 +19,8 @@ import pytest
 from reviewtui import assistant
 from reviewtui.backends.base import Backend, CaseOutput
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.eval import main as eval_main, run_eval
+from reviewtui.commands.eval import main as eval_main
+from reviewtui.runs.session import run_eval
 from reviewtui.backends.cache import CachedResponse, ResponseCache, cache_key, default_cache_dir
 from reviewtui.backends.provenance import endpoint_of, text_sha256
 from reviewtui.runs.settings import RunSettings
@@ -142,7 +143,7 @@ def test_a_cancelled_run_turned_into_a_complete_one(api, stamped, capsys):
         api.plan(marker, hang(30))
 
     async def cancelled_run():
-        from reviewtui.eval import make_backend
+        from reviewtui.runs.session import make_backend
 
         settings = RunSettings(backend="claude", results_dir=stamped / "results", use_cache=False, timeout=60)
         backend = make_backend("claude", settings)

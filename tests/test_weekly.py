@@ -19,8 +19,8 @@ from urllib.parse import quote
 import pytest
 
 from reviewtui import assistant
-from reviewtui.cli import main as cli_main
-from reviewtui.eval import main as eval_main
+from reviewtui.commands.main import main as cli_main
+from reviewtui.commands.eval import main as eval_main
 from tests.fake_messages_api import FakeMessagesAPI, answer, overloaded
 from tests.stamp_fixture import CASE_COUNT, EVAL_ARGS, KEY, account_snapshot
 from tests.stub_backends import FIXTURE_CASES
@@ -314,7 +314,7 @@ def test_a_cancelled_rerun_keeps_the_complete_run(stamp_kit, api, stamped, capsy
     import os
     import signal
 
-    from reviewtui.weekly import cli as weekly_cli
+    from reviewtui.commands import weekly as weekly_cli
     from tests.fake_messages_api import hang
 
     accounts = stamped / "accounts"
@@ -589,7 +589,7 @@ def test_a_declared_answers_report_says_how_each_figure_was_computed(tmp_path):
 
 
 def test_platform_exports_in_the_accounts_folder_are_read_as_the_importer_reads_them(tmp_path, capsys):
-    from reviewtui.accounts.importer import main as import_main
+    from reviewtui.commands.import_ import main as import_main
     from reviewtui.weekly.accounts import load_accounts
 
     fixtures = Path(__file__).resolve().parent / "fixtures" / "accounts"

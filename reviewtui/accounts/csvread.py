@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, TextIO
 
 
 class InputError(Exception):
@@ -43,7 +43,7 @@ class Progress:
 
     INTERVAL = 0.5  # seconds between two updates of the line
 
-    def __init__(self, stream=None) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = self.INTERVAL
@@ -77,7 +77,7 @@ class _CountingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: Any) -> int:
         n = self.raw.readinto(buffer)
         self.count += n or 0
         return n

@@ -61,7 +61,7 @@ class Mapping:
 
 def _line(node: Any, key: str) -> int:
     try:
-        return node.lc.key(key)[0] + 1
+        return int(node.lc.key(key)[0]) + 1
     except (AttributeError, KeyError, TypeError):
         return 1
 

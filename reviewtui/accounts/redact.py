@@ -29,14 +29,12 @@ Pseudonyms of one kind are all distinct: two originals never share one.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import hmac
 import json
 import os
 import re
 import secrets
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
@@ -44,7 +42,6 @@ from typing import Any, Callable
 from ..files.atomic import atomic_write_text
 from ..caseset.cases import CASE_ID_RE
 from ..caseset.snapshot import Snapshot, SnapshotError
-from ..cli_args import emit, parse_args
 from ..keyfile import KeyFileError, parse_hex_key
 from ..paths import inside
 from .newcase import blank_expected
@@ -330,79 +327,50 @@ def redact(data: Any, redactor: Redactor) -> Any:
     return walk(data, "", ())
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="reviewtui redact", description="Replace names, ids, search terms, URLs and "
-                                "free text in a snapshot with stable pseudonyms; numbers and dates are kept.")
-    p.add_argument("snapshot", metavar="SNAPSHOT")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", help="a .json file, or a case folder")
-    p.add_argument("--key", required=True, metavar="KEYFILE",
-                   help="the secret key (hex; made when missing); keep it outside the case set")
-    p.add_argument("--salt", default="", metavar="TEXT",
-                   help="mixed into every pseudonym (e.g. the case id), so cases redacted with one team key share "
-                   "no pseudonym; the same key and salt give the same output")
-    p.add_argument("--force", action="store_true", help="replace an existing output")
-    return p
+def redact_to_file(source: Path, target: Path, key_file: str | Path, *, salt: str = "", force: bool = False) -> list[str]:
+    """``reviewtui redact``'s work: the snapshot at ``source`` redacted into ``target`` under the key in
+    ``key_file`` (made when missing), and a blank expected.yaml beside a case's snapshot.json. Returns the
+    lines to print (the key, what was replaced, what to do next); raises RedactError, nothing written."""
+    from .importer import write_output
 
-
-def main(argv: list[str] | None = None) -> int:
-    from .importer import output_path, output_problem, write_output
-
-    args, code = parse_args(_parser(), argv)
-    if args is None:
-        return code
-    if problem := output_problem(args.output):
-        emit([f"reviewtui redact: {problem}", "nothing written"], sys.stderr)
-        return EXIT_BAD_INPUT
-    target = output_path(args.output)
+    if target.exists() and not force:
+        raise RedactError(f"{target}: already exists; nothing written (pass --force to replace it)")
+    if source.resolve() == target.resolve():
+        raise RedactError(f"{target}: the output would replace the snapshot being redacted; write elsewhere")
+    if not source.is_file():
+        raise RedactError(f"{source}: file not found; name the snapshot.json (or .json) to redact")
+    if source.suffix.lower() in (".csv", ".tsv", ".txt", ".xlsx", ".zip", ".gz"):
+        raise RedactError(f"{source}: an export, not a snapshot: import it first (reviewtui import --format "
+                          f"meta|google|csv {source} -o /tmp/account.json), then redact /tmp/account.json")
     try:
-        if target.exists() and not args.force:
-            raise RedactError(f"{target}: already exists; nothing written (pass --force to replace it)")
-        if Path(args.snapshot).resolve() == target.resolve():
-            raise RedactError(f"{target}: the output would replace the snapshot being redacted; write elsewhere")
-        source = Path(args.snapshot)
-        if not source.is_file():
-            raise RedactError(f"{source}: file not found; name the snapshot.json (or .json) to redact")
-        if source.suffix.lower() in (".csv", ".tsv", ".txt", ".xlsx", ".zip", ".gz"):
-            raise RedactError(f"{source}: an export, not a snapshot: import it first (reviewtui import --format "
-                              f"meta|google|csv {source} -o /tmp/account.json), then redact /tmp/account.json")
-        snapshot = Snapshot.load(args.snapshot)
-        # A snapshot.json is a case's: its folder is the case folder the key must stay out of.
-        key, created = load_key(Path(args.key), target.parent if target.name == "snapshot.json" else None)
-    except (RedactError, SnapshotError) as exc:
-        print(f"{exc}\nnothing written", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    redactor = Redactor(key, args.salt)
+        snapshot = Snapshot.load(source)
+    except SnapshotError as exc:
+        raise RedactError(str(exc)) from None
+    # A snapshot.json is a case's: its folder is the case folder the key must stay out of.
+    key, created = load_key(Path(key_file), target.parent if target.name == "snapshot.json" else None)
+    redactor = Redactor(key, salt)
     out = redact(snapshot.data, redactor)
     if isinstance(out, dict):
         # `reviewtui check` tells a redacted import from an account that went into the case set as exported.
         out["source"] = {**out["source"], "redacted": True} if isinstance(out.get("source"), dict) else {"redacted": True}
     if problem := write_output(target, json.dumps(out, indent=1, ensure_ascii=False) + "\n"):
-        emit([problem, "nothing written"], sys.stderr)
-        return EXIT_BAD_INPUT
+        raise RedactError(problem)
     lines = []
     after = []
     expected = target.parent / "expected.yaml"
     if target.name == "snapshot.json" and not expected.exists():
         if CASE_ID_RE.match(target.parent.name):
-            atomic_write_text(expected, blank_expected(target.parent.name, Path(args.snapshot).name))
+            atomic_write_text(expected, blank_expected(target.parent.name, source.name))
             after.append(f"wrote {expected}: a blank case (kind ordinary, empty lists); fill in what an audit must "
                          "find (format: docs/formats.md, 'expected.yaml'), then run `reviewtui check`")
         else:
             after.append(f"next: write {expected} (format: docs/formats.md, 'expected.yaml'); {target.parent.name!r} "
                          "is not a case id (lowercase letters, digits, '-' and '_'), so none was written")
     if created:
-        lines.append(f"new key written to {args.key}: keep it, outside the case set, to redact again the same way")
+        lines.append(f"new key written to {key_file}: keep it, outside the case set, to redact again the same way")
     counts = Counter(kind for kind, _orig in redactor.replaced)
     lines.append("replaced: " + (", ".join(f"{n} {kind}(s)" for kind, n in sorted(counts.items())) or "nothing"))
     for (kind, original), pseudo in sorted(redactor.replaced.items()):
         lines.append(f"  {kind:<22} {pseudo!r:<40} <- {original!r}")
     lines.append(f"wrote {target} (numbers and dates unchanged)")
-    lines += after
-    emit(lines)
-    return EXIT_OK
-
-
-if __name__ == "__main__":
-    from ..cli_args import run_module
-
-    run_module("redact", main)
+    return lines + after

@@ -531,7 +531,7 @@ def _load_transport() -> type:
     return Throttled
 
 
-_Throttled: Any = None
+_Throttled: type | None = None
 
 
 def _refusal_detail(details: Any) -> str:

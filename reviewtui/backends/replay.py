@@ -8,6 +8,7 @@ repeated run replay as they were, consistency figures included.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..caseset.cases import Case
 from ..files.untrusted import LimitError, Limits, inside, read_bytes_limited
@@ -42,5 +43,5 @@ class ReplayBackend(Backend):
             return CaseOutput(case.case_id, None, error=f"cannot read {path}: {exc}")
         return CaseOutput(case.case_id, text, model=self.model)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": None, "replay_dir": str(self.replay_dir)}

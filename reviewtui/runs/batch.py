@@ -48,7 +48,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from ..files.atomic import atomic_write_text
 from ..backends.base import BATCH_COUNTS, Backend, BatchBackend, BatchError, CaseOutput
@@ -63,6 +63,9 @@ from .runner import (
     build_outcome,
     default_cost_estimator,
 )
+
+if TYPE_CHECKING:
+    from .manifest_fields import RunStatus
 
 STATE_FORMAT = 1
 DEFAULT_POLL_SECONDS = 30.0
@@ -202,7 +205,7 @@ async def run_batch(
 
     open_batches = [b for b in state.batches if not b.collected
                     and any(entry.get("key") in pending for entry in b.requests.values())]
-    status = "complete"
+    status: RunStatus = "complete"
     try:
         for batch in open_batches:
             if batch.id:
@@ -307,7 +310,7 @@ def _seconds(stamp: str) -> float:
 async def _wait_and_collect(backend: BatchBackend, state: BatchState, batches: list[BatchRecord],
                             pending: dict[str, tuple[Case, int, dict[str, Any]]], deliver: Callable[..., Any],
                             note: Callable[[str], None], stop: asyncio.Event, poll_seconds: float,
-                            timeout_seconds: float) -> str:
+                            timeout_seconds: float) -> RunStatus:
     started = time.monotonic()
     last: dict[str, dict[str, int]] = {}
     waiting = list(batches)

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, TYPE_CHECKING
 
 from ..files.atomic import atomic_write_text
 from .gate import exit_code
-from .records import CaseRecord
+from .case_records import CaseRecord
+
+if TYPE_CHECKING:
+    from .manifest_fields import Manifest
 
 
-def summary_json(manifest: dict[str, Any]) -> dict[str, Any]:
+def summary_json(manifest: Manifest) -> dict[str, Any]:
     data = {k: v for k, v in manifest.items() if k != "case_ids"}
     data["exit_code"] = exit_code(manifest)
     return data
@@ -47,18 +50,18 @@ def _failure(record: CaseRecord) -> tuple[str, str] | None:
     return ("; ".join(parts), "\n".join(details)) if parts else None
 
 
-def junit_xml(manifest: dict[str, Any], records: Iterable[CaseRecord]) -> str:
+def junit_xml(manifest: Manifest, records: Iterable[CaseRecord]) -> str:
     version = str(manifest.get("prompt_version"))
     records = sorted(records, key=lambda r: r.case_id)
     not_run = (manifest.get("summary") or {}).get("not_run_cases") or []
     suite = ET.Element("testsuite", name=f"reviewtui eval {version}", timestamp=str(manifest.get("started_at", "")))
     properties = ET.SubElement(suite, "properties")
-    gate = manifest.get("gate") or {}
-    verdict = {True: "passed", False: "failed", None: "no verdict"}[gate.get("passed")]
+    gate = manifest.get("gate")
+    verdict = {True: "passed", False: "failed", None: "no verdict"}[gate["passed"] if gate else None]
     for name, value in (("prompt_version", version), ("prompt_sha256", manifest.get("prompt_sha256")),
                         ("backend", manifest.get("backend")), ("model", manifest.get("model")),
                         ("status", manifest.get("status")), ("gate", verdict),
-                        *(("gate_reason", reason) for reason in gate.get("reasons") or [])):
+                        *(("gate_reason", reason) for reason in (gate["reasons"] if gate else []))):
         ET.SubElement(properties, "property", name=name, value=str(value))
     failures = errors = 0
     for record in records:
@@ -85,7 +88,7 @@ def junit_xml(manifest: dict[str, Any], records: Iterable[CaseRecord]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(path: str | Path, manifest: dict[str, Any], records: Iterable[CaseRecord]) -> None:
+def write_junit(path: str | Path, manifest: Manifest, records: Iterable[CaseRecord]) -> None:
     atomic_write_text(Path(path), junit_xml(manifest, records))
 
 

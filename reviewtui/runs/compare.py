@@ -1,10 +1,10 @@
-"""``reviewtui compare A B``: how run B differs from run A on the same cases, and whether it is real.
+"""How run B differs from run A on the same cases, and whether it is real (``reviewtui compare A B``).
 
 A and B are run folders (``results/<version>/``, the full case files) or
 results CSVs (``results/<version>.csv``, what CI keeps). ``paired_comparison``
 is the headless core the app's compare view uses too:
 
-- per case (``runs.compare_runs``): recall and precision deltas, ids newly
+- per case (``stored_runs.compare_runs``): recall and precision deltas, ids newly
   missed and newly found, fabrications added and removed;
 - over the cases answered in both runs (the pairs): the mean recall and
   precision delta with a paired bootstrap interval; an exact two-sided sign
@@ -15,31 +15,25 @@ is the headless core the app's compare view uses too:
 
 A regression (``--fail-on-regression`` exits 1 on it): the 95% interval of
 the mean recall delta lies wholly below zero, or B has a fabrication that A
-did not. Exit codes: 0, 1 regression (with the flag), 2 bad usage or input.
+did not.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
-import json
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cli_args import parse_args
-from . import stats
-from .files import ResultsError, RunPaths
+from . import inference
+from .result_files import ResultsError, RunPaths
 from .gate import summarize
-from .records import CSV_FIRST_COLUMNS, CaseRecord
-from .stored import Run, RunComparison, case_change_lines, compare_runs, load_run
+from .manifest_fields import Manifest
+from .case_records import CSV_FIRST_COLUMNS, CaseRecord
+from .stored_runs import Run, RunComparison, case_change_lines, compare_runs, load_run
 from ..scoring.score import STATUSES, CaseScore
 from ..taxonomy import split_id
-from ..files.untrusted import printable
 
-EXIT_REGRESSION = 1
-EXIT_USAGE = 2
 
 
 # --------------------------------------------------------------------------
@@ -110,7 +104,7 @@ def load_csv_run(path: str | Path) -> Run:
         raise ResultsError(f"{path}: no such results CSV") from None
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ResultsError(f"{path}: cannot read the results CSV ({exc})") from None
-    manifest = {"prompt_version": path.stem, "status": "complete", "source": str(path),
+    manifest: Manifest = {"prompt_version": path.stem, "status": "complete", "source": str(path),
                 "summary": summarize(list(records.values()), cases_total=len(records), not_run=[])}
     return Run(RunPaths(path.parent, path.stem), manifest, records)
 
@@ -158,8 +152,8 @@ class PairedComparison:
     mean_recall_b: float | None
     mean_precision_a: float | None
     mean_precision_b: float | None
-    recall_delta: stats.Interval | None
-    precision_delta: stats.Interval | None
+    recall_delta: inference.Interval | None
+    precision_delta: inference.Interval | None
     verdict_better: list[str]  # failed in A, pass in B
     verdict_worse: list[str]  # passed in A, fail in B
     sign_p: float
@@ -196,21 +190,21 @@ def kind_tests(pairs: list[tuple[CaseRecord, CaseRecord]]) -> list[KindTest]:
             row[1] += int(i not in missed_a and i in missed_b)
             row[2] += int(i in missed_a and i not in missed_b)
     kinds = sorted(counts)
-    p_values = [stats.mcnemar_exact(counts[k][1], counts[k][2]) for k in kinds]
-    adjusted = stats.benjamini_hochberg(p_values)
+    p_values = [inference.mcnemar_exact(counts[k][1], counts[k][2]) for k in kinds]
+    adjusted = inference.benjamini_hochberg(p_values)
     tests = [KindTest(k, counts[k][0], counts[k][1], counts[k][2], p, q) for k, p, q in zip(kinds, p_values, adjusted)]
     return sorted(tests, key=lambda t: (t.p_adjusted, t.p, t.kind))
 
 
-def paired_comparison(a: Run, b: Run, *, resamples: int = stats.DEFAULT_RESAMPLES,
-                      seed: int = stats.DEFAULT_SEED) -> PairedComparison:
+def paired_comparison(a: Run, b: Run, *, resamples: int = inference.DEFAULT_RESAMPLES,
+                      seed: int = inference.DEFAULT_SEED) -> PairedComparison:
     comparison = compare_runs(a, b)
     both = sorted(set(a.records) & set(b.records))
     paired = [i for i in both if a.records[i].obtained and b.records[i].obtained]
     pairs = [(a.records[i], b.records[i]) for i in paired]
     recall_delta = precision_delta = None
     if pairs:
-        recall_delta, precision_delta = stats.bootstrap_means(
+        recall_delta, precision_delta = inference.bootstrap_means(
             [[rb.recall - ra.recall for ra, rb in pairs], [rb.precision - ra.precision for ra, rb in pairs]],
             resamples=resamples, seed=seed)
     better = [ra.case_id for ra, rb in pairs if not ra.pass_all and rb.pass_all]
@@ -223,7 +217,7 @@ def paired_comparison(a: Run, b: Run, *, resamples: int = stats.DEFAULT_RESAMPLE
         mean_precision_a=_mean([ra.precision for ra, _ in pairs]),
         mean_precision_b=_mean([rb.precision for _, rb in pairs]),
         recall_delta=recall_delta, precision_delta=precision_delta,
-        verdict_better=better, verdict_worse=worse, sign_p=stats.sign_test(len(better), len(worse)),
+        verdict_better=better, verdict_worse=worse, sign_p=inference.sign_test(len(better), len(worse)),
         kinds=kind_tests(pairs), resamples=resamples, seed=seed,
         source_a=str(a.manifest.get("source") or a.run_dir), source_b=str(b.manifest.get("source") or b.run_dir),
         fabrications_added=sum(len(d.fabrications_added) for d in comparison.cases),
@@ -248,7 +242,7 @@ def _p(value: float) -> str:
     return "1" if value >= 1 else f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"
 
 
-def _ci(interval: stats.Interval) -> str:
+def _ci(interval: inference.Interval) -> str:
     return f"{interval.mean:+.3f}, 95% CI {interval.low:+.3f} to {interval.high:+.3f}"
 
 
@@ -318,7 +312,7 @@ def to_json(p: PairedComparison) -> dict[str, Any]:
         "a": run(a, p.source_a), "b": run(b, p.source_b),
         "same_case_set": a.case_set_hash == b.case_set_hash if a.case_set_hash and b.case_set_hash else None,
         "paired_cases": p.paired, "only_in_a": p.only_in_a, "only_in_b": p.only_in_b, "not_answered": p.not_answered,
-        "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": stats.DEFAULT_LEVEL},
+        "bootstrap": {"resamples": p.resamples, "seed": p.seed, "level": inference.DEFAULT_LEVEL},
         "recall": {"mean_a": p.mean_recall_a, "mean_b": p.mean_recall_b,
                    "delta": p.recall_delta.to_dict() if p.recall_delta else None},
         "precision": {"mean_a": p.mean_precision_a, "mean_b": p.mean_precision_b,
@@ -330,59 +324,3 @@ def to_json(p: PairedComparison) -> dict[str, Any]:
                    "precision_delta": d.precision_delta, "changed": d.changed} for d in p.comparison.cases],
         "regression": {"found": bool(p.regression), "reasons": p.regression},
     }
-
-
-# --------------------------------------------------------------------------
-# The command line
-# --------------------------------------------------------------------------
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="reviewtui compare",
-        description="How run B differs from run A on the same cases: per-case deltas, ids newly missed and "
-        "found, fabrications added and removed, a paired bootstrap interval, an exact sign test and per "
-        "finding kind an exact McNemar test with Benjamini-Hochberg adjustment.",
-        epilog="exit codes: 0 compared (or no regression), 1 regression with --fail-on-regression, 2 bad usage or input",
-    )
-    parser.add_argument("a", help="the run before: results/<version>/, results/<version>.csv, or a version under --results-dir")
-    parser.add_argument("b", help="the run after, the same way")
-    parser.add_argument("--results-dir", default="results", metavar="DIR",
-                        help="where bare prompt versions are looked up (default: ./results)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="text for people (default), json for scripts")
-    parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 1 when mean recall drops significantly (its 95%% interval wholly below zero) "
-                        "or B has a fabrication A did not")
-    parser.add_argument("--resamples", type=int, default=stats.DEFAULT_RESAMPLES, metavar="N",
-                        help=f"bootstrap resamples (default {stats.DEFAULT_RESAMPLES:,}; at least 1,000)")
-    parser.add_argument("--seed", type=int, default=stats.DEFAULT_SEED, metavar="N",
-                        help=f"bootstrap seed (default {stats.DEFAULT_SEED})")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    args, code = parse_args(build_parser(), argv)
-    if args is None:
-        return code
-    if args.resamples < 1000:
-        print(f"reviewtui compare: --resamples {args.resamples} is too few for a 95% interval; use at least 1000",
-              file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        run_a = load_any(args.a, args.results_dir)
-        run_b = load_any(args.b, args.results_dir)
-    except ResultsError as exc:
-        print(printable(f"reviewtui compare: {exc}"), file=sys.stderr)
-        return EXIT_USAGE
-    result = paired_comparison(run_a, run_b, resamples=args.resamples, seed=args.seed)
-    if args.format == "json":
-        sys.stdout.write(json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(printable(format_text(result)))  # quotes run models and ids from result files
-    return EXIT_REGRESSION if args.fail_on_regression and result.regression else 0
-
-
-if __name__ == "__main__":
-    from ..cli_args import run_module
-
-    run_module("compare", main)

@@ -20,11 +20,20 @@ in the response cache cost nothing and are left out.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .. import assistant
+from ..backends import Backend, BackendUsageError
+from ..caseset.snapshot import Snapshot
 from .pricing import estimate_cost, price_for
+from .settings import API_KEY_ENV, RunSettings, UsageError
+
+if TYPE_CHECKING:
+    from ..caseset.cases import CaseSet
 
 CHARS_PER_TOKEN = 4
 ASSUMED_OUTPUT_TOKENS = 6000
@@ -87,6 +96,54 @@ def estimate_run(case_tokens: list[tuple[int, int]], *, shared_tokens: int, mode
                                                 cache_write_tokens=write, cache_read_tokens=read)
     return Estimate(model, method, calls, cached, repeats, shared_tokens, input_tokens, output_tokens, write, read,
                     costs)
+
+
+def estimate_case_set(case_set: "CaseSet", settings: RunSettings, backend: Backend | None) -> Estimate:
+    """The estimate of a claude run of ``case_set`` with ``settings``: every request's input tokens counted
+    by the API when a key is set (through ``backend``, or one built from the settings), approximated offline
+    otherwise; answers already in the response cache left out. Raises UsageError for another backend."""
+    from ..backends.cache import ResponseCache, cache_key, default_cache_dir
+    from .session import make_backend
+
+    if (backend is not None and backend.name != "claude") or settings.backend not in (None, "claude"):
+        raise UsageError("--estimate prices claude calls; leave out --backend or use --backend claude")
+    model = settings.model or assistant.DEFAULT_MODEL
+    max_tokens = settings.max_tokens or assistant.DEFAULT_MAX_TOKENS
+    cache = ResponseCache(default_cache_dir(settings.results_dir)) if settings.use_cache else None
+    requests, needed, cached = [], [], 0
+    for case in case_set.cases:
+        snapshot = case.snapshot if case.snapshot is not None else Snapshot.load(case.snapshot_path)
+        request = assistant.build_request(snapshot.text, model=model, max_tokens=max_tokens)
+        hits = sum(1 for r in range(settings.repeats) if cache is not None and cache.get(cache_key(request, r)))
+        requests.append(request)
+        needed.append(settings.repeats - hits)
+        cached += hits
+    first = requests[0] if requests else assistant.build_request("{}", model=model, max_tokens=max_tokens)
+    shared = {"model": model, "system": first["system"], "messages": [{"role": "user", "content": "."}]}
+    if os.environ.get(API_KEY_ENV, "").strip():
+        counter = backend if backend is not None else make_backend("claude", settings)
+        counts = asyncio.run(_count_all(counter, [shared, *requests], settings.concurrency))
+        method = "counted by the API's token-counting endpoint"
+    else:
+        counts = [approximate_tokens(r) for r in [shared, *requests]]
+        method = "approximated offline at 4 characters a token (set ANTHROPIC_API_KEY to count them)"
+    return estimate_run(list(zip(counts[1:], needed)), shared_tokens=counts[0], model=model, method=method,
+                        cached=cached, repeats=settings.repeats)
+
+
+async def _count_all(backend: Backend, requests: list[dict[str, Any]], concurrency: int) -> list[int]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(request: dict[str, Any]) -> int:
+        async with gate:
+            return int(await backend.count_tokens(request))  # type: ignore[attr-defined]
+
+    try:
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+    except BackendUsageError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        await backend.aclose()
 
 
 def _dollars(value: float | None) -> str:

@@ -8,16 +8,19 @@ an incomplete run gets no verdict (exit 3).
 from __future__ import annotations
 
 from statistics import fmean
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Iterable, Literal, cast
 
 from ..scoring.score import FIGURE_STATUSES
-from .records import CaseRecord
+from .case_records import CaseRecord
 
-THRESHOLDS = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
+if TYPE_CHECKING:
+    from .manifest_fields import FigureCounts, GateVerdict, Manifest, MissedKind, MissPattern, Summary, Thresholds
+
+THRESHOLDS: Thresholds = {"min_mean_recall": 0.90, "max_fabrications": 0, "max_unparseable": 0}
 WORST_CASES_SHOWN = 5
 
 
-def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, dict[str, Any]]:
+def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, MissedKind]:
     """``{kind: {"cases": n, "ids": {id: [case ids]}}}``, most cases first.
 
     Only cases whose output was scored (status ok): a case that failed or
@@ -31,25 +34,26 @@ def missed_by_kind(records: Iterable[CaseRecord]) -> dict[str, dict[str, Any]]:
         if record.status != "ok":
             continue
         found = record.found_counts
-        # With repeats, an id found in some of them is "found only sometimes" (run_stats), a
+        # With repeats, an id found in some of them is "found only sometimes" (run_statistics), a
         # different problem from one no repeat found: only the latter is listed as missed.
         for missed in (i for i in record.missed_ids if not found.get(i)):
             kind = split_id(missed)[0]
             grouped.setdefault(kind, {}).setdefault(missed, []).append(record.case_id)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, MissedKind] = {}
     for kind, ids in grouped.items():
         cases = {c for case_ids in ids.values() for c in case_ids}
         out[kind] = {"cases": len(cases), "ids": {i: sorted(c) for i, c in sorted(ids.items())}}
     return dict(sorted(out.items(), key=lambda item: (-item[1]["cases"], item[0])))
 
 
-def miss_pattern(by_kind: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+def miss_pattern(by_kind: dict[str, MissedKind]) -> MissPattern | None:
     """Whether the misses are one finding missed in many cases (a prompt problem)
     or many findings missed once each (a case-set problem or a model choice)."""
     if not by_kind:
         return None
     repeated = [k for k, v in by_kind.items() if v["cases"] >= 2]
     once = [k for k, v in by_kind.items() if v["cases"] == 1]
+    pattern: Literal["concentrated", "isolated", "scattered", "mixed"]
     if repeated and not once:
         pattern = "concentrated"
         text = (f"concentrated: {_kinds_with_counts(repeated, by_kind)}; the same finding missed in several "
@@ -68,11 +72,11 @@ def miss_pattern(by_kind: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     return {"pattern": pattern, "repeated": repeated, "once": once, "text": text}
 
 
-def _kinds_with_counts(kinds: list[str], by_kind: dict[str, dict[str, Any]]) -> str:
+def _kinds_with_counts(kinds: list[str], by_kind: dict[str, MissedKind]) -> str:
     return ", ".join(f"{k} missed in {by_kind[k]['cases']} cases" for k in kinds)
 
 
-def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]) -> dict[str, Any]:
+def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]) -> Summary:
     """The manifest's summary: means over the scored cases, fabrications, failures."""
     scored = [r for r in records if r.obtained]
     fabricating = sorted((r for r in records if r.fabrication), key=lambda r: (-r.fabrication, r.case_id))
@@ -92,7 +96,7 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
         "unparseable_cases": [{"case_id": r.case_id, "reason": r.error} for r in records if r.status == "unparseable"],
         "error_cases": [{"case_id": r.case_id, "reason": r.error} for r in records if r.status == "error"],
         "not_run_cases": list(not_run),
-        "figures": {status: sum(r.figure_counts()[status] for r in records) for status in FIGURE_STATUSES},
+        "figures": cast("FigureCounts", {status: sum(r.figure_counts()[status] for r in records) for status in FIGURE_STATUSES}),
         "untraceable_cases": [
             {"case_id": r.case_id, "untraceable": len(items), "items": items}
             for r in records for items in [r.untraceable_items()] if items
@@ -100,7 +104,7 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
     }
 
 
-def gate_verdict(summary: dict[str, Any], status: str, thresholds: dict[str, Any] = THRESHOLDS) -> dict[str, Any]:
+def gate_verdict(summary: Summary, status: str, thresholds: Thresholds = THRESHOLDS) -> GateVerdict:
     """``{"passed": True | False | None, "reasons": [...]}``; None when the run is incomplete."""
     if status != "complete":
         reasons = []
@@ -126,15 +130,16 @@ def gate_verdict(summary: dict[str, Any], status: str, thresholds: dict[str, Any
     unparseable = summary.get("unparseable_answers", summary.get("unparseable", 0))
     max_unparseable = thresholds.get("max_unparseable", 0)
     if unparseable > max_unparseable:
-        cases = summary.get("unparseable_cases") or []
-        where = ", ".join(c["case_id"] for c in cases[:WORST_CASES_SHOWN])
-        if len(cases) > WORST_CASES_SHOWN:
-            where += f" and {len(cases) - WORST_CASES_SHOWN} more case(s)"
+        failed = summary.get("unparseable_cases") or []
+        where = ", ".join(c["case_id"] for c in failed[:WORST_CASES_SHOWN])
+        if len(failed) > WORST_CASES_SHOWN:
+            where += f" and {len(failed) - WORST_CASES_SHOWN} more case(s)"
         reasons.append(f"{unparseable} unparseable answer(s), {max_unparseable} allowed (--max-unparseable): {where}")
     return {"passed": not reasons, "reasons": reasons}
 
 
-def exit_code(manifest: dict[str, Any]) -> int:
+def exit_code(manifest: Manifest) -> int:
     """0 gate passed, 1 gate failed, 3 incomplete (no verdict)."""
-    passed = (manifest.get("gate") or {}).get("passed")
+    gate = manifest.get("gate")
+    passed = gate["passed"] if gate else None
     return 3 if passed is None else (0 if passed else 1)

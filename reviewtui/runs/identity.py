@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .manifest_fields import Manifest
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -56,13 +59,13 @@ def results_home_of(results_dir: str | Path, backend_name: str | None, replay_di
     return results_dir
 
 
-def role_of(manifest: dict[str, Any]) -> str:
+def role_of(manifest: Manifest) -> str:
     """The manifest's role; a manifest from before roles were recorded goes by its backend."""
     role = manifest.get("results_role")
     return role if role in (ASSISTANT, REFERENCE, REPLAY) else results_role(manifest.get("backend"))
 
 
-def role_label(manifest: dict[str, Any]) -> str:
+def role_label(manifest: Manifest) -> str:
     """How the summary, the runs view and the weekly check name whose results these are."""
     role = role_of(manifest)
     if role == REFERENCE:

@@ -10,33 +10,36 @@ prints the summary it printed when it ran.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ..files.atomic import atomic_write_text
-from .files import MANIFEST_SHAPE, ResultsError, RunPaths, json_text, now_iso, read_result_json
+from .result_files import ResultsError, RunPaths, json_text, now_iso, read_result_json
 from .gate import THRESHOLDS, gate_verdict, miss_pattern, missed_by_kind, summarize
 from ..backends.provenance import listed_answer
-from .records import CaseRecord
-from .run_stats import run_statistics
+from .case_records import CaseRecord
+from .run_statistics import run_statistics
+from .manifest_fields import Manifest, RunStatus, Usage
 
 
 class PromptChangedError(ResultsError):
     """Results of this prompt version exist, made with other prompt text."""
 
 
-def read_manifest(path: str | Path) -> dict[str, Any]:
+def read_manifest(path: str | Path) -> Manifest:
+    """The manifest at ``path``, checked against ``Manifest``: ResultsError naming the file and the field
+    (a hand-edited manifest is refused here, never a KeyError later)."""
     path = Path(path)
     try:
-        return read_result_json(path, MANIFEST_SHAPE, "the run manifest", "move the folder away and rerun")
+        return cast(Manifest, read_result_json(path, Manifest, "the run manifest", "move the folder away and rerun"))
     except FileNotFoundError:
         raise ResultsError(f"{path}: no run manifest here; run `reviewtui eval` first") from None
 
 
-def write_manifest(paths: RunPaths, manifest: dict[str, Any]) -> None:
+def write_manifest(paths: RunPaths, manifest: Manifest) -> None:
     atomic_write_text(paths.manifest, json_text(manifest))
 
 
-def check_prompt_guard(paths: RunPaths, prompt_sha256: str) -> dict[str, Any] | None:
+def check_prompt_guard(paths: RunPaths, prompt_sha256: str) -> Manifest | None:
     """Refuse to overwrite results of this prompt version made with other prompt text.
 
     Returns the existing manifest (None when there is none).
@@ -54,8 +57,8 @@ def check_prompt_guard(paths: RunPaths, prompt_sha256: str) -> dict[str, Any] | 
     return old
 
 
-def build_manifest(header: dict[str, Any], records: list[CaseRecord], *, status: str,
-                   not_run: list[str], usage: dict[str, Any], cases_total: int) -> dict[str, Any]:
+def build_manifest(header: Manifest, records: list[CaseRecord], *, status: RunStatus,
+                   not_run: list[str], usage: Usage, cases_total: int) -> Manifest:
     summary = summarize(records, cases_total=cases_total, not_run=not_run)
     by_kind = missed_by_kind(records)
     thresholds = header.get("thresholds") or THRESHOLDS

@@ -34,7 +34,7 @@ import os
 from pathlib import Path
 
 from ..files.atomic import fsync_folder, remove_tree
-from .files import ResultsError, RunPaths, now_iso
+from .result_files import ResultsError, RunPaths, now_iso
 
 try:
     import fcntl

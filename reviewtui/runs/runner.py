@@ -26,7 +26,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterator, Sequence
 
 from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
@@ -34,8 +34,8 @@ from ..backends.provenance import scrub_url_credentials
 from .schedule import RunSchedule
 from ..backends.throttle import AdaptiveLimit
 
-RUN_STATUSES = ("complete", "incomplete", "cancelled")
-
+if TYPE_CHECKING:
+    from .manifest_fields import RunStatus
 
 @dataclass(frozen=True)
 class Progress:
@@ -59,7 +59,7 @@ class Progress:
 class RunOutcome:
     """What a run produced: every finished output, keyed by case id, in repeat order."""
 
-    status: str  # "complete" | "incomplete" (some output not obtained) | "cancelled"
+    status: RunStatus  # "complete" | "incomplete" (some output not obtained) | "cancelled"
     outputs: dict[str, list[CaseOutput]] = field(default_factory=dict)
     progress: Progress | None = None
     not_run: list[str] = field(default_factory=list)  # case ids with at least one repeat not finished
@@ -358,7 +358,7 @@ async def run_cases(
 
 
 def build_outcome(cases: Sequence[Case], repeats: int, finished: dict[str, dict[int, CaseOutput]], tally: Tally,
-                  status: str) -> RunOutcome:
+                  status: RunStatus) -> RunOutcome:
     """The outcome of a run (direct or batched) from the outputs that finished."""
     outcome = RunOutcome(status=status)
     for case in cases:

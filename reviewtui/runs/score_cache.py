@@ -5,7 +5,7 @@ error, the stop reason and the model that wrote it), the case's two files
 (expected.yaml and snapshot.json, the bytes the run read, and the case id),
 the figures mode, and the scorer's own code. The key is the SHA-256 of all
 of these, the code taken as the bytes of every source file the scorer is
-built from (``scorer_files``: ``runs/records.py`` and every module of the
+built from (``scorer_files``: ``runs/case_records.py`` and every module of the
 package it imports, found by reading their import statements, with the
 data files beside them such as ``taxonomy.yaml`` and the declared figures'
 vocabulary ``figure_vocabulary.py``), with the versions of the libraries
@@ -38,12 +38,12 @@ from ..backends.base import CaseOutput
 from ..files import parse_cache
 from ..caseset.cases import Case
 from ..scoring.score import CaseScore
-from .records import CaseRecord
+from .case_records import CaseRecord
 
 FORMAT = 1
 FOLDER = "scores"
 PACKAGE = Path(__file__).resolve().parents[1]  # reviewtui/
-SCORER_ENTRY = "runs/records.py"  # score_record, where every run's scoring starts
+SCORER_ENTRY = "runs/case_records.py"  # score_record, where every run's scoring starts
 # The fields of an answer that make it what it is; token counts and the cached/batch flags do not.
 ANSWER_FIELDS = ("raw_text", "error", "stop_reason", "model")
 FAILED = "scoring failed:"
@@ -51,7 +51,7 @@ FAILED = "scoring failed:"
 # The libraries whose behaviour is part of a score (see the module's docstring).
 SCORER_LIBRARIES = ("jsonschema",)
 
-Scorer = Callable[..., CaseRecord]  # (case, outputs, *, figures) -> CaseRecord, as records.score_record
+Scorer = Callable[..., CaseRecord]  # (case, outputs, *, figures) -> CaseRecord, as case_records.score_record
 
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.MULTILINE)
 _PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+(reviewtui[\w.]*)", re.MULTILINE)
@@ -94,7 +94,7 @@ def _imports(relative: str) -> set[str]:
 @lru_cache(maxsize=1)
 def scorer_files() -> tuple[str, ...]:
     """Every file the scorer's result can depend on, relative to the package: the modules
-    ``runs/records.py`` reaches, and the data files beside them."""
+    ``runs/case_records.py`` reaches, and the data files beside them."""
     seen: set[str] = set()
     todo = [SCORER_ENTRY]
     while todo:
@@ -153,7 +153,7 @@ class ScoreCache:
 
 
 def reusing_scores(score: Scorer, cache: ScoreCache | None = None) -> Scorer:
-    """``score`` (``records.score_record`` or a worker's), asked only for the answers whose score is not stored."""
+    """``score`` (``case_records.score_record`` or a worker's), asked only for the answers whose score is not stored."""
     cache = cache if cache is not None else ScoreCache()
 
     def score_record(case: Case, outputs: list[CaseOutput], *, figures: str) -> CaseRecord:

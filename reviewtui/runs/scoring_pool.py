@@ -7,7 +7,7 @@ and sends the next requests, even from a thread. ``ScoringPool`` hands it to
 one worker process instead:
 
 - ``score_record`` has the signature and the result of
-  ``records.score_record``; the recorder calls it from the runner's finishing
+  ``case_records.score_record``; the recorder calls it from the runner's finishing
   thread, which waits while the worker scores and then writes the record;
 - each case travels once (pickled, as the run read it: a case saved while the
   run goes on is not re-read), then by its id; the worker keeps its cases, and
@@ -88,10 +88,10 @@ class ScoringPool:
         self._sent = set()
 
     def score_record(self, case: Case, outputs: list[CaseOutput], *, figures: str) -> Any:
-        """``records.score_record(case, outputs, figures=figures)``, computed in the worker."""
+        """``case_records.score_record(case, outputs, figures=figures)``, computed in the worker."""
         from concurrent.futures.process import BrokenProcessPool
 
-        from .records import score_record
+        from .case_records import score_record
 
         if self.in_process:
             return score_record(case, outputs, figures=figures)
@@ -160,7 +160,7 @@ def start_pool(requests: int) -> ScoringPool | None:
 
 @contextmanager
 def scoring_for_run(recorder: Any, requests: int, pool: ScoringPool | None = None) -> Iterator[ScoringPool | None]:
-    """For the length of a run, ``recorder.score`` reuses stored scores (``score_cache``) and computes the
+    """For the length of a run, ``run_recorder.score`` reuses stored scores (``score_cache``) and computes the
     others in a worker process when ``pool_pays``, in this process otherwise.
 
     ``pool``: one started already (``start_pool``); it is closed at the end either way. A pool that
@@ -182,7 +182,7 @@ def scoring_for_run(recorder: Any, requests: int, pool: ScoringPool | None = Non
 
 def _failed_record(case: Case, outputs: list[CaseOutput], reason: str) -> Any:
     """The case's record when its scoring never ran: every output an error row, as a scoring exception makes it."""
-    from .records import CaseRecord
+    from .case_records import CaseRecord
 
     scores = [CaseScore(case.case_id, "error", 0.0, 0.0, 0, missed_ids=[e.id for e in case.must_find],
                         error=f"scoring failed: {reason}") for _ in outputs]
@@ -262,11 +262,11 @@ def _end_with_parent(parent: int) -> None:
 
 def _warm() -> None:
     """Import the scoring modules before the first answer arrives."""
-    from . import records  # noqa: F401
+    from . import case_records  # noqa: F401
 
 
 def _score_in_worker(case_id: str, case: Case | None, outputs: list[CaseOutput], figures: str) -> Any:
-    from .records import score_record
+    from .case_records import score_record
 
     if case is not None:
         _CASES[case_id] = case

@@ -28,7 +28,7 @@ from pathlib import Path
 from ..files.atomic import atomic_write_text
 from ..keyfile import KeyFileError, parse_hex_key
 from ..paths import inside, repository_root
-from .files import MANIFEST_FILE
+from .result_files import MANIFEST_FILE
 
 SIGNATURE_FILE = "stamp.sig"
 SIGNATURE_FORMAT = 1

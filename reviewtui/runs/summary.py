@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .gate import THRESHOLDS, WORST_CASES_SHOWN
 from .identity import ASSISTANT, role_label, role_of
-from .run_stats import by_kind_lines, consistency_lines, uncertainty_lines
+from .run_statistics import by_kind_lines, consistency_lines, uncertainty_lines
 from ..backends.throttle import backoff_sentence
+
+if TYPE_CHECKING:
+    from .manifest_fields import Manifest, Summary, Usage
 
 ITEMS_SHOWN_PER_CASE = 5
 
@@ -16,7 +19,7 @@ def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def format_summary(manifest: dict[str, Any]) -> str:
+def format_summary(manifest: Manifest) -> str:
     """The run summary printed on stdout, from the manifest alone."""
     s = manifest.get("summary") or {}
     thresholds = manifest.get("thresholds") or THRESHOLDS
@@ -68,12 +71,12 @@ def format_summary(manifest: dict[str, Any]) -> str:
     allowed = thresholds.get("max_unparseable", 0)
     lines.append(f"unparseable     {answers:<7} allowed {allowed:<8} {'ok' if answers <= allowed else 'FAIL'}"
                  + (f" ({len(unparseable)} case(s))" if answers != len(unparseable) else ""))
-    for entry in unparseable:
-        lines.append(f"  {entry['case_id']}: {entry['reason']}")
+    for failed in unparseable:
+        lines.append(f"  {failed['case_id']}: {failed['reason']}")
     errors = s.get("error_cases") or []
     lines.append(f"errors          {len(errors)}")
-    for entry in errors:
-        lines.append(f"  {entry['case_id']}: {entry['reason']}")
+    for failed in errors:
+        lines.append(f"  {failed['case_id']}: {failed['reason']}")
     if s.get("not_run"):
         lines.append(f"not run         {s['not_run']}: {', '.join(s.get('not_run_cases') or [])}")
     lines.append(f"tokens          {usage_text(usage)}")
@@ -90,19 +93,19 @@ def format_summary(manifest: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figure_lines(s: dict[str, Any]) -> list[str]:
+def _figure_lines(s: Summary) -> list[str]:
     """The figures by status (not gated but the fabricated), and where the untraceable ones are;
     nothing for a manifest written before the split."""
     counts = s.get("figures")
     if not isinstance(counts, dict):
         return []
-    total = sum(int(counts.get(k) or 0) for k in ("grounded", "untraceable", "fabricated"))
+    total = counts.get("grounded", 0) + counts.get("untraceable", 0) + counts.get("fabricated", 0)
     lines = [f"figures         {total:<7} {counts.get('grounded', 0)} grounded, {counts.get('untraceable', 0)} untraceable "
              f"(grounded by the prose rules only, not declared), {counts.get('fabricated', 0)} fabricated"]
     return lines + _case_lines(s.get("untraceable_cases") or [], "untraceable", " untraceable", "untraceable figures")
 
 
-def _case_lines(entries: list[dict], count: str, what: str, more: str) -> list[str]:
+def _case_lines(entries: Sequence[Mapping[str, Any]], count: str, what: str, more: str) -> list[str]:
     """The first cases of ``entries`` with their count and items, then how many more there are."""
     lines = []
     for entry in entries[:WORST_CASES_SHOWN]:
@@ -114,7 +117,7 @@ def _case_lines(entries: list[dict], count: str, what: str, more: str) -> list[s
     return lines
 
 
-def usage_text(usage: dict[str, Any]) -> str:
+def usage_text(usage: Usage) -> str:
     """The tokens and estimated cost of a run's calls (the eval's summary, the weekly run's last lines)."""
     tokens_in, tokens_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
     cached = usage.get("cached", 0)

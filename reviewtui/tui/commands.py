@@ -21,7 +21,7 @@ from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
 
-from ..runs.stored import RunInfo, list_runs, run_key
+from ..runs.stored_runs import RunInfo, list_runs, run_key
 from ..caseset.snapshot_reader import PointerError
 from ..files.untrusted import printable
 

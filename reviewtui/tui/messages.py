@@ -11,9 +11,9 @@ from typing import Any
 from textual.message import Message
 
 from ..caseset.cases import CaseSet, Problem
-from ..runs.records import CaseRecord
+from ..runs.case_records import CaseRecord
 from ..runs.runner import Progress
-from ..runs.stored import CaseDiff, Run
+from ..runs.stored_runs import CaseDiff, Run
 from ..caseset.snapshot import Snapshot
 from ..authoring.snapshot_sections import SectionTable
 

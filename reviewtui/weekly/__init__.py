@@ -12,7 +12,8 @@
   path), figure grounding against each account's own snapshot, the reference
   auditor's second opinion, and the files under ``results/weekly/<date>/``.
 - ``reports.py``: the report a person sends, and the index.
-- ``cli.py``: ``reviewtui weekly ACCOUNTS``.
+
+``reviewtui weekly ACCOUNTS`` is ``commands/weekly.py``.
 
 Headless: no Textual here; anthropic only through the Claude backend.
 """

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 # The signs each currency is written with ("$" alone is also the sign of several dollars and pesos).
 SIGNS: dict[str, frozenset[str]] = {code: frozenset(signs) for code, signs in {
@@ -58,7 +58,7 @@ def foreign_marks(text: str, currency: str) -> list[str]:
     return foreign
 
 
-def currency_problems(findings: list[dict[str, Any]], currency: str | None) -> list[str]:
+def currency_problems(findings: Sequence[Mapping[str, Any]], currency: str | None) -> list[str]:
     """One line per finding that writes amounts in another currency than ``currency``."""
     if not currency:
         return []

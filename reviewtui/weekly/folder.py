@@ -1,8 +1,8 @@
-"""A weekly run's folder: where its files go, and the status each account ends with.
+"""A weekly run's folder: where its files go.
 
 Below both the run (``run.py``, which writes the folder) and its readable reports
-(``reports.py``, which write the index from the statuses), so neither imports the other's
-constants.
+(``reports.py``, which write the index), so neither imports the other; the statuses each
+account ends with are typed with the records in ``results.py``.
 """
 
 from __future__ import annotations
@@ -14,12 +14,6 @@ from typing import Any
 
 from ..runs.identity import WEEKLY_DIR
 
-READY = "ready to send"
-HOLD = "hold for review"
-FAILED = "failed"
-SKIPPED = "skipped"
-NOT_RUN = "not run"
-STATUSES = (READY, HOLD, FAILED, SKIPPED, NOT_RUN)
 WEEKLY_FILE = "weekly.json"
 REVIEWED_FILE = "reviewed.json"
 

@@ -40,16 +40,19 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, TYPE_CHECKING
 
 from .. import assistant
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case, CaseSet
 from ..backends.cache import cache_key
-from ..runs.files import ResultsError, RunPaths
+from ..runs.result_files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS, gate_verdict, summarize
 from ..backends.provenance import listed_answer, record_problem, snapshot_sha256
-from ..runs.records import CaseRecord, read_case_record, score_record
+from ..runs.case_records import CaseRecord, read_case_record, score_record
+
+if TYPE_CHECKING:
+    from ..runs.manifest_fields import Manifest
 
 SHOWN = 3  # cases named in a reason before "and N more"
 # The manifest's summary figures a re-scoring must reproduce.
@@ -63,7 +66,7 @@ def named(case_ids: Iterable[str]) -> str:
     return ", ".join(ids[:SHOWN]) + more
 
 
-def rederive(manifest: dict[str, Any], paths: RunPaths, case_set: CaseSet, *, max_tokens: int) -> list[str]:
+def rederive(manifest: Manifest, paths: RunPaths, case_set: CaseSet, *, max_tokens: int) -> list[str]:
     """The reasons the stored answers of ``paths`` do not bear out ``manifest``; empty when they do."""
     version = paths.version
     cases = {case.case_id: case for case in case_set.cases}
@@ -103,7 +106,7 @@ def _expected_model(reported: str | None, model: str) -> bool:
     return bool(reported) and (reported == model or str(reported).startswith(f"{model}-"))
 
 
-def answer_problems(manifest: dict[str, Any], records: dict[str, CaseRecord], cases: dict[str, Case], *,
+def answer_problems(manifest: Manifest, records: dict[str, CaseRecord], cases: dict[str, Case], *,
                     max_tokens: int) -> list[str]:
     """One reason per kind of answer the Claude backend did not record for this run, naming the cases."""
     model = str(manifest.get("model"))
@@ -195,7 +198,7 @@ def _answer_problem(output: CaseOutput, *, model: str, endpoint: Any, snapshot: 
     return record  # "text", or None
 
 
-def verdict_problems(manifest: dict[str, Any], records: dict[str, CaseRecord], cases: dict[str, Case],
+def verdict_problems(manifest: Manifest, records: dict[str, CaseRecord], cases: dict[str, Case],
                      version: str) -> list[str]:
     """The gate and the summary figures, from the answers scored again against the cases as they are."""
     figures = manifest.get("figures") or "derived"

@@ -14,24 +14,25 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from ..files.atomic import staged_write_text
 from ..backends.base import CaseOutput
 from ..scoring.declared import how_computed_notes
 from .markdown_text import md_cell, md_link_target, md_text
-from .folder import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WeeklyPaths
+from .results import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, AccountResult, SecondOpinion, WeeklyManifest
+from .folder import WeeklyPaths
 
 SEVERITY_ORDER = ("high", "medium", "low")
 INDEX_COLUMNS = ("account", "account_id", "status", "findings", "high", "medium", "low", "figures", "ungrounded",
                  "auditor_only", "assistant_only", "reason", "report")
 
 
-def _scope(finding: dict[str, Any]) -> str:
+def _scope(finding: Mapping[str, Any]) -> str:
     return f" (campaign {md_text(finding['scope'])})" if finding.get("scope") else ""
 
 
-def _finding_line(finding: dict[str, Any]) -> str:
+def _finding_line(finding: Mapping[str, Any]) -> str:
     text = md_text(finding.get("claim") or "")
     return f"{md_text(finding['id'])}{_scope(finding)}: {text}".rstrip(": ")
 
@@ -45,12 +46,12 @@ def _how_computed(figure_rows: list[dict[str, Any]]) -> list[str]:
             ""]
 
 
-def _holds(result: dict[str, Any]) -> list[str]:
+def _holds(result: AccountResult) -> list[str]:
     """Why the account is held (a findings.json written before ``holds`` was kept names its figures only)."""
     return result.get("holds") or [f"{len(result.get('ungrounded') or [])} figure(s) not found in the account's data"]
 
 
-def report_markdown(result: dict[str, Any]) -> str:
+def report_markdown(result: AccountResult) -> str:
     """The account's report (markdown), from its findings.json alone; every value in it is text (markdown_text)."""
     name = md_text(result.get("display_name") or result["account"])
     ident = f" ({md_text(result['account_id'])})" if result.get("account_id") else ""
@@ -95,9 +96,9 @@ def report_markdown(result: dict[str, Any]) -> str:
             lines += _how_computed(finding["figures"])
 
     lines += ["---", "", "## For the reviewer: the reference auditor's second opinion", ""]
-    opinion = result.get("second_opinion") or {}
-    if opinion.get("error"):
-        lines += [f"No second opinion: {md_text(opinion['error'])}", ""]
+    opinion = result["second_opinion"]
+    if opinion is None or opinion["error"]:
+        lines += [f"No second opinion: {md_text(opinion['error'] if opinion else 'the reference auditor was not run')}", ""]
         return "\n".join(lines)
     auditor_only, assistant_only = opinion.get("auditor_only") or [], opinion.get("assistant_only") or []
     if not auditor_only and not assistant_only:
@@ -110,7 +111,7 @@ def report_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_account_files(paths: WeeklyPaths, result: dict[str, Any], output: CaseOutput | None) -> None:
+def write_account_files(paths: WeeklyPaths, result: AccountResult, output: CaseOutput | None) -> None:
     """The account's files in the run's work folder (made durable all at once before it is swapped in)."""
     name = result["account"]
     if output is not None and output.raw_text is not None:
@@ -119,9 +120,9 @@ def write_account_files(paths: WeeklyPaths, result: dict[str, Any], output: Case
     staged_write_text(paths.report(name), report_markdown(result))
 
 
-def index_row(result: dict[str, Any]) -> dict[str, str]:
-    findings = result.get("findings") or []
-    opinion = result.get("second_opinion") or {}
+def index_row(result: AccountResult) -> dict[str, str]:
+    findings = result["findings"]
+    opinion = result["second_opinion"] or SecondOpinion(auditor=None, error=None, auditor_only=[], assistant_only=[])
     by_severity = {s: sum(1 for f in findings if f.get("severity") == s) for s in SEVERITY_ORDER}
     return {
         "account": result["account"],
@@ -138,7 +139,7 @@ def index_row(result: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def index_csv(results: dict[str, dict[str, Any]]) -> str:
+def index_csv(results: dict[str, AccountResult]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(INDEX_COLUMNS), lineterminator="\n")
     writer.writeheader()
@@ -147,7 +148,7 @@ def index_csv(results: dict[str, dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def stamp_words(stamp: dict[str, Any]) -> str:
+def stamp_words(stamp: Mapping[str, Any]) -> str:
     """The stamp a run went behind, in words: prompt, model, the case set's size and hash, when it was cleared."""
     cases = stamp.get("cases")
     where = f", {stamp['cases_dir']}" if stamp.get("cases_dir") else ""
@@ -157,7 +158,7 @@ def stamp_words(stamp: dict[str, Any]) -> str:
             f"{str(stamp.get('case_set_hash'))[:12]}{where})")
 
 
-def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> str:
+def index_markdown(paths: WeeklyPaths, results: dict[str, AccountResult], manifest: WeeklyManifest) -> str:
     stamp = manifest.get("stamp") or {}
     counts = manifest.get("counts") or {}
     words = stamp_words(stamp)
@@ -178,7 +179,7 @@ def index_markdown(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manif
     return "\n".join(lines) + "\n"
 
 
-def write_index(paths: WeeklyPaths, results: dict[str, dict[str, Any]], manifest: dict[str, Any]) -> None:
+def write_index(paths: WeeklyPaths, results: dict[str, AccountResult], manifest: WeeklyManifest) -> None:
     """The index in the run's work folder, as ``write_account_files``."""
     staged_write_text(paths.index_csv, index_csv(results))
     staged_write_text(paths.index_md, index_markdown(paths, results, manifest))

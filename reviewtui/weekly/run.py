@@ -59,7 +59,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, UTC
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, cast
 
 from ..assistant import OutputError, parse_output
 from ..files.atomic import atomic_write_text, staged_write_text, sync_tree
@@ -67,15 +67,21 @@ from ..backends.base import Backend, CaseOutput
 from ..caseset.cases import Case
 from ..runs.identity import WEEKLY_DIR
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, run_batch
-from ..runs.files import now_iso
+from ..runs.result_files import ResultsError, now_iso
 from ..backends.provenance import new_run_id
 from ..runs.run_folder import BATCH_STATE, WORK_DIR, FolderLock, RunLockedError, StagedFolder
+from ..runs.manifest_fields import RunStatus
 from ..runs.runner import Progress, RunOutcome, run_cases
+from ..runs.session import make_backend
+from ..runs.settings import RunSettings
 from ..runs.usage import usage_of
 from ..scoring.score import GROUNDED, figure_status, score_case
 from .accounts import Account
 from .currency import currency_problems
-from .folder import FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, WEEKLY_FILE, WeeklyPaths, read_json
+from .results import (FAILED, HOLD, NOT_RUN, READY, SKIPPED, STATUSES, AccountLine, AccountResult, AccountStatus,
+                      SecondOpinion, UngroundedFigure, WeeklyFinding, WeeklyManifest, read_account_result,
+                      read_weekly_manifest)
+from .folder import WEEKLY_FILE, WeeklyPaths, read_json
 from .reports import write_account_files, write_index
 
 def _json_text(data: Any) -> str:
@@ -111,8 +117,8 @@ def _same_accounts(paths: WeeklyPaths, source: str) -> bool:
     if not (paths.run_dir.exists() or paths.run_dir.is_symlink()):
         return True
     try:
-        return bool(read_json(paths.manifest).get("accounts_dir") == source)
-    except (OSError, ValueError, AttributeError):
+        return read_weekly_manifest(paths.manifest).get("accounts_dir") == source
+    except (OSError, ResultsError):
         return False  # unreadable: not ours to replace
 
 
@@ -179,12 +185,12 @@ def run_day(text: str, now: date | None = None) -> str:
 # --------------------------------------------------------------------------
 
 
-def _matches(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _matches(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Same finding kind, and the same campaign (an unscoped finding covers any campaign)."""
     return a["id"] == b["id"] and (a.get("scope") is None or b.get("scope") is None or a["scope"] == b["scope"])
 
 
-def second_opinion(findings: list[dict[str, Any]], reference: CaseOutput | None) -> dict[str, Any]:
+def second_opinion(findings: list[WeeklyFinding], reference: CaseOutput | None) -> SecondOpinion:
     """Where the reference auditor and the assistant disagree on this account."""
     if reference is None:
         return {"auditor": None, "error": "the reference auditor was not run", "auditor_only": [], "assistant_only": []}
@@ -217,7 +223,7 @@ def checked(figure: dict[str, Any]) -> bool:
     return figure.get("grounded") is True and figure_status(figure) == GROUNDED
 
 
-def hollow_problems(findings: list[dict[str, Any]]) -> list[str]:
+def hollow_problems(findings: list[WeeklyFinding]) -> list[str]:
     """Why an answer that parsed still says nothing a report can carry (empty when it says something)."""
     if not findings:
         return ["the answer has no finding (the output schema asks for at least one; an account with nothing "
@@ -226,7 +232,7 @@ def hollow_problems(findings: list[dict[str, Any]]) -> list[str]:
             for field in ("claim", "evidence") if not str(f.get(field) or "").strip()]
 
 
-def hold_reasons(findings: list[dict[str, Any]], ungrounded: list[dict[str, Any]], opinion: dict[str, Any],
+def hold_reasons(findings: list[WeeklyFinding], ungrounded: list[UngroundedFigure], opinion: SecondOpinion,
                  currency: str | None) -> list[str]:
     """Everything that keeps a report from going out as it is, one line each; empty when it may go."""
     holds = []
@@ -246,36 +252,38 @@ def hold_reasons(findings: list[dict[str, Any]], ungrounded: list[dict[str, Any]
 
 
 def account_result(account: Account, case: Case, output: CaseOutput, reference: CaseOutput | None, *,
-                   figures: str) -> dict[str, Any]:
+                   figures: str) -> AccountResult:
     """The account's findings.json: status, why it is held or failed, findings with their figures, the second opinion."""
     base = {**_identity(account), "model": output.model, "cached": output.cached,
             "input_tokens": output.input_tokens, "output_tokens": output.output_tokens}
     score = score_case(case, output, figures=figures)
     if score.status != "ok":
         reason = score.error or f"the answer cannot be read: {score.parse_error}"
-        return {**base, "status": FAILED, "reason": reason, "holds": [], "findings": [], "ungrounded": [],
-                "figures": 0, "second_opinion": second_opinion([], reference)}
-    findings = []
+        return cast(AccountResult, {**base, "status": FAILED, "reason": reason, "holds": [], "findings": [], "ungrounded": [],
+                                    "figures": 0, "second_opinion": second_opinion([], reference)})
+    findings: list[WeeklyFinding] = []
     for i, row in enumerate(score.findings):
-        finding = {k: row[k] for k in ("id", "scope", "full_id", "claim", "evidence", "severity")}
+        finding = cast(WeeklyFinding, {k: row[k] for k in ("id", "scope", "full_id", "claim", "evidence", "severity")})
         finding["figures"] = [{k: v for k, v in fig.items() if k != "finding_index"}
                               for fig in score.figures if fig["finding_index"] == i]
         findings.append(finding)
     hollow = hollow_problems(findings)
     if hollow:
-        return {**base, "status": FAILED, "reason": "the answer is hollow: " + "; ".join(hollow), "holds": [],
-                "findings": findings, "ungrounded": [], "figures": 0, "second_opinion": second_opinion([], reference)}
-    ungrounded = [{"finding": fig["finding_index"] + 1, "field": fig["field"], "text": fig["text"],
+        return cast(AccountResult, {**base, "status": FAILED, "reason": "the answer is hollow: " + "; ".join(hollow),
+                                    "holds": [], "findings": findings, "ungrounded": [], "figures": 0,
+                                    "second_opinion": second_opinion([], reference)})
+    ungrounded: list[UngroundedFigure] = [{"finding": fig["finding_index"] + 1, "field": fig["field"], "text": fig["text"],
                    "reason": fig["reason"]} for fig in score.fabricated_figures]
     opinion = second_opinion(findings, reference)
     holds = hold_reasons(findings, ungrounded, opinion, account.currency)
-    return {**base, "status": HOLD if holds else READY, "reason": "; ".join(holds), "holds": holds,
-            "findings": findings, "ungrounded": ungrounded, "figures": len(score.figures), "second_opinion": opinion}
+    return cast(AccountResult, {**base, "status": HOLD if holds else READY, "reason": "; ".join(holds), "holds": holds,
+                                "findings": findings, "ungrounded": ungrounded, "figures": len(score.figures),
+                                "second_opinion": opinion})
 
 
-def skipped_result(account: Account, status: str = SKIPPED, reason: str | None = None) -> dict[str, Any]:
-    return {**_identity(account), "status": status, "reason": reason or account.problem or "", "holds": [],
-            "findings": [], "ungrounded": [], "figures": 0, "second_opinion": None}
+def skipped_result(account: Account, status: AccountStatus = SKIPPED, reason: str | None = None) -> AccountResult:
+    return cast(AccountResult, {**_identity(account), "status": status, "reason": reason or account.problem or "",
+                                "holds": [], "findings": [], "ungrounded": [], "figures": 0, "second_opinion": None})
 
 
 # --------------------------------------------------------------------------
@@ -283,11 +291,21 @@ def skipped_result(account: Account, status: str = SKIPPED, reason: str | None =
 # --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PreviousRun:
+    """The run a new one replaces: a run of the same accounts folder in the folder it takes."""
+
+    paths: WeeklyPaths
+    status: str | None
+    started_at: str | None
+    results: dict[str, AccountResult]
+
+
 @dataclass
 class WeeklyRun:
     paths: WeeklyPaths
-    manifest: dict[str, Any]
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    manifest: WeeklyManifest
+    results: dict[str, AccountResult] = field(default_factory=dict)
     kept_previous: bool = False  # cancelled over a complete run of the same accounts: that one was kept instead
 
     @property
@@ -296,14 +314,14 @@ class WeeklyRun:
         return 0 if self.results and all(r["status"] == READY for r in self.results.values()) else 3
 
 
-def counts(results: dict[str, dict[str, Any]]) -> dict[str, int]:
+def counts(results: dict[str, AccountResult]) -> dict[str, int]:
     return {status: sum(1 for r in results.values() if r["status"] == status) for status in STATUSES}
 
 
 async def run_weekly(accounts: list[Account], backend: Backend, reference: Backend | None, *,
                      paths: WeeklyPaths, stamp: dict[str, Any], figures: str = "derived", concurrency: int = 4,
                      on_progress: Callable[[Progress], None] | None = None,
-                     on_account: Callable[[dict[str, Any]], None] | None = None,
+                     on_account: Callable[[AccountResult], None] | None = None,
                      cancel: asyncio.Event | None = None, accounts_dir: str | Path | None = None,
                      batch: WeeklyBatch | None = None, on_note: Callable[[str], None] | None = None,
                      on_folder: Callable[[WeeklyPaths], None] | None = None) -> WeeklyRun:
@@ -335,7 +353,7 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
                                   cancel=cancel, accounts_dir=accounts_dir, write_account_files=write_account_files,
                                   write_index=write_index, batch=batch, batch_state=state, on_note=on_note,
                                   previous=previous)
-        if run.manifest["status"] != "complete" and previous is not None and previous["status"] == "complete":
+        if run.manifest["status"] != "complete" and previous is not None and previous.status == "complete":
             staged.discard()  # a cancelled rerun never replaces a complete run
             run.kept_previous = True
         else:
@@ -350,34 +368,26 @@ async def run_weekly(accounts: list[Account], backend: Backend, reference: Backe
     return run
 
 
-def _previous_run(paths: WeeklyPaths, accounts_dir: str | Path | None) -> dict[str, Any] | None:
+def _previous_run(paths: WeeklyPaths, accounts_dir: str | Path | None) -> PreviousRun | None:
     """The run the new one replaces (a run of the same accounts folder in its folder): status, start, results.
 
     A link in its place is no run of ours: it is removed as the link, nothing is read through it."""
     if accounts_dir is None or paths.run_dir.is_symlink() or not paths.manifest.is_file():
         return None
     try:
-        manifest = read_json(paths.manifest)
+        manifest = read_weekly_manifest(paths.manifest)
         if manifest.get("accounts_dir") != str(Path(accounts_dir).resolve()):
             return None
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ResultsError):
         return None
-    results = {}
-    for path in sorted(paths.run_dir.glob("accounts/*/findings.json")):
-        try:
-            data = read_json(path)
-            if isinstance(data, dict) and data.get("account") == path.parent.name and data.get("status") in STATUSES:
-                results[path.parent.name] = data
-        except (OSError, ValueError):
-            continue  # unreadable: nothing to carry
-    return {"paths": paths, "status": manifest.get("status"), "started_at": manifest.get("started_at"),
-            "results": results}
+    results = load_results(paths, problems=[])  # an unreadable account has nothing to carry
+    return PreviousRun(paths, manifest.get("status"), manifest.get("started_at"), results)
 
 
-def _carry_previous(previous: dict[str, Any], work: WeeklyPaths, results: dict[str, dict[str, Any]]) -> None:
+def _carry_previous(previous: PreviousRun, work: WeeklyPaths, results: dict[str, AccountResult]) -> None:
     """The previous run's accounts this run did not produce (not in it, or not run): their files and rows, kept."""
-    old_paths: WeeklyPaths = previous["paths"]
-    for name, old in previous["results"].items():
+    old_paths = previous.paths
+    for name, old in previous.results.items():
         new = results.get(name)
         if old["status"] == NOT_RUN or (new is not None and new["status"] != NOT_RUN):
             continue
@@ -387,8 +397,8 @@ def _carry_previous(previous: dict[str, Any], work: WeeklyPaths, results: dict[s
         for source in old_paths.account_dir(name).iterdir():
             if source.is_file() and not source.is_symlink():
                 shutil.copyfile(source, target / source.name)
-        note = f"kept from the run started {previous['started_at']}: this run did not produce it"
-        results[name] = {**old, "carried_from": previous["started_at"],
+        note = f"kept from the run started {previous.started_at}: this run did not produce it"
+        results[name] = {**old, "carried_from": previous.started_at,
                          "reason": f"{note}; {old['reason']}" if old.get("reason") else note}
         atomic_write_text(work.findings(name), _json_text(results[name]))
 
@@ -396,13 +406,13 @@ def _carry_previous(previous: dict[str, Any], work: WeeklyPaths, results: dict[s
 async def _run_accounts(accounts: list[Account], backend: Backend, reference: Backend | None, *, work: WeeklyPaths,
                         stamp: dict[str, Any], figures: str, concurrency: int,
                         on_progress: Callable[[Progress], None] | None,
-                        on_account: Callable[[dict[str, Any]], None] | None, cancel: asyncio.Event | None,
+                        on_account: Callable[[AccountResult], None] | None, cancel: asyncio.Event | None,
                         accounts_dir: str | Path | None, write_account_files: Callable[..., None],
                         write_index: Callable[..., None], batch: WeeklyBatch | None = None,
                         batch_state: Path | None = None, on_note: Callable[[str], None] | None = None,
-                        previous: dict[str, Any] | None = None) -> WeeklyRun:
+                        previous: PreviousRun | None = None) -> WeeklyRun:
     backend.run_id = new_run_id()  # recorded with every answer this run gets from the API
-    header = {"kind": "weekly", "run_id": backend.run_id, "started_at": now_iso(), "stamp": stamp, "figures": figures,
+    header: WeeklyManifest = {"kind": "weekly", "run_id": backend.run_id, "started_at": now_iso(), "stamp": stamp, "figures": figures,
               "accounts_dir": str(Path(accounts_dir).resolve()) if accounts_dir is not None else None,
               "backend": backend.name, "backend_details": backend.describe(), "concurrency": concurrency,
               "batch": batch is not None, "reference": reference.describe() if reference is not None else None}
@@ -434,7 +444,7 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
                   "(nothing is sent again)" if batch is not None
                   else "the run stopped before this account finished; rerun")
 
-    def finish(status: str, outcome: RunOutcome | None = None) -> None:
+    def finish(status: RunStatus, outcome: RunOutcome | None = None) -> None:
         for case in runnable:
             if case.case_id not in run.results:
                 run.results[case.case_id] = skipped_result(by_name[case.case_id], NOT_RUN, unfinished)
@@ -445,7 +455,8 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
                         **({"batches": sorted(batches), "batch_state": str(batch_state)} if batch is not None else {}),
                         "usage": usage_of(outcome.progress if outcome is not None else None),
                         "counts": counts(run.results),
-                        "accounts": [{k: r[k] for k in ("account", "status", "reason", "carried_from") if k in r}
+                        "accounts": [cast(AccountLine, {k: v for k, v in r.items()
+                                                        if k in ("account", "status", "reason", "carried_from")})
                                      for r in run.results.values()]}
         staged_write_text(work.manifest, _json_text(run.manifest))
         write_index(work, run.results, run.manifest)
@@ -503,11 +514,19 @@ def list_weekly(results_dir: str | Path) -> list[WeeklyPaths]:
     return [WeeklyPaths(p.parent) for p in sorted(runs, key=newest, reverse=True)]
 
 
-def load_results(paths: WeeklyPaths) -> dict[str, dict[str, Any]]:
+def load_results(paths: WeeklyPaths, problems: list[str] | None = None) -> dict[str, AccountResult]:
+    """Every account's findings.json of the run, by account name. An unreadable one is left out and,
+    when ``problems`` is given, said there (naming the file and the field); otherwise its ResultsError is raised."""
     results = {}
     for path in sorted(paths.run_dir.glob("accounts/*/findings.json")):
-        data = read_json(path)
-        results[data["account"]] = data
+        try:
+            result = read_account_result(path)
+        except (OSError, ResultsError) as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc) if isinstance(exc, ResultsError) else f"{path}: cannot be read ({exc})")
+            continue
+        results[result["account"]] = result
     return results
 
 
@@ -528,3 +547,9 @@ def set_reviewed(paths: WeeklyPaths, name: str, reviewed: bool) -> dict[str, str
         marks.pop(name, None)
     atomic_write_text(paths.reviewed, _json_text(dict(sorted(marks.items()))))
     return marks
+
+
+def claude_backend(settings: RunSettings) -> Backend:
+    """The Claude backend as ``reviewtui eval`` builds it: same settings, client, cache and retries; it reads
+    from the response cache only answers with the API's whole record (and, with a stamp key, signed)."""
+    return make_backend("claude", settings, require_record=True)

@@ -33,14 +33,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, UTC
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
+
+from ruamel.yaml.error import YAMLError as RuamelYAMLError
+from yaml import YAMLError
 
 from .. import assistant
 from ..caseset.cases import CaseSet
 from ..runs.identity import REFERENCE_DIR, role_label
-from ..runs.files import ResultsError, RunPaths
+from ..runs.result_files import ResultsError, RunPaths
 from ..runs.gate import THRESHOLDS
 from ..runs.manifest import read_manifest
+from ..runs.manifest_fields import GateVerdict, Manifest
 from ..backends.provenance import configured_endpoint
 from ..runs.signature import KEY_ENV, SIGNATURE_FILE, signature_problem
 from ..paths import is_project_cases, project_cases_dir
@@ -57,7 +61,7 @@ class StampCheck:
     """The verdict of the stamp check, and the stamp it read."""
 
     manifest_path: Path
-    manifest: dict[str, Any] | None
+    manifest: Manifest | None
     reasons: list[str] = field(default_factory=list)
     case_set_hash: str | None = None
     cases: int | None = None  # cases in the case set the stamp was checked against
@@ -85,13 +89,14 @@ def _parse_time(text: Any) -> datetime | None:
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
 
 
-def _looser_thresholds(thresholds: dict[str, Any]) -> list[str]:
+def _looser_thresholds(thresholds: Mapping[str, Any]) -> list[str]:
     looser = []
     if float(thresholds.get("min_mean_recall", 0)) < THRESHOLDS["min_mean_recall"]:
         looser.append(f"min_mean_recall {thresholds.get('min_mean_recall')} < {THRESHOLDS['min_mean_recall']}")
-    for key in ("max_fabrications", "max_unparseable"):
-        if int(thresholds.get(key, 0) or 0) > THRESHOLDS[key]:
-            looser.append(f"{key} {thresholds.get(key)} > {THRESHOLDS[key]}")
+    for key, allowed in (("max_fabrications", THRESHOLDS["max_fabrications"]),
+                         ("max_unparseable", THRESHOLDS.get("max_unparseable", 0))):
+        if int(thresholds.get(key, 0) or 0) > allowed:
+            looser.append(f"{key} {thresholds.get(key)} > {allowed}")
     return looser
 
 
@@ -102,7 +107,7 @@ def project_case_set(cases_dir: str | Path) -> tuple[CaseSet, list[str]]:
     folder: a stamp is about the prompt on the project's cases, not on whatever folder is named.
     """
     from ..caseset.set_checks import check_mix, mix_summary
-    from ..check import validate
+    from ..runs.validation import validate
 
     case_set, problems = validate(cases_dir)
     errors = [p for p in problems if p.severity == "error"]
@@ -115,6 +120,17 @@ def project_case_set(cases_dir: str | Path) -> tuple[CaseSet, list[str]]:
                        f"{mix_summary(case_set)} (found/planned); a stamp made on it cannot clear the weekly run: "
                        f"{EVAL_HINT} on the full case set")
     return case_set, reasons
+
+
+def prompt_problem(max_tokens: int) -> str | None:
+    """Why the prompt cannot be built from reviewtui's own files (a broken glossary.yaml or taxonomy.yaml), or
+    None: said as bad usage, not as a refusal (exit 1) or a traceback."""
+    try:
+        assistant.prompt_sha256(max_tokens)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, YAMLError, RuamelYAMLError) as exc:
+        return (f"the prompt cannot be built from reviewtui's own files ({type(exc).__name__}: {exc}); restore "
+                "reviewtui/glossary.yaml and reviewtui/taxonomy.yaml (git checkout reviewtui/) and run again")
+    return None
 
 
 def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, max_tokens: int | None = None,
@@ -160,12 +176,12 @@ def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, m
         reasons.append(f"{paths.manifest} holds the results of the {role_label(manifest)}, not of a Claude run; "
                        f"only a Claude run clears the weekly run: {EVAL_HINT}")
     status = manifest.get("status")
-    gate = manifest.get("gate") or {}
+    gate = manifest.get("gate") or GateVerdict(passed=None, reasons=[])
     if status != "complete":
         reasons.append(f"the run of {version} is {status or 'of unknown status'}, not complete: no gate verdict; "
                        f"{EVAL_HINT} to finish it")
-    elif gate.get("passed") is not True:
-        why = "; ".join(gate.get("reasons") or []) or "no reasons recorded"
+    elif gate["passed"] is not True:
+        why = "; ".join(gate["reasons"]) or "no reasons recorded"
         reasons.append(f"the run of {version} failed the gate: {why}")
     if manifest.get("figures", "derived") not in FIGURE_MODES:
         reasons.append(f"the manifest of {version} records figures mode {manifest.get('figures')!r}, not one of "
@@ -219,7 +235,7 @@ def check_stamp(results_dir: str | Path, cases_dir: str | Path, *, model: str, m
     return check
 
 
-def _time_reasons(manifest: dict[str, Any], version: str, now: datetime, max_age_days: float | None) -> list[str]:
+def _time_reasons(manifest: Manifest, version: str, now: datetime, max_age_days: float | None) -> list[str]:
     finished = _parse_time(manifest.get("finished_at"))
     if finished is None:
         return [f"the run of {version} records no finish time it can be dated by ({manifest.get('finished_at')!r}); "

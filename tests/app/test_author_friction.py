@@ -157,7 +157,7 @@ async def test_not_supported_reads_as_the_wanted_result_on_a_must_not_say_entry(
 
 @pytest.mark.slow
 async def test_the_cases_view_shows_the_warnings_reviewtui_check_shows(repo, capsys):
-    from reviewtui import check
+    from reviewtui.commands import check
 
     assert check.main(["--cases", str(repo / "cases")]) == 2
     said = capsys.readouterr().out

@@ -8,7 +8,7 @@ import random
 import pytest
 from textual.widgets import DataTable
 
-from reviewtui.runs import stats
+from reviewtui.runs import inference
 from reviewtui.tui.screens.compare import CompareScreen
 from tests.app.review_fixture import SIZE, make_review_app, review_repo
 from tests.app.test_review_views import text_of
@@ -41,8 +41,8 @@ async def open_compare_t1_t2(pilot) -> None:
 async def test_compare_header_shows_the_paired_interval_sign_test_and_mcnemar(root):
     before, after = recalls(root, "audit-t1"), recalls(root, "audit-t2")
     deltas = [after[c] - before[c] for c in sorted(before)]
-    rng = random.Random(stats.DEFAULT_SEED)
-    means = sorted(sum(rng.choices(deltas, k=len(deltas))) / len(deltas) for _ in range(stats.DEFAULT_RESAMPLES))
+    rng = random.Random(inference.DEFAULT_SEED)
+    means = sorted(sum(rng.choices(deltas, k=len(deltas))) / len(deltas) for _ in range(inference.DEFAULT_RESAMPLES))
     low, high = means[250], means[9749]
 
     app = make_review_app(root)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from tests.app.apphelpers import screen_text

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import OptionList
 
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.runs.stored import load_run, rescore_run
+from reviewtui.runs.stored_runs import load_run, rescore_run
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen
 from tests.app.review_fixture import SIZE, finding, make_review_app, raw, review_repo, wait_until

@@ -12,7 +12,7 @@ from textual.widgets import Checkbox, Input, ProgressBar, Select
 
 from reviewtui import assistant
 from reviewtui.backends.base import CaseOutput
-from reviewtui.eval import build_parser, settings_from_args
+from reviewtui.commands.eval import build_parser, settings_from_args
 from reviewtui.runs.manifest import read_manifest
 from reviewtui.tui.screens.dialogs import ConfirmModal
 from reviewtui.tui.screens.new_run import NewRunScreen

@@ -6,9 +6,9 @@ import asyncio
 import hashlib
 
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.eval import run_eval
+from reviewtui.runs.session import run_eval
 from reviewtui.runs.settings import RunSettings
-from reviewtui.runs.stored import load_run
+from reviewtui.runs.stored_runs import load_run
 from tests.app.review_fixture import CASE_IDS, CountingStubBackend, write_case_set
 
 

@@ -11,7 +11,7 @@ from textual.widgets import DataTable, OptionList, TextArea
 
 from reviewtui.caseset.cases import load_case_set
 from reviewtui.runs.manifest import read_manifest
-from reviewtui.runs.stored import rescore_run
+from reviewtui.runs.stored_runs import rescore_run
 from reviewtui.tui.screens.author import AuthorScreen
 from reviewtui.tui.screens.case_review import CaseReviewScreen
 from reviewtui.tui.screens.raw_output import RawOutputScreen

@@ -164,3 +164,24 @@ async def test_the_gate_refuses_a_tampered_stamp_as_the_command_line_does(stamp_
         assert pilot.app.screen.reasons == [pilot.app.screen.reasons[0]] and "#gate-accounts" not in [
             f"#{w.id}" for w in pilot.app.screen.query("Input")]
     assert stamp_kit.api.count() == 0
+
+
+@pytest.mark.slow
+async def test_a_hand_edited_account_is_left_out_and_named_with_its_field(tmp_path):
+    """findings.json is read through its checked reader: an account whose file was edited into another shape
+    is not listed as if it were fine, and the notice names the file and the field (no KeyError either)."""
+    paths = await write_weekly_run(tmp_path)
+    edited = json.loads(paths.findings("shoes").read_text(encoding="utf-8"))
+    edited["status"] = "sent"
+    paths.findings("shoes").write_text(json.dumps(edited), encoding="utf-8")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        weekly = app.screen
+        assert isinstance(weekly, WeeklyScreen)
+        assert list(weekly.results) == ["outdoor"]
+        assert weekly.query_one("#weekly-accounts", DataTable).row_count == 1
+        notices = [str(n.message) for n in app._notifications]
+        assert any(str(paths.findings("shoes")) in n and "/status must be one of 'ready to send'" in n and "not 'sent'" in n
+                   for n in notices), notices

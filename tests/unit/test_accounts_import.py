@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "accounts"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 
 from reviewtui.auditor import audit
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 from reviewtui.scoring.grounding import verdicts_for_text
 from reviewtui.caseset.snapshot import Snapshot
 

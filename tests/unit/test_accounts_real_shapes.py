@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "accounts"
 METRICS = ("cost", "clicks", "impressions", "conversions")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "accounts"
@@ -287,7 +287,7 @@ def test_item13_the_key_is_refused_anywhere_in_the_case_set(account, tmp_path, c
 def test_item13_check_warns_of_a_key_file_in_the_case_set(tmp_path, capsys):
     import shutil
 
-    from reviewtui.check import main as check_main
+    from reviewtui.commands.check import main as check_main
 
     cases = tmp_path / "cases"
     shutil.copytree(ROOT / "cases" / "c13-coffee-roaster", cases / "c13-coffee-roaster")

@@ -258,7 +258,7 @@ def test_an_edit_of_the_prompt_text_moves_the_hash(monkeypatch):
 
 def test_eval_stamps_the_backends_max_tokens(monkeypatch, tmp_path):
     from reviewtui.caseset.cases import load_case_set
-    from reviewtui.eval import run_header
+    from reviewtui.runs.session import run_header
 
     write_case(tmp_path / "cases", "c01-shape", "ACCT-SHAPE")
     case_set = load_case_set(tmp_path / "cases")

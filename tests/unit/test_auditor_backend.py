@@ -12,7 +12,7 @@ from reviewtui.assistant import parse_output
 from reviewtui.domain.thresholds import OVERRIDE_ENV
 from reviewtui.backends import BackendUsageError, create_backend
 from reviewtui.caseset.cases import load_case
-from reviewtui.eval import main as eval_main
+from reviewtui.commands.eval import main as eval_main
 from tests.fixtures.auditor.build import PLANTED
 from tests.fixtures.auditor.helpers import fixture
 

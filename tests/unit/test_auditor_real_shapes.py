@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from reviewtui.auditor import audit
-from reviewtui.cli import main
+from reviewtui.commands.main import main
 from tests.fixtures.auditor.helpers import on_disk, ungrounded
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

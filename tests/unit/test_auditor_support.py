@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from reviewtui.auditor import check_support
-from reviewtui.check import main as check_main
+from reviewtui.commands.check import main as check_main
 from tests.fixtures.auditor.helpers import fixture, on_disk
 
 

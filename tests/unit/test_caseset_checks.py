@@ -10,7 +10,7 @@ import pytest
 
 from reviewtui.caseset import set_checks as cc
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.check import main as check_main
+from reviewtui.commands.check import main as check_main
 
 SNAPSHOT = {
     "schema_version": "1.0", "platform": "google_ads",

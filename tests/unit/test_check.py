@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from reviewtui import check
+from reviewtui.commands import check
+from reviewtui.runs import validation
 from reviewtui.caseset.cases import Problem, load_case_set
-from reviewtui.cli import main as cli_main
+from reviewtui.commands.main import main as cli_main
 from tests.stub_backends import FIXTURE_CASES, copy_fixture_cases
 
 
 @pytest.fixture
 def no_extra_checks(monkeypatch):
     """Only the case set's own validation (other areas' check modules may be mid-edit)."""
-    monkeypatch.setattr(check, "all_checks", lambda: [])
+    monkeypatch.setattr(validation, "all_checks", lambda: [])
     monkeypatch.setattr(check, "all_reports", lambda: [])
 
 
@@ -76,11 +77,11 @@ def test_every_check_of_the_set_and_of_the_auditor_runs_in_order():
     from reviewtui.auditor.support import support_problems
     from reviewtui.caseset import set_checks
 
-    names = [f.__name__ for f in check.all_checks()]
+    names = [f.__name__ for f in validation.all_checks()]
     assert names == ["check_mix", "check_writeup_snapshots", "check_writeup_claims", "check_kind_coverage",
                      "check_key_files", "check_disputes", "check_redacted_imports", "support_problems"]
-    assert check.all_checks() == [*set_checks.CHECKS, support_problems]
-    assert [r.__name__ for r in check.all_reports()] == ["mix_report"]
+    assert validation.all_checks() == [*set_checks.CHECKS, support_problems]
+    assert [r.__name__ for r in validation.all_reports()] == ["mix_report"]
 
 
 def test_each_checks_problems_are_printed_with_the_count(monkeypatch, capsys):
@@ -91,7 +92,7 @@ def test_each_checks_problems_are_printed_with_the_count(monkeypatch, capsys):
         return [Problem(case_set.root / "c01-tracking-stopped" / "expected.yaml", 5, "rows may not support this",
                         "warning")]
 
-    monkeypatch.setattr(check, "all_checks", lambda: [too_few_cases, note])
+    monkeypatch.setattr(validation, "all_checks", lambda: [too_few_cases, note])
     assert check.main(["--cases", str(FIXTURE_CASES)]) == 2
     out = capsys.readouterr().out.splitlines()
     assert f"{FIXTURE_CASES}:1: only 10 cases; the set needs 50" in out
@@ -104,7 +105,7 @@ def test_run_checks_sorts_by_file_and_line():
     late = Problem(FIXTURE_CASES / "b" / "x.yaml", 9, "late")
     early = Problem(FIXTURE_CASES / "b" / "x.yaml", 2, "early", "warning")
     first = Problem(FIXTURE_CASES / "a" / "x.yaml", 30, "first")
-    problems = check.run_checks(case_set, [lambda cs: [late, early], lambda cs: [first]])
+    problems = validation.run_checks(case_set, [lambda cs: [late, early], lambda cs: [first]])
     assert problems == [first, early, late]
 
 
@@ -165,7 +166,7 @@ def test_check_validates_disputed_md_beside_the_cases_folder(no_extra_checks, mo
     disputed.md (and so blocks eval, which runs the same validation); a case not in the set is a warning."""
     from reviewtui.caseset import set_checks
 
-    monkeypatch.setattr(check, "all_checks", lambda: [set_checks.check_disputes])
+    monkeypatch.setattr(validation, "all_checks", lambda: [set_checks.check_disputes])
     cases = copy_fixture_cases(tmp_path / "cases")
     disputed = tmp_path / "disputed.md"
     disputed.write_text(DISPUTED_CHECKED, encoding="utf-8")

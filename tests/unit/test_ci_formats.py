@@ -12,7 +12,7 @@ import junitparser
 import pytest
 
 from reviewtui.runs.ci_reports import colour_summary, use_colour
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from tests.fake_messages_api import answer, findings_json, overloaded, serving_in_env, write_case
 
 KEY = "fake-anthropic-key-ci-formats"
@@ -83,7 +83,7 @@ def _summary_on_a_terminal(tmp_path, **env) -> str:
     write_case(tmp_path / "cases", "c01-x", "ACCT-X")
     leader, follower = pty.openpty()
     environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "ANTHROPIC_API_KEY")}
-    proc = subprocess.run([sys.executable, "-m", "reviewtui.eval", "--backend", "rules", "--cases",
+    proc = subprocess.run([sys.executable, "-m", "reviewtui.commands.eval", "--backend", "rules", "--cases",
                            str(tmp_path / "cases"), "--results-dir", str(tmp_path / "r")],
                           stdout=follower, stderr=subprocess.DEVNULL, env={**environ, **env}, timeout=120)
     os.close(follower)

@@ -10,7 +10,7 @@ import random
 import sys
 from pathlib import Path
 
-from reviewtui import check
+from reviewtui.runs import validation
 from reviewtui.auditor.audit import audit
 from reviewtui.auditor.series import MAX_METRIC, Campaign, Row, Totals, build_series
 from reviewtui.caseset import daily_rows as daily_rows_module
@@ -167,7 +167,7 @@ def test_a_loaded_snapshot_is_read_once_by_the_validation_and_the_audit(tmp_path
     monkeypatch.setattr(daily_rows_module.DailyRows, "__init__", counted)
     monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "cache"))
     case_set = load_case_set(tmp_path / "cases")
-    check.run_checks(case_set)  # the row check, then the support check's audit
+    validation.run_checks(case_set)  # the row check, then the support check's audit
     snapshot = case_set.cases[0].snapshot
     assert readings == [len(snapshot.data["daily"])]
     assert daily_rows(snapshot.data) is daily_rows(snapshot.data)

@@ -21,7 +21,7 @@ from reviewtui.caseset.cases import load_case
 from reviewtui.domain import chance, pacing
 from reviewtui.domain.budgets import budget_schedule
 from reviewtui.domain.lag import LagModel
-from reviewtui.runs.stored import load_run
+from reviewtui.runs.stored_runs import load_run
 from reviewtui.scoring import declared
 from reviewtui.scoring.daily_totals import PeriodDates
 from reviewtui.scoring.figures import find_figures
@@ -463,7 +463,7 @@ def test_how_computed_is_a_note_a_client_can_read():
 
 @pytest.mark.slow
 def test_the_hand_written_declared_answers_pass_with_one_untraceable_figure(tmp_path, capsys):
-    from reviewtui.eval import main
+    from reviewtui.commands.eval import main
 
     fixtures = ROOT / "tests" / "fixtures" / "declared"
     cases = tmp_path / "cases"
@@ -487,7 +487,7 @@ def test_the_hand_written_declared_answers_pass_with_one_untraceable_figure(tmp_
 def test_bad_declarations_through_eval_each_get_their_reason_and_the_rest_is_scored(tmp_path, capsys):
     """The issue's bad-input list in one answer, through ``reviewtui eval --backend replay`` on files: each bad
     declaration is a fabrication with its reason on that figure, the good figures are grounded, no crash."""
-    from reviewtui.eval import main
+    from reviewtui.commands.eval import main
 
     case = make_case(tmp_path)
     bad = [agg("u", "1", "sum", "cost", ("999",)),  # unknown campaign

@@ -8,7 +8,7 @@ import pytest
 
 from reviewtui.assistant import build_request
 from reviewtui.runs.estimate import approximate_tokens, estimate_run
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from reviewtui.runs.pricing import estimate_cost
 from tests.fake_messages_api import answer, findings_json, request_tokens, serving_in_env, write_case
 

@@ -25,8 +25,10 @@ def heavy_modules_after_import(module: str) -> list[str]:
     return [m for m in proc.stdout.strip().split(",") if m]
 
 
-# cli imports every command's module (the app and the Claude backend only on use).
-@pytest.mark.parametrize("module", ["reviewtui.cli", "reviewtui.backends", "reviewtui.weekly.cli"])
+# The entry point, and the commands whose modules import the run's whole core (the app and the
+# Claude backend only on use).
+@pytest.mark.parametrize("module", ["reviewtui.commands.main", "reviewtui.commands.eval", "reviewtui.backends",
+                                    "reviewtui.commands.weekly"])
 def test_headless_entry_points_load_neither_textual_nor_anthropic(module):
     assert heavy_modules_after_import(module) == []
 

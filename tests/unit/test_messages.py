@@ -28,7 +28,7 @@ def test_a_json_error_says_its_place_once(text, said):
 def test_eval_help_says_where_an_offline_run_writes(capsys):
     """Without a key `reviewtui eval` runs the reference auditor, which writes under results/reference/:
     the help once named only results/<PROMPT_VERSION>.csv."""
-    from reviewtui.cli import main
+    from reviewtui.commands.main import main
 
     assert main(["eval", "--help"]) == 0
     help_text = " ".join(capsys.readouterr().out.split())

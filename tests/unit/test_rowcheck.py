@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reviewtui.check import main as check_main
-from reviewtui.eval import main as eval_main
+from reviewtui.commands.check import main as check_main
+from reviewtui.commands.eval import main as eval_main
 
 
 def daily_rows(dates: list[str]) -> list[dict]:

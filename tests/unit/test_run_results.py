@@ -1,4 +1,4 @@
-"""A run's results (runs/records, gate, manifest, summary, usage, recorder): case records, CSV, missed ids by kind,
+"""A run's results (runs/case_records, gate, manifest, summary, usage, recorder): case records, CSV, missed ids by kind,
 the gate, the summary text, the prompt-hash guard."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import pytest
 
 from reviewtui.backends.base import CaseOutput
 from reviewtui.caseset.cases import load_case_set
-from reviewtui.runs.files import ResultsError, RunPaths
+from reviewtui.runs.result_files import ResultsError, RunPaths
 from reviewtui.runs.gate import gate_verdict, miss_pattern, missed_by_kind, summarize
 from reviewtui.runs.manifest import PromptChangedError, build_manifest, check_prompt_guard, write_manifest
-from reviewtui.runs.recorder import RunRecorder
+from reviewtui.runs.run_recorder import RunRecorder
 from reviewtui.runs.run_folder import RunLockedError
-from reviewtui.runs.records import CSV_COLUMNS, CaseRecord, csv_text, read_case_record, write_case_record
+from reviewtui.runs.case_records import CSV_COLUMNS, CaseRecord, csv_text, read_case_record, write_case_record
 from reviewtui.runs.summary import format_summary
 from reviewtui.scoring.score import CaseScore
 from tests.stub_backends import FIXTURE_CASES

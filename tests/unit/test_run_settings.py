@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewtui.eval import build_parser, main, settings_from_args
+from reviewtui.commands.eval import build_parser, main, settings_from_args
 from reviewtui.runs.settings import BOUNDS, RunSettings, SettingProblem, SettingsError, UsageError
-from reviewtui.weekly.cli import build_parser as weekly_parser, run_settings as weekly_settings
+from reviewtui.commands.weekly import build_parser as weekly_parser, run_settings as weekly_settings
 
 
 def from_argv(argv: list[str]) -> RunSettings:

@@ -10,9 +10,9 @@ import pytest
 
 from reviewtui import assistant
 from reviewtui.caseset.cases import ExpectedDoc, load_case_set
-from reviewtui.eval import main
-from reviewtui.runs.files import ResultsError, RunPaths
-from reviewtui.runs.stored import compare_runs, format_comparison, list_runs, load_run, rescore_run
+from reviewtui.commands.eval import main
+from reviewtui.runs.result_files import ResultsError, RunPaths
+from reviewtui.runs.stored_runs import compare_runs, format_comparison, list_runs, load_run, rescore_run
 from tests.stub_backends import CorrectAssistant, TextAssistant, copy_fixture_cases, finding, output_text
 
 MADE_UP = ("c04-overspend-disapproved", "$48,213.77")
@@ -159,3 +159,51 @@ def test_compare_notes_cases_in_one_run_only(cases_dir, tmp_path, capsys):
     # the side without the case has no status: shown like its missing recall, never as Python's None
     assert f"  c10-trap-primary-action: recall n/a, precision n/a, status ok -> n/a (only in {assistant.PROMPT_VERSION})" \
         in format_comparison(comparison)
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda m: m.update(status="done"), "/status must be one of 'running', 'complete', 'incomplete', 'cancelled', not 'done'"),
+    (lambda m: m["thresholds"].pop("min_mean_recall"), "/thresholds has no 'min_mean_recall'"),
+    (lambda m: m["uncertainty"]["recall"].pop("low"), "/uncertainty/recall has no 'low'"),
+    (lambda m: m["consistency"].update(flipping_cases=[{"case_id": "c01"}]), "/consistency/flipping_cases/0 has no 'passed'"),
+    (lambda m: m["summary"].update(fabrication_cases=[{"case_id": "c01", "fabrication": "two", "items": []}]),
+     "/summary/fabrication_cases/0/fabrication must be a whole number, not 'two'"),
+    (lambda m: m["gate"].pop("reasons"), "/gate has no 'reasons'"),
+    (lambda m: m["missed_by_kind"].update(x={"ids": {}}), "/missed_by_kind/x has no 'cases'"),
+    (lambda m: m.update(usage={"input_tokens": "many"}), "/usage/input_tokens must be a whole number, not 'many'"),
+])
+def test_a_hand_edited_manifest_is_refused_naming_the_file_and_the_field(edit, field, cases_dir, tmp_path, capsys):
+    """Every field the summary, the runs list and the stamp check read is checked when the manifest is read:
+    a hand edit is a ResultsError naming the file and the field, never a KeyError or TypeError later."""
+    results = tmp_path / "results"
+    run_eval(CorrectAssistant(), cases_dir, results)
+    path = results / assistant.PROMPT_VERSION / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    edit(manifest)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(ResultsError) as refused:
+        load_run(path.parent)
+    assert str(refused.value) == (f"{path}:1: the run manifest has the wrong shape: {field}; move the folder away "
+                                  "and rerun")
+    problems: list[str] = []
+    assert list_runs(results, problems) == [] and problems == [str(refused.value)]
+
+
+def test_a_manifest_without_the_later_fields_still_loads(cases_dir, tmp_path, capsys):
+    """A manifest written before the statistics, the figures split, roles and run ids reads as it did."""
+    from reviewtui.runs.summary import format_summary
+
+    results = tmp_path / "results"
+    run_eval(CorrectAssistant(), cases_dir, results)
+    path = results / assistant.PROMPT_VERSION / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("consistency", "uncertainty", "recall_by_case_kind", "recall_by_finding_kind", "results_role",
+                "run_id", "answers", "project_cases", "batch", "miss_pattern"):
+        manifest.pop(key, None)
+    for key in ("figures", "untraceable_cases", "unparseable_answers"):
+        manifest["summary"].pop(key)
+    manifest["thresholds"].pop("max_unparseable")
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    run = load_run(path.parent)
+    assert run.exit_code == 0 and run.info.status == "complete"
+    assert "gate            PASSED" in format_summary(run.manifest)

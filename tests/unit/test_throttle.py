@@ -7,7 +7,7 @@ import asyncio
 import json
 
 
-from reviewtui.eval import main
+from reviewtui.commands.eval import main
 from reviewtui.backends.throttle import AdaptiveLimit, backoff_sentence
 from tests.fake_messages_api import findings_json, rate_limited, serving_in_env, slow_answer, write_case
 from datetime import UTC

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Static
 from ...caseset.cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
 from ...caseset.snapshot import SnapshotError
 from ...caseset.set_checks import PLANNED_MIX, short_of_plan
-from ...check import run_checks
+from ...runs.validation import run_checks
 from ..messages import CaseChecksDone, CaseSetLoaded
 from ..plain import cells, plain, safe
 from ..widgets.row_table import RowTable

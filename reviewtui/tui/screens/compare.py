@@ -19,8 +19,8 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Static
 
 from ...runs.compare import PairedComparison, interval_line, kinds_line, paired_comparison
-from ...runs.files import ResultsError
-from ...runs.stored import RunInfo, load_run, run_folder
+from ...runs.result_files import ResultsError
+from ...runs.stored_runs import RunInfo, load_run, run_folder
 from ..plain import safe
 from ..widgets.review.diff_table import CaseDiffTable
 from .base import ReviewScreen

@@ -1,6 +1,6 @@
 """Start (or resume) a run from the app: a form, then live progress and the cases as they land.
 
-The run is ``reviewtui.eval.run_eval``, the same run as ``reviewtui eval``,
+The run is ``runs/session.run_eval``, the same run as ``reviewtui eval``,
 executed in a thread worker with its own event loop so scoring and a large
 snapshot never freeze the screen. Progress and finished cases come back as
 messages. ``escape`` cancels: what finished is kept on disk (the run is
@@ -25,15 +25,15 @@ from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Stat
 
 from ... import assistant
 from ...backends import BACKEND_NAMES, Backend, BackendUsageError
-from ...check import validate
-from ...eval import make_backend, run_eval
 from ...runs.identity import results_home_of
-from ...runs.files import ResultsError, RunPaths
+from ...runs.result_files import ResultsError, RunPaths
 from ...runs.manifest import read_manifest
-from ...runs.records import CaseRecord
+from ...runs.case_records import CaseRecord
 from ...runs.runner import Progress, redact_secrets
+from ...runs.session import make_backend, run_eval
 from ...runs.settings import DEFAULT_CONCURRENCY, RunSettings, SettingsError, UsageError
-from ...runs.stored import Run, run_info
+from ...runs.stored_runs import Run, run_info
+from ...runs.validation import validate
 from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..commands import run_verdict
 from ..plain import para

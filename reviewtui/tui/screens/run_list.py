@@ -19,8 +19,8 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from ...runs.identity import REFERENCE
-from ...runs.files import ResultsError
-from ...runs.stored import RunInfo, list_runs, run_key
+from ...runs.result_files import ResultsError
+from ...runs.stored_runs import RunInfo, list_runs, run_key
 from ..plain import cells, para
 from ..widgets.row_table import RowTable
 from .base import ReviewScreen

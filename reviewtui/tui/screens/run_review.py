@@ -21,8 +21,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
 from ...caseset.cases import Case, CaseFileError, load_case, load_case_set
-from ...runs.files import ResultsError
-from ...runs.stored import CaseDiff, Run, load_run, rescore_run, run_folder
+from ...runs.manifest_fields import Summary
+from ...runs.result_files import ResultsError
+from ...runs.stored_runs import CaseDiff, Run, load_run, rescore_run, run_folder
 from ...scoring.score import CaseScore
 from ...caseset.snapshot import SnapshotError
 from ..messages import CaseSetChecked, Rescored
@@ -39,7 +40,7 @@ def _mean(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def rescore_summary(diffs: list[CaseDiff], before: dict[str, Any], after: dict[str, Any]) -> str:
+def rescore_summary(diffs: list[CaseDiff], before: Summary, after: Summary) -> str:
     """One line: how many cases changed and how the means and fabrications moved."""
     changed = sum(1 for d in diffs if d.changed)
     return (f"Re-scored from the stored outputs (no API call): {changed} of {len(diffs)} case"
@@ -219,7 +220,7 @@ class RunScreen(ReviewScreen[None]):
             self.notify(message.error, title="Not re-scored", severity="error", timeout=15)
             return
         diffs = message.diffs or []
-        before = dict(self.run.manifest.get("summary") or {})
+        before: Summary = {**(self.run.manifest.get("summary") or {})}
         self.run = load_run(self.run_dir)
         self.changes = {d.case_id: d for d in diffs}
         self._show_run()

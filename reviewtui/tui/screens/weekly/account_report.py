@@ -5,7 +5,7 @@ rows behind it, ``v`` marks the account reviewed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,7 +14,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ....caseset.snapshot import Snapshot, SnapshotError
-from ....weekly.folder import HOLD, READY, WeeklyPaths
+from ....weekly.results import HOLD, READY, AccountResult
+from ....weekly.folder import WeeklyPaths
 from ....weekly.run import read_reviewed, set_reviewed
 from ...plain import para, plain
 from ...widgets.review.finding_text import figure_line, highlight_figures
@@ -36,7 +37,7 @@ class AccountReportScreen(ReviewScreen[None]):
     AccountReportScreen OptionList { height: 1fr; border: round $secondary; }
     """
 
-    def __init__(self, paths: WeeklyPaths, result: dict[str, Any]) -> None:
+    def __init__(self, paths: WeeklyPaths, result: AccountResult) -> None:
         super().__init__()
         self.paths = paths
         self.result = result
@@ -85,14 +86,15 @@ class AccountReportScreen(ReviewScreen[None]):
                 self._figures[option_id] = figure
                 self._pointers[option_id] = figure_pointers(figure) if figure.get("grounded") else []
                 options.append(Option(figure_line(figure), id=option_id))
-        opinion = r.get("second_opinion") or {}
+        opinion = r["second_opinion"]
         options.append(None)
         options.append(Option(Text("Second opinion: the reference auditor", style="bold underline"), disabled=True))
-        if opinion.get("error") or not opinion:
-            options.append(Option(para(f"none: {opinion.get('error') or 'not run'}", "dim"), disabled=True))
+        if opinion is None or opinion["error"]:
+            options.append(Option(para(f"none: {(opinion['error'] if opinion else None) or 'not run'}", "dim"), disabled=True))
         else:
-            for label, items in (("the auditor finds, the assistant does not say", opinion.get("auditor_only")),
-                                 ("the assistant says, the auditor does not support", opinion.get("assistant_only"))):
+            items: Sequence[Mapping[str, Any]]
+            for label, items in (("the auditor finds, the assistant does not say", opinion["auditor_only"]),
+                                 ("the assistant says, the auditor does not support", opinion["assistant_only"])):
                 options.append(Option(Text(label + ":", style="bold"), disabled=True))
                 for item in items or []:
                     scope = f" (campaign {item['scope']})" if item.get("scope") else ""

@@ -17,13 +17,12 @@ from textual.widgets import Input, Static
 
 from .... import assistant
 from ....backends import BackendUsageError, create_backend
-from ....eval import UsageError
 from ....runs.runner import redact_secrets
-from ....runs.settings import RunSettings
+from ....runs.settings import RunSettings, UsageError
 from ....weekly.accounts import load_accounts, name_clashes
-from ....weekly.cli import claude_backend
+from ....weekly.results import AccountResult
 from ....weekly.folder import WeeklyPaths
-from ....weekly.run import run_weekly, today
+from ....weekly.run import claude_backend, run_weekly, today
 from ....weekly.stamp import check_stamp_as_configured
 from ...plain import para, plain
 from ..base import ReviewModalScreen
@@ -124,7 +123,7 @@ class GateScreen(ReviewModalScreen[None]):
             return
         app.call_from_thread(self._ended, None, run.paths.run_dir)
 
-    def _landed(self, result: dict[str, Any]) -> None:
+    def _landed(self, result: AccountResult) -> None:
         self.query_one("#gate-status", Static).update(plain(f"{result['account']}: {result['status']}"))
 
     def _ended(self, problem: str | None, run_dir: Path | None = None) -> None:

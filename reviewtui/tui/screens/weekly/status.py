@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ....weekly.folder import HOLD, READY
+from ....weekly.results import HOLD, READY
 from ...plain import plain
 
 STATUS_STYLES = {READY: "bold green", HOLD: "bold white on red"}

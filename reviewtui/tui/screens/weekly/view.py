@@ -17,9 +17,7 @@ with the reference auditor's second opinion.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -29,7 +27,9 @@ from textual.widgets import DataTable, Static
 
 from .... import assistant
 from ....weekly.reports import index_row
-from ....weekly.folder import WeeklyPaths, read_json
+from ....runs.result_files import ResultsError
+from ....weekly.results import AccountResult, WeeklyManifest, read_weekly_manifest
+from ....weekly.folder import WeeklyPaths
 from ....weekly.run import list_weekly, load_results, read_reviewed, set_reviewed
 from ....weekly.stamp import check_stamp_as_configured
 from ...plain import cells, plain
@@ -57,7 +57,7 @@ class WeeklyScreen(ReviewScreen[None]):
         super().__init__()
         self.runs: list[WeeklyPaths] = []
         self.current: WeeklyPaths | None = None
-        self.results: dict[str, dict[str, Any]] = {}
+        self.results: dict[str, AccountResult] = {}
 
     @property
     def results_dir(self) -> Path:
@@ -90,9 +90,10 @@ class WeeklyScreen(ReviewScreen[None]):
         table.clear()
         for paths in self.runs:
             try:
-                manifest = read_json(paths.manifest)
-            except (OSError, json.JSONDecodeError):
-                manifest = {}
+                manifest = read_weekly_manifest(paths.manifest)
+            except (OSError, ResultsError) as exc:
+                self.app.notify(str(exc), title="Weekly run not readable", severity="warning", timeout=15)
+                manifest = WeeklyManifest()
             counts = manifest.get("counts") or {}
             stamp = manifest.get("stamp") or {}
             table.add_row(*cells(paths.run_dir.name, manifest.get("status") or "?",
@@ -112,7 +113,10 @@ class WeeklyScreen(ReviewScreen[None]):
 
     def show_run(self, paths: WeeklyPaths | None) -> None:
         self.current = paths
-        self.results = load_results(paths) if paths is not None else {}
+        problems: list[str] = []
+        self.results = load_results(paths, problems) if paths is not None else {}
+        for problem in problems:  # the account is left out of the table; the file and the field are named
+            self.app.notify(problem, title="Account not readable", severity="warning", timeout=15)
         self._fill_accounts()
 
     def _fill_accounts(self) -> None:

@@ -15,8 +15,8 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import DataTable
 
-from ....runs.records import CaseRecord
-from ....runs.stored import CaseDiff
+from ....runs.case_records import CaseRecord
+from ....runs.stored_runs import CaseDiff
 from ...plain import cells
 
 # Each sort puts the worst cases first: low recall / precision, many fabrications, failed status.

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import DataTable
 
-from ....runs.stored import CaseDiff
+from ....runs.stored_runs import CaseDiff
 from ...plain import cells
 
 

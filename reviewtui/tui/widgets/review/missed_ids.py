@@ -13,13 +13,14 @@ Input is the manifest's ``missed_by_kind``:
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
 from ....runs.gate import miss_pattern
+from ....runs.manifest_fields import MissedKind
 from ...plain import safe
 
 MissedByKind = Mapping[str, Mapping[str, Any]]
@@ -29,7 +30,7 @@ def pattern_sentence(missed_by_kind: MissedByKind, pattern: Mapping[str, Any] | 
     """The manifest's pattern sentence (computed by the core when an older manifest lacks it)."""
     if not missed_by_kind:
         return Text("No must_find id was missed in a scored case.", style="green")
-    pattern = pattern or miss_pattern({kind: dict(ids) for kind, ids in missed_by_kind.items()}) or {}
+    pattern = pattern or miss_pattern({kind: cast(MissedKind, dict(ids)) for kind, ids in missed_by_kind.items()}) or {}
     text = str(pattern.get("text", ""))
     head, _, rest = text.partition(":")
     style = {"concentrated": "bold red", "scattered": "bold yellow", "mixed": "bold magenta",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable, Iterable, NoReturn
+from typing import Callable, Iterable, NoReturn, TextIO
 
 EXIT_USAGE = 2
 EXIT_CANCELLED = 3  # Ctrl-C, in every subcommand: what was asked did not finish
@@ -38,7 +38,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None) -> tuple
         return None, EXIT_USAGE if exc.code not in (0, None) else 0
 
 
-def emit(lines: Iterable[str], stream=None) -> None:
+def emit(lines: Iterable[str], stream: TextIO | None = None) -> None:
     """Print the lines; a reader that stopped early (``| head``) is no error, and no traceback.
 
     The command's work and exit code stand: output nobody reads any more is not a failure.

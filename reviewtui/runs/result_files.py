@@ -2,9 +2,9 @@
 
 Layout (docs/formats.md), for a results folder R and prompt version V:
 
-- ``R/V.csv``: one row per case (``records.csv_text``);
-- ``R/V/manifest.json``: what ran and how it went (``manifest.py``);
-- ``R/V/cases/<case_id>.json``: the raw output and the score details (``records.py``).
+- ``R/V.csv``: one row per case (``case_records.csv_text``);
+- ``R/V/manifest.json``: what ran and how it went (``manifest.py``, its fields the ``Manifest`` type);
+- ``R/V/cases/<case_id>.json``: the raw output and the score details (``case_records.py``).
 
 Result files are read back by the app, by re-scoring and by ``reviewtui
 compare``; they may have been edited or crafted, so ``read_result_json``
@@ -18,9 +18,10 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any
+from typing import Any, is_typeddict
 
 from ..paths import inside
+from .json_types import type_problem
 from ..backends.provenance import PROVENANCE_KEYS
 from ..files.untrusted import BadInput, LimitError, Limits, Optional_, Required, load_json, read_bytes_limited, shape_problem
 
@@ -45,30 +46,9 @@ SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(flo
 CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional_(OUTPUT_SHAPE),
                      "score": Optional_(SCORE_SHAPE),
                      "repeats": Optional_([{"output": Required(OUTPUT_SHAPE), "score": Required(SCORE_SHAPE)}])}
-_SUMMARY = {"cases": Optional_(int), "scored": Optional_(int), "mean_recall": _NUMBER, "mean_precision": _NUMBER,
-            "fabrications": Optional_(int), "unparseable": Optional_(int), "errors": Optional_(int),
-            "not_run": Optional_(int), "not_run_cases": Optional_([str]),
-            "figures": Optional_({k: Optional_(int) for k in ("grounded", "untraceable", "fabricated")}),
-            "untraceable_cases": Optional_([{"case_id": Required(str), "untraceable": Optional_(int),
-                                             "items": Optional_([str])}]),
-            "fabrication_cases": Optional_([{"case_id": Required(str), "fabrication": Optional_(int),
-                                             "items": Optional_([str])}]),
-            **{k: Optional_([{"case_id": Required(str), "reason": _TEXT}]) for k in ("unparseable_cases", "error_cases")}}
-MANIFEST_SHAPE = {
-    **{k: _TEXT for k in ("prompt_version", "prompt_sha256", "backend", "model", "cases_dir", "case_set_hash",
-                          "figures", "started_at", "finished_at", "status", "rescored_at", "run_id")},
-    "backend_details": Optional_(dict), "thresholds": Optional_({"min_mean_recall": _NUMBER,
-                                                                  "max_fabrications": _NUMBER}),
-    "concurrency": Optional_(int), "repeats": Optional_(int), "summary": Optional_(_SUMMARY),
-    "gate": Optional_({"passed": Optional_(bool), "reasons": Optional_([str])}),
-    "missed_by_kind": Optional_(dict), "miss_pattern": Optional_(dict), "case_ids": Optional_([str]),
-    "answers": Optional_(dict),
-    "usage": Optional_({k: _NUMBER for k in ("input_tokens", "output_tokens", "cost_usd", "cached")}),
-}
-
-
-def read_result_json(path: Path, shape: dict[str, Any], what: str, fix: str) -> dict[str, Any]:
-    """A result file within the limits and of ``shape``; ResultsError naming the file, the place and ``fix``."""
+def read_result_json(path: Path, shape: Any, what: str, fix: str) -> dict[str, Any]:
+    """A result file within the limits and of ``shape`` (a TypedDict, checked by ``json_types.type_problem``,
+    or an ``untrusted.shape_problem`` spec); ResultsError naming the file, the place and ``fix``."""
     try:
         text = read_bytes_limited(path, RESULT_LIMITS).decode("utf-8")
         data = load_json(text, RESULT_LIMITS)
@@ -78,10 +58,10 @@ def read_result_json(path: Path, shape: dict[str, Any], what: str, fix: str) -> 
         raise ResultsError(f"{path}: cannot read {what} ({exc}); {fix}") from None
     except BadInput as exc:
         raise ResultsError(f"{path}:{exc.line}: {what} is not valid JSON ({exc.message}); {fix}") from None
-    problem = shape_problem(data, shape)
+    problem = type_problem(data, shape) if is_typeddict(shape) else shape_problem(data, shape)
     if problem:
         raise ResultsError(f"{path}:1: {what} has the wrong shape: {problem}; {fix}")
-    return data
+    return dict(data)  # an object, as every result file's shape says
 
 
 class ResultsError(Exception):

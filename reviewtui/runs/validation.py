@@ -1,28 +1,22 @@
-"""``reviewtui check [--cases DIR]``: every problem of the case set, as ``path:line: message``.
+"""The case set's validation: every problem of it, as ``path:line: message``; the one validation behind
+``reviewtui check``, ``reviewtui eval``, the app and the weekly run's stamp check, so they never disagree.
 
 The structural validation comes from ``cases.load_case_set``. Further checks
 are functions ``(case_set) -> list[Problem]``: those of ``caseset/set_checks.py``
 (the mix, the write-ups, kind coverage, listed in its ``CHECKS``) and the
 reference auditor's "do the rows support this finding?" warnings
 (``auditor/support.support_problems``).
-
-Exit codes: 0 no errors (warnings allowed), 2 any error.
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Callable
 
-from .cli_args import emit, parse_args
-from .caseset.cases import CaseSet, Problem, load_case_set
+from ..caseset.cases import CaseSet, Problem, load_case_set
 
 Check = Callable[[CaseSet], list[Problem]]
 Report = Callable[[CaseSet], str]
-
-EXIT_OK = 0
-EXIT_ERRORS = 2
 
 
 # The check modules are imported on first use, not with this module: the
@@ -32,15 +26,15 @@ EXIT_ERRORS = 2
 
 def all_checks() -> list[Check]:
     """Every check, in order: the case set's own, then the auditor's (warnings only: a second opinion)."""
-    from .auditor.support import support_problems
-    from .caseset import set_checks
+    from ..auditor.support import support_problems
+    from ..caseset import set_checks
 
     return [*set_checks.CHECKS, support_problems]
 
 
 def all_reports() -> list[Report]:
     """Summary lines printed before the count (case set -> one line)."""
-    from .caseset import set_checks
+    from ..caseset import set_checks
 
     return list(set_checks.REPORTS)
 
@@ -69,24 +63,3 @@ def count_line(problems: list[Problem], cases: int) -> str:
     warnings = len(problems) - errors
     verdict = "fix the errors above" if errors else "ok"
     return f"{cases} case(s) checked: {errors} error(s), {warnings} warning(s): {verdict}"
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="reviewtui check", description="Validate the case set: every problem "
-                                     "as path:line: message. Exit 0 when there is no error, 2 otherwise.")
-    parser.add_argument("--cases", default="cases", metavar="DIR", help="the case set (default: ./cases)")
-    args, code = parse_args(parser, argv)
-    if args is None:
-        return code
-    case_set, problems = validate(args.cases)
-    lines = [str(problem) for problem in problems]
-    if case_set.cases:
-        lines += [report(case_set) for report in all_reports()]
-    emit([*lines, count_line(problems, len(case_set.cases))])
-    return EXIT_ERRORS if has_errors(problems) else EXIT_OK
-
-
-if __name__ == "__main__":
-    from .cli_args import run_module
-
-    run_module("check", main)

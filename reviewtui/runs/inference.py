@@ -98,7 +98,7 @@ def binomial_two_sided(k: int, n: int) -> float:
         return 1.0
     smaller = min(k, n - k)
     tail = sum(math.comb(n, i) for i in range(smaller + 1))
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, 2 * tail / float(2**n))
 
 
 def sign_test(better: int, worse: int) -> float:

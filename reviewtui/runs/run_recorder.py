@@ -12,10 +12,11 @@ from typing import Any, Callable
 
 from ..backends.base import CaseOutput
 from ..caseset.cases import Case
-from .files import ResultsError, RunPaths
+from .result_files import ResultsError, RunPaths
 from .manifest import build_manifest, check_prompt_guard, write_manifest
+from .manifest_fields import Manifest, RunStatus
 from ..backends.provenance import snapshot_sha256
-from .records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
+from .case_records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
 from .run_folder import RunFolder
 from .runner import Progress, redact_secrets
 from .usage import add_kept_usage, usage_of
@@ -37,7 +38,7 @@ class RunRecorder:
     torn down the event loop.
     """
 
-    def __init__(self, paths: RunPaths, header: dict[str, Any], cases: list[Case], *, figures: str,
+    def __init__(self, paths: RunPaths, header: Manifest, cases: list[Case], *, figures: str,
                  repeats: int = 1, top: Path | None = None) -> None:
         self.paths = paths
         self.folder = RunFolder(paths, top=top)
@@ -126,7 +127,7 @@ class RunRecorder:
     def set_progress(self, progress: Progress) -> None:
         self.progress = progress
 
-    def finish(self, status: str) -> dict[str, Any]:
+    def finish(self, status: RunStatus) -> Manifest:
         """Write the CSV and the final manifest, swap the run in as the version's record; returns the manifest.
 
         Whatever fails here (a full disk, a read-only folder) leaves the previous record as it was.

@@ -18,14 +18,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ..caseset.cases import CaseSet
 from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
-from .files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
+from .result_files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
 from .gate import exit_code
 from .manifest import build_manifest, read_manifest, write_manifest
-from .records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
+from .manifest_fields import Manifest
+from .case_records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
 from .run_folder import RunFolder
 
 
@@ -53,7 +54,7 @@ class RunInfo:
 @dataclass
 class Run:
     paths: RunPaths
-    manifest: dict[str, Any]
+    manifest: Manifest
     records: dict[str, CaseRecord]
     note: str | None = None  # what a caller should hear about it (a resume that found nothing to run)
 
@@ -71,7 +72,7 @@ class Run:
         return exit_code(self.manifest)
 
 
-def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
+def run_info(run_dir: Path, manifest: Manifest) -> RunInfo:
     summary = manifest.get("summary") or {}
     return RunInfo(
         run_dir=run_dir,
@@ -82,7 +83,7 @@ def run_info(run_dir: Path, manifest: dict[str, Any]) -> RunInfo:
         date=manifest.get("finished_at") or manifest.get("started_at"),
         case_set_hash=manifest.get("case_set_hash"),
         status=manifest.get("status"),
-        passed=(manifest.get("gate") or {}).get("passed"),
+        passed=gate["passed"] if (gate := manifest.get("gate")) else None,
         mean_recall=summary.get("mean_recall"),
         mean_precision=summary.get("mean_precision"),
         fabrications=summary.get("fabrications"),
@@ -275,9 +276,11 @@ def _rescore_into(run: Run, case_set: CaseSet, work: RunPaths, figures: str | No
             diffs.append(diff_records(case_id, old, new_records[case_id]))
         write_case_record(work, new_records[case_id])
 
-    header = {k: v for k, v in run.manifest.items()
-              if k not in ("finished_at", "status", "summary", "gate", "missed_by_kind", "miss_pattern", "usage", "case_ids")}
-    header.update(figures=figures, case_set_hash=case_set.digest(), cases_dir=str(case_set.root), rescored_at=now_iso())
+    header = cast(Manifest, {k: v for k, v in run.manifest.items()
+                             if k not in ("finished_at", "status", "summary", "gate", "missed_by_kind", "miss_pattern", "usage",
+                                          "case_ids")})
+    header.update({"figures": figures, "case_set_hash": case_set.digest(), "cases_dir": str(case_set.root),
+                   "rescored_at": now_iso()})
     status = run.manifest.get("status") or "incomplete"
     summary = run.manifest.get("summary") or {}
     not_run = list(summary.get("not_run_cases") or [])

@@ -1,6 +1,6 @@
 """One case's record in a run: its outputs and scores, scoring them, its result file and CSV row.
 
-``R/V/cases/<case_id>.json`` (``files.RunPaths.case_file``) is written as soon
+``R/V/cases/<case_id>.json`` (``result_files.RunPaths.case_file``) is written as soon
 as the case finishes, so an interrupted run keeps what finished. ``R/V.csv``
 has one row per case, first columns exactly
 ``case_id,recall,precision,fabrication,missed_ids`` (``missed_ids`` joined by
@@ -20,7 +20,7 @@ from ..files.atomic import atomic_write_text
 from ..backends.base import CaseOutput
 from ..caseset.cases import CASE_ID_RE, Case
 from ..scoring.score import FIGURE_STATUSES, UNTRACEABLE, CaseScore, figure_status, score_case
-from .files import CASE_RECORD_SHAPE, ResultsError, RunPaths, json_text, read_result_json
+from .result_files import CASE_RECORD_SHAPE, ResultsError, RunPaths, json_text, read_result_json
 
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
 CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",

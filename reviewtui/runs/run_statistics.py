@@ -3,27 +3,30 @@
 ``run_statistics(records, thresholds)`` gives the manifest's ``consistency``,
 ``uncertainty``, ``recall_by_case_kind`` and ``recall_by_finding_kind``;
 ``statistics_lines(manifest)`` the lines of the summary that show them. Both
-are pure; the arithmetic is in ``stats.py``.
+are pure; the arithmetic is in ``inference.py``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable, Literal, cast
 
-from . import stats
+from . import inference
 from ..taxonomy import split_id
 
 if TYPE_CHECKING:
-    from .records import CaseRecord
+    from .manifest_fields import CaseKindRecall, Consistency, FindingKindRecall, FlippingCase, IntervalEntry, Manifest, RunStatistics, SometimesFound, Thresholds, Uncertainty
+
+if TYPE_CHECKING:
+    from .case_records import CaseRecord
 
 SOMETIMES_SHOWN = 10
 
 
-def consistency(records: Iterable["CaseRecord"]) -> dict[str, Any]:
+def consistency(records: Iterable["CaseRecord"]) -> Consistency:
     """pass^K / pass@K counts, the cases that flip, and the ids found in some repeats but not all."""
     records = [r for r in records if r.scores]
-    flipping = [{"case_id": r.case_id, "passed": r.repeats_passed, "runs": r.runs} for r in records if r.flips]
-    sometimes = [{"case_id": r.case_id, "id": i, "found": n, "runs": r.runs}
+    flipping: list[FlippingCase] = [{"case_id": r.case_id, "passed": r.repeats_passed, "runs": r.runs} for r in records if r.flips]
+    sometimes: list[SometimesFound] = [{"case_id": r.case_id, "id": i, "found": n, "runs": r.runs}
                  for r in records for i, n in r.found_counts.items() if 0 < n < r.runs]
     return {
         "repeats": max((r.runs for r in records), default=0),
@@ -35,39 +38,39 @@ def consistency(records: Iterable["CaseRecord"]) -> dict[str, Any]:
     }
 
 
-def uncertainty(records: Iterable["CaseRecord"], threshold: float, *, resamples: int = stats.DEFAULT_RESAMPLES,
-                seed: int = stats.DEFAULT_SEED) -> dict[str, Any] | None:
+def uncertainty(records: Iterable["CaseRecord"], threshold: float, *, resamples: int = inference.DEFAULT_RESAMPLES,
+                seed: int = inference.DEFAULT_SEED) -> Uncertainty | None:
     """Bootstrap intervals of mean recall and precision over the obtained cases (None when none was)."""
     scored = [r for r in records if r.obtained]
     if not scored:
         return None
-    recall, precision = stats.bootstrap_means([[r.recall for r in scored], [r.precision for r in scored]],
+    recall, precision = inference.bootstrap_means([[r.recall for r in scored], [r.precision for r in scored]],
                                               resamples=resamples, seed=seed)
     return {
         "method": "task-level bootstrap (cases resampled with their repeats), percentile interval",
-        "level": stats.DEFAULT_LEVEL,
+        "level": inference.DEFAULT_LEVEL,
         "resamples": resamples,
         "seed": seed,
         "cases": len(scored),
-        "recall": recall.to_dict(),
-        "precision": precision.to_dict(),
+        "recall": cast("IntervalEntry", recall.to_dict()),
+        "precision": cast("IntervalEntry", precision.to_dict()),
         "threshold": threshold,
         "recall_margin": round(recall.mean - threshold, 6),
-        "recall_verdict": stats.noise_verdict(recall, threshold),
+        "recall_verdict": inference.noise_verdict(recall, threshold),
     }
 
 
-def recall_by_case_kind(records: Iterable["CaseRecord"]) -> dict[str, dict[str, Any]]:
+def recall_by_case_kind(records: Iterable["CaseRecord"]) -> dict[str, CaseKindRecall]:
     """Mean recall per case kind over the obtained cases, with how many cases; lowest recall first."""
     grouped: dict[str, list[float]] = {}
     for r in records:
         if r.obtained:
             grouped.setdefault(r.kind or "-", []).append(r.recall)
-    rows = {kind: {"cases": len(v), "mean_recall": round(sum(v) / len(v), 6)} for kind, v in grouped.items()}
+    rows: dict[str, CaseKindRecall] = {kind: {"cases": len(v), "mean_recall": round(sum(v) / len(v), 6)} for kind, v in grouped.items()}
     return dict(sorted(rows.items(), key=lambda kv: (kv[1]["mean_recall"], kv[0])))
 
 
-def recall_by_finding_kind(records: Iterable["CaseRecord"]) -> dict[str, dict[str, Any]]:
+def recall_by_finding_kind(records: Iterable["CaseRecord"]) -> dict[str, FindingKindRecall]:
     """Per finding kind, must_find ids found over ids expected, counted per scored answer; lowest first.
 
     Only answers that were scored (status ok): an unparseable answer misses
@@ -84,11 +87,11 @@ def recall_by_finding_kind(records: Iterable["CaseRecord"]) -> dict[str, dict[st
                 counts.setdefault(split_id(i)[0], [0, 0])
             for i in (*s.matched_ids, *s.missed_ids):
                 counts[split_id(i)[0]][1] += 1
-    rows = {kind: {"found": f, "expected": n, "recall": round(f / n, 6)} for kind, (f, n) in counts.items()}
+    rows: dict[str, FindingKindRecall] = {kind: {"found": f, "expected": n, "recall": round(f / n, 6)} for kind, (f, n) in counts.items()}
     return dict(sorted(rows.items(), key=lambda kv: (kv[1]["recall"], kv[0])))
 
 
-def run_statistics(records: list["CaseRecord"], thresholds: dict[str, Any]) -> dict[str, Any]:
+def run_statistics(records: list["CaseRecord"], thresholds: Thresholds) -> RunStatistics:
     return {
         "consistency": consistency(records),
         "uncertainty": uncertainty(records, thresholds["min_mean_recall"]),
@@ -102,11 +105,11 @@ def run_statistics(records: list["CaseRecord"], thresholds: dict[str, Any]) -> d
 # --------------------------------------------------------------------------
 
 
-def interval_text(entry: dict[str, Any]) -> str:
+def interval_text(entry: IntervalEntry) -> str:
     return f"{entry['low']:.3f}–{entry['high']:.3f}"
 
 
-def uncertainty_lines(manifest: dict[str, Any], which: str) -> list[str]:
+def uncertainty_lines(manifest: Manifest, which: Literal["recall", "precision"]) -> list[str]:
     """The interval line under mean recall (with the margin and noise verdict) or mean precision."""
     u = manifest.get("uncertainty")
     if not u:
@@ -120,7 +123,7 @@ def uncertainty_lines(manifest: dict[str, Any], which: str) -> list[str]:
             f"  recall {entry['mean']:.2f}, {level} CI {entry['low']:.2f}–{entry['high']:.2f}: {u['recall_verdict']}"]
 
 
-def consistency_lines(manifest: dict[str, Any]) -> list[str]:
+def consistency_lines(manifest: Manifest) -> list[str]:
     c = manifest.get("consistency")
     if not c or c["repeats"] < 2:
         return []
@@ -153,7 +156,7 @@ def _packed(items: list[str], width: int = 100, indent: str = "  ") -> list[str]
     return lines
 
 
-def by_kind_lines(manifest: dict[str, Any]) -> list[str]:
+def by_kind_lines(manifest: Manifest) -> list[str]:
     lines = []
     case_kinds = manifest.get("recall_by_case_kind") or {}
     if case_kinds:

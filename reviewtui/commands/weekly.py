@@ -1,4 +1,4 @@
-"""``reviewtui weekly ACCOUNTS``: the stamp check, then the assistant on every account.
+"""``reviewtui weekly ACCOUNTS``: the stamp check, then the assistant on every account (``weekly/``).
 
 Exit codes: 0 every account's report is ready to send; 1 refused by the
 stamp check (one line per reason on stderr, no backend built, no API call);
@@ -22,29 +22,27 @@ import asyncio
 import math
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
-from ruamel.yaml.error import YAMLError as RuamelYAMLError
-from yaml import YAMLError
 
-from ..cli_args import parse_args
 from .. import assistant
-from ..backends import BackendUsageError, create_backend
+from ..backends import Backend, BackendUsageError, create_backend
 from ..files.untrusted import printable
-from ..eval import make_backend
 from ..runs.batch import DEFAULT_POLL_SECONDS, DEFAULT_TIMEOUT_SECONDS, BatchState, BatchStateError
-from ..runs.files import ResultsError, RunPaths, refuse_results_in_cases, write_error
+from ..runs.result_files import ResultsError, RunPaths, refuse_results_in_cases, write_error
 from ..runs.identity import WEEKLY_DIR
 from ..runs.run_folder import RunLockedError
 from ..runs.settings import DEFAULT_CONCURRENCY, RunSettings, UsageError, flag_type
 from ..runs.runner import Progress, cancel_on_sigint
 from ..runs.signature import KEY_ENV, SignatureError, key_path, load_key
 from ..runs.summary import usage_text
-from .accounts import load_accounts, name_clashes
-from .reports import stamp_words
-from .folder import READY, WeeklyPaths
-from .run import WeeklyBatch, batch_state_path, run_day, run_weekly, today
-from .stamp import check_stamp
+from ..weekly.accounts import Account, load_accounts, name_clashes
+from ..weekly.reports import stamp_words
+from ..weekly.results import READY
+from ..weekly.folder import WeeklyPaths
+from ..weekly.run import WeeklyBatch, WeeklyRun, batch_state_path, claude_backend, run_day, run_weekly, today
+from ..weekly.stamp import check_stamp, prompt_problem
+from .args import parse_args
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -124,23 +122,6 @@ def run_settings(args: argparse.Namespace) -> RunSettings:
     return RunSettings(backend="claude", cases_dir=Path(args.cases), results_dir=Path(args.results_dir),
                        model=args.model, max_tokens=args.max_tokens, use_cache=not args.no_cache,
                        timeout=args.timeout, max_retries=args.max_retries, stamp_key=key_path(args.stamp_key))
-
-
-def claude_backend(settings: RunSettings) -> Any:
-    """The Claude backend as ``reviewtui eval`` builds it: same settings, client, cache and retries; it reads
-    from the response cache only answers with the API's whole record (and, with a stamp key, signed)."""
-    return make_backend("claude", settings, require_record=True)
-
-
-def prompt_problem(max_tokens: int) -> str | None:
-    """Why the prompt cannot be built from reviewtui's own files (a broken glossary.yaml or taxonomy.yaml), or
-    None: said as bad usage, not as a refusal (exit 1) or a traceback."""
-    try:
-        assistant.prompt_sha256(max_tokens)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, YAMLError, RuamelYAMLError) as exc:
-        return (f"the prompt cannot be built from reviewtui's own files ({type(exc).__name__}: {exc}); restore "
-                "reviewtui/glossary.yaml and reviewtui/taxonomy.yaml (git checkout reviewtui/) and run again")
-    return None
 
 
 def _say(text: str, stream: TextIO | None = None) -> None:
@@ -257,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     return run.exit_code
 
 
-async def _run(accounts, backend, reference, paths, stamp, args, on_folder):
+async def _run(accounts: list[Account], backend: Backend, reference: Backend, paths: WeeklyPaths, stamp: dict[str, Any],
+               args: argparse.Namespace, on_folder: Callable[[WeeklyPaths], None]) -> WeeklyRun:
     """Ctrl-C stops new accounts (with --batch: the wait) and keeps those that finished, as in ``reviewtui eval``."""
     cancel = asyncio.Event()
     batch = WeeklyBatch(args.batch_poll, args.batch_timeout) if args.batch else None
@@ -271,6 +253,6 @@ async def _run(accounts, backend, reference, paths, stamp, args, on_folder):
         await _close(backend, reference)
 
 
-async def _close(backend, reference) -> None:
+async def _close(backend: Backend, reference: Backend) -> None:
     await backend.aclose()
     await reference.aclose()

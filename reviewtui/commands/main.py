@@ -1,4 +1,5 @@
-"""Command line: ``reviewtui`` (the app), ``reviewtui eval``, ``check``, ``compare``, ``weekly``, ``import``, ``redact``.
+"""``reviewtui`` itself: the app, or a subcommand by name (``eval``, ``check``, ``compare``, ``weekly``, ``import``,
+``redact``: the modules beside this one). The entry point of the ``reviewtui`` script and of ``python -m reviewtui``.
 
 The subcommands import only the headless core; the app's Textual import
 happens only when no subcommand is given.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from .cli_args import EXIT_CANCELLED, cancelled_line
+from .args import EXIT_CANCELLED, cancelled_line
 
 SUBCOMMANDS = ("eval", "compare", "weekly", "check", "import", "redact")
 
@@ -21,11 +22,11 @@ def _command(name: str) -> Callable[[list[str]], int]:
 
         return eval_main
     if name == "compare":
-        from .runs.compare import main as compare_main
+        from .compare import main as compare_main
 
         return compare_main
     if name == "weekly":
-        from .weekly.cli import main as weekly_main
+        from .weekly import main as weekly_main
 
         return weekly_main
     if name == "check":
@@ -33,10 +34,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
 
         return check_main
     if name == "import":
-        from .accounts.importer import main as import_main
+        from .import_ import main as import_main
 
         return import_main
-    from .accounts.redact import main as redact_main
+    from .redact import main as redact_main
 
     return redact_main
 
@@ -62,12 +63,12 @@ def main(argv: list[str] | None = None) -> int:
             "       reviewtui redact SNAPSHOT -o OUT --key KEYFILE  pseudonymise a snapshot into a case"
         )
         return 0
-    from .tui.app import main as app_main
+    from ..tui.app import main as app_main
 
     return app_main(args)
 
 
 if __name__ == "__main__":
-    from .cli_args import exit_from_module
+    from .args import exit_from_module
 
     exit_from_module(main())
