@@ -210,3 +210,19 @@ async def test_an_unreadable_account_is_told_once_and_again_on_reload(tmp_path):
         await pilot.press("r")
         await pilot.pause()
         assert told() == 2
+
+
+@pytest.mark.slow
+async def test_a_weekly_record_without_its_counts_shows_no_made_up_zeros(tmp_path):
+    """weekly.json with its counts deleted by hand: the runs table shows '?' for them, not 0 ready and 0 on hold
+    beside an account held for review."""
+    paths = await write_weekly_run(tmp_path)
+    record = json.loads(paths.manifest.read_text(encoding="utf-8"))
+    del record["counts"]
+    paths.manifest.write_text(json.dumps(record), encoding="utf-8")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        row = [str(cell) for cell in app.screen.query_one("#weekly-runs", DataTable).get_row_at(0)]
+        assert row[:2] == [DAY, "complete"] and row[4:] == ["?"] * 5

@@ -105,12 +105,12 @@ class WeeklyScreen(ReviewScreen[None]):
             except (OSError, ResultsError) as exc:
                 self._tell(str(exc), "Weekly run not readable")
                 manifest = WeeklyManifest()
-            counts = manifest.get("counts") or {}
+            counts = manifest.get("counts")  # absent (a hand edit, an unreadable record): '?', never a made-up 0
             stamp = manifest.get("stamp") or {}
             table.add_row(*cells(paths.run_dir.name, manifest.get("status") or "?",
                                  stamp.get("prompt_version") or "–", stamp.get("model") or "–",
-                                 *(str(counts.get(s, 0)) for s in ("ready to send", "hold for review", "failed",
-                                                                   "skipped", "not run"))),
+                                 *(str(counts.get(s, 0)) if counts is not None else "?"
+                                   for s in ("ready to send", "hold for review", "failed", "skipped", "not run"))),
                           key=paths.run_dir.name)
         header = Text.assemble(("Weekly runs", "bold"), f" in {self.results_dir / 'weekly'} · {len(self.runs)} · "
                                "enter opens an account's report, v marks it reviewed, g checks the gate")
