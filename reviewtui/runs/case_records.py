@@ -238,6 +238,13 @@ def read_case_record(path: str | Path) -> CaseRecord:
         data = read_result_json(path, CASE_RECORD_SHAPE, "the case result file", fix)
         if not CASE_ID_RE.match(data["case_id"]):
             raise ResultsError(f"{path}:1: case_id {data['case_id']!r} is not a case id; {fix}")
+        if data["case_id"] != path.stem:  # read as the other case, it would stand in for it (and this one go missing)
+            raise ResultsError(f"{path}:1: the case result file holds case {data['case_id']!r}, not {path.stem!r} "
+                               f"(its file name); {fix}")
+        if not data.get("repeats") and (data["output"] is None) != (data["score"] is None):
+            null, other = ("score", "output") if data["score"] is None else ("output", "score")
+            raise ResultsError(f"{path}:1: the case result file has the wrong shape: /{null} is null while /{other} "
+                               f"is not; {fix}")
         return CaseRecord.from_file_dict(data)
     except FileNotFoundError:
         raise ResultsError(f"{path}: not found; {fix}") from None

@@ -27,6 +27,7 @@ from typing import Any
 
 from . import inference
 from .result_files import ResultsError, RunPaths
+from .identity import REFERENCE_DIR, REPLAY_DIR
 from .gate import summarize
 from .manifest_fields import Manifest
 from .case_records import CSV_FIRST_COLUMNS, CaseRecord
@@ -109,6 +110,15 @@ def load_csv_run(path: str | Path) -> Run:
     return Run(RunPaths(path.parent, path.stem), manifest, records)
 
 
+def _other_roles_runs(results_dir: Path, version: Path) -> list[Path]:
+    """The folders of a bare version's runs one level down (identity.py): the reference auditor's and replays'."""
+    if len(version.parts) != 1:
+        return []
+    found = [results_dir / REFERENCE_DIR / version]
+    found += sorted(replay / version for replay in (results_dir / REPLAY_DIR).glob("*"))
+    return [p for p in found if p.is_dir()]
+
+
 def load_any(where: str | Path, results_dir: str | Path | None = None) -> Run:
     """A run folder, a results CSV, or (with ``results_dir``) a prompt version's folder under it."""
     path = Path(where)
@@ -119,8 +129,11 @@ def load_any(where: str | Path, results_dir: str | Path | None = None) -> Run:
     if path.suffix.lower() == ".csv":
         return load_csv_run(path)
     if not path.exists():
+        others = _other_roles_runs(Path(results_dir), path) if results_dir is not None else []
+        elsewhere = (f"; the runs of that version are the reference auditor's or a replay's, in "
+                     f"{', '.join(str(p) for p in others)}: give one of those" if others else "")
         raise ResultsError(f"{where}: no run folder or results CSV there; give results/<version>/ "
-                           "or results/<version>.csv")
+                           f"or results/<version>.csv{elsewhere}")
     raise ResultsError(f"{where}: not a run folder or a .csv file")
 
 

@@ -43,8 +43,9 @@ SCORE_SHAPE = {"case_id": _TEXT, "status": Required(str), "recall": Required(flo
                "fabrication": Required(int), "untraceable": Optional_(int), "missed_ids": [str], "matched_ids": [str], "extra_ids": [str],
                "findings": [_FINDING_ROW], "figures": [_FIGURE], "fabricated_figures": [_FIGURE],
                "must_not_say_hits": [_HIT], "parse_error": _TEXT, "error": _TEXT}
-CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Optional_(OUTPUT_SHAPE),
-                     "score": Optional_(SCORE_SHAPE),
+# output and score are written null for a case without an answer, never left out: a missing one is a hand edit.
+CASE_RECORD_SHAPE = {"case_id": Required(str), "kind": _TEXT, "output": Required(Optional_(OUTPUT_SHAPE)),
+                     "score": Required(Optional_(SCORE_SHAPE)),
                      "repeats": Optional_([{"output": Required(OUTPUT_SHAPE), "score": Required(SCORE_SHAPE)}])}
 def read_result_json(path: Path, shape: Any, what: str, fix: str) -> dict[str, Any]:
     """A result file within the limits and of ``shape`` (a TypedDict, checked by ``json_types.type_problem``,

@@ -66,10 +66,25 @@ def highlighted(matcher: Matcher, text: str) -> Content:
     return content
 
 
+def typed_snapshot_hit(query: str, new_case: Callable[[Path], object]) -> Hit | None:
+    """A hit making a case from the JSON file whose path is typed in full, when there is such a file."""
+    pointer = query.strip()
+    typed = Path(pointer).expanduser() if pointer else None
+    if typed is None or typed.suffix.lower() != ".json" or not typed.is_file():
+        return None
+    text = f"New case from {pointer}"
+    return Hit(1.0, shown(text), partial(new_case, typed), text=text, help="copy this snapshot into the case set and open it")
+
+
 class PlainCommands(SimpleProvider):
-    """A list of (text, callback, help) for the palette, drawn as plain text."""
+    """A list of (text, callback, help) for the palette, drawn as plain text; with ``typed_path`` set,
+    also a snapshot file typed in full (the file picker's prompt offers it)."""
+
+    typed_path: Callable[[Path], object] | None = None
 
     async def search(self, query: str) -> Hits:
+        if self.typed_path is not None and (hit := typed_snapshot_hit(query, self.typed_path)) is not None:
+            yield hit
         matcher = self.matcher(query)
         for text, callback, help in self._commands:
             if (score := matcher.match(text)) > 0:
@@ -80,10 +95,13 @@ class PlainCommands(SimpleProvider):
             yield DiscoveryHit(shown(text), callback, text=text, help=help_text(help or ""))
 
 
-def search_plain(app, commands: Sequence[CommandListItem], placeholder: str) -> None:
+def search_plain(app, commands: Sequence[CommandListItem], placeholder: str,
+                 typed_path: Callable[[Path], object] | None = None) -> None:
     """``App.search_commands`` with the entries drawn as plain text."""
     # A provider instance stands for its class here, as in App.search_commands (SimpleProvider.__call__).
-    providers: list = [PlainCommands(app.screen, list(commands))]
+    provider = PlainCommands(app.screen, list(commands))
+    provider.typed_path = typed_path
+    providers: list = [provider]
     app.push_screen(CommandPalette(providers=providers, placeholder=printable(placeholder, one_line=True)))
 
 
@@ -150,7 +168,7 @@ class ReviewCommands(Provider):
         found = sorted({p for pattern in ("*.json", "*/snapshot.json") for p in Path.cwd().glob(pattern)
                         if cases_dir not in p.resolve().parents})[:200]
         search_plain(app, [(str(p), partial(self.new_case, p), "copy it into the case set as a new case") for p in found],
-                     "Which snapshot file? (or type its path in the palette)")
+                     "Which snapshot file? (or type its path)", typed_path=self.new_case)
 
     def new_case(self, path: Path, *, allow_unredacted: bool = False) -> None:
         from ..accounts.newcase import NewCaseError, UnredactedError, new_case_from_snapshot
@@ -196,11 +214,8 @@ class ReviewCommands(Provider):
             else:
                 text = f"Go to row {pointer}"
                 yield Hit(1.0, shown(text), partial(author.go_to_pointer, pointer), text=text, help="snapshot row")
-        typed = Path(pointer).expanduser() if pointer else None
-        if typed is not None and typed.suffix.lower() == ".json" and typed.is_file():
-            text = f"New case from {pointer}"
-            yield Hit(1.0, shown(text), partial(self.new_case, typed), text=text,
-                      help="copy this snapshot into the case set and open it")
+        if (hit := typed_snapshot_hit(query, self.new_case)) is not None:
+            yield hit
         matcher = self.matcher(query)
         for text, callback, help in self._targets():
             score = matcher.match(text)

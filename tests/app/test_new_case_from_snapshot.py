@@ -53,6 +53,22 @@ async def test_picking_a_file_from_the_entry(root):
 
 
 @pytest.mark.slow
+async def test_typing_a_path_in_the_file_picker_it_asks_for(root, tmp_path):
+    """The picker's prompt says "or type its path": a file outside the working folder, so not listed,
+    typed there in full makes the case (it answered "No matches found")."""
+    elsewhere = tmp_path / "exports"
+    elsewhere.mkdir()
+    (elsewhere / "far-shop.json").write_bytes((root / "uk-shop.json").read_bytes())
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await palette(pilot, "new case from a snapshot file")
+        await palette(pilot, str(elsewhere / "far-shop.json"))
+        await wait_until(pilot, lambda: isinstance(app.screen, AuthorScreen), "the new case opens")
+        assert (root / "cases" / "far-shop" / "snapshot.json").read_bytes() == (elsewhere / "far-shop.json").read_bytes()
+
+
+@pytest.mark.slow
 async def test_an_unreadable_snapshot_makes_no_case(root):
     data = json.loads((root / "uk-shop.json").read_text())
     for row in data["daily"]:

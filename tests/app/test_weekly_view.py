@@ -185,3 +185,44 @@ async def test_a_hand_edited_account_is_left_out_and_named_with_its_field(tmp_pa
         notices = [str(n.message) for n in app._notifications]
         assert any(str(paths.findings("shoes")) in n and "/status must be one of 'ready to send'" in n and "not 'sent'" in n
                    for n in notices), notices
+
+
+@pytest.mark.slow
+async def test_an_unreadable_account_is_told_once_and_again_on_reload(tmp_path):
+    """The notice of a hand-edited findings.json comes once when the view opens and not again on each
+    return from a report (toasts of the same words piled up); r, the reload key, tells it again."""
+    paths = await write_weekly_run(tmp_path)
+    paths.findings("shoes").write_text("[]", encoding="utf-8")
+    app = make_app(tmp_path)
+
+    def told() -> int:
+        return sum(str(paths.findings("shoes")) in str(n.message) for n in app._notifications)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        assert list(app.screen.results) == ["outdoor"]
+        assert told() == 1
+        await open_account(pilot, "outdoor")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, WeeklyScreen) and told() == 1
+        await pilot.press("r")
+        await pilot.pause()
+        assert told() == 2
+
+
+@pytest.mark.slow
+async def test_a_weekly_record_without_its_counts_shows_no_made_up_zeros(tmp_path):
+    """weekly.json with its counts deleted by hand: the runs table shows '?' for them, not 0 ready and 0 on hold
+    beside an account held for review."""
+    paths = await write_weekly_run(tmp_path)
+    record = json.loads(paths.manifest.read_text(encoding="utf-8"))
+    del record["counts"]
+    paths.manifest.write_text(json.dumps(record), encoding="utf-8")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        row = [str(cell) for cell in app.screen.query_one("#weekly-runs", DataTable).get_row_at(0)]
+        assert row[:2] == [DAY, "complete"] and row[4:] == ["?"] * 5

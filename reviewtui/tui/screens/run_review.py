@@ -40,14 +40,18 @@ def _mean(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _count(value: Any) -> str:
+    return "n/a" if value is None else str(value)
+
+
 def rescore_summary(diffs: list[CaseDiff], before: Summary, after: Summary) -> str:
     """One line: how many cases changed and how the means and fabrications moved."""
     changed = sum(1 for d in diffs if d.changed)
     return (f"Re-scored from the stored outputs (no API call): {changed} of {len(diffs)} case"
             f"{'s' if len(diffs) != 1 else ''} changed · mean recall {_mean(before.get('mean_recall'))} → "
             f"{_mean(after.get('mean_recall'))} · mean precision {_mean(before.get('mean_precision'))} → "
-            f"{_mean(after.get('mean_precision'))} · fabrications {before.get('fabrications')} → "
-            f"{after.get('fabrications')}")
+            f"{_mean(after.get('mean_precision'))} · fabrications {_count(before.get('fabrications'))} → "
+            f"{_count(after.get('fabrications'))}")
 
 
 def case_result(run: Run, cases_dir: Path, case_id: str) -> CaseResult:

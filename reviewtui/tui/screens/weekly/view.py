@@ -58,6 +58,7 @@ class WeeklyScreen(ReviewScreen[None]):
         self.runs: list[WeeklyPaths] = []
         self.current: WeeklyPaths | None = None
         self.results: dict[str, AccountResult] = {}
+        self._told: set[str] = set()  # the unreadable files already named since the view opened or r was pressed
 
     @property
     def results_dir(self) -> Path:
@@ -77,14 +78,24 @@ class WeeklyScreen(ReviewScreen[None]):
         for label in ("account", "status", "findings", "high", "figures", "not in data", "auditor only",
                       "assistant only", "reviewed", "reason"):
             accounts.add_column(label, key=label)
-        self.action_reload()
+        self.reload()
         accounts.focus()
 
     def on_screen_resume(self) -> None:
         if self.is_mounted:
-            self.action_reload()
+            self.reload()
 
     def action_reload(self) -> None:
+        self._told.clear()
+        self.reload()
+
+    def _tell(self, problem: str, title: str) -> None:
+        # mount, resume and the runs table's highlight each reload: a file stays named once, not a pile of toasts
+        if problem not in self._told:
+            self._told.add(problem)
+            self.app.notify(problem, title=title, severity="warning", timeout=15)
+
+    def reload(self) -> None:
         self.runs = list_weekly(self.results_dir)
         table = self.query_one("#weekly-runs", DataTable)
         table.clear()
@@ -92,14 +103,14 @@ class WeeklyScreen(ReviewScreen[None]):
             try:
                 manifest = read_weekly_manifest(paths.manifest)
             except (OSError, ResultsError) as exc:
-                self.app.notify(str(exc), title="Weekly run not readable", severity="warning", timeout=15)
+                self._tell(str(exc), "Weekly run not readable")
                 manifest = WeeklyManifest()
-            counts = manifest.get("counts") or {}
+            counts = manifest.get("counts")  # absent (a hand edit, an unreadable record): '?', never a made-up 0
             stamp = manifest.get("stamp") or {}
             table.add_row(*cells(paths.run_dir.name, manifest.get("status") or "?",
                                  stamp.get("prompt_version") or "–", stamp.get("model") or "–",
-                                 *(str(counts.get(s, 0)) for s in ("ready to send", "hold for review", "failed",
-                                                                   "skipped", "not run"))),
+                                 *(str(counts.get(s, 0)) if counts is not None else "?"
+                                   for s in ("ready to send", "hold for review", "failed", "skipped", "not run"))),
                           key=paths.run_dir.name)
         header = Text.assemble(("Weekly runs", "bold"), f" in {self.results_dir / 'weekly'} · {len(self.runs)} · "
                                "enter opens an account's report, v marks it reviewed, g checks the gate")
@@ -116,7 +127,7 @@ class WeeklyScreen(ReviewScreen[None]):
         problems: list[str] = []
         self.results = load_results(paths, problems) if paths is not None else {}
         for problem in problems:  # the account is left out of the table; the file and the field are named
-            self.app.notify(problem, title="Account not readable", severity="warning", timeout=15)
+            self._tell(problem, "Account not readable")
         self._fill_accounts()
 
     def _fill_accounts(self) -> None:
