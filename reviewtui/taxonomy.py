@@ -48,10 +48,20 @@ class Kind:
         return self.id.split(".", 1)[0]
 
 
+# libyaml's loader when PyYAML has it: the same documents, read ten times faster (the taxonomy and the
+# glossary are read by every command that audits or builds the prompt; 0.15 s of start-up in Python)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _load_packaged(path: Path) -> Any:
+    """One of the package's own YAML files (not user input: their errors are the package's)."""
+    with path.open(encoding="utf-8") as fh:
+        return yaml.load(fh, Loader=_LOADER)
+
+
 @lru_cache(maxsize=1)
 def _document() -> dict[str, Any]:
-    with TAXONOMY_PATH.open(encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return _load_packaged(TAXONOMY_PATH)
 
 
 @lru_cache(maxsize=1)
@@ -136,8 +146,7 @@ class Term:
 
 @lru_cache(maxsize=1)
 def _glossary_document() -> dict[str, Any]:
-    with GLOSSARY_PATH.open(encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return _load_packaged(GLOSSARY_PATH)
 
 
 @lru_cache(maxsize=1)

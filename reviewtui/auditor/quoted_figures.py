@@ -9,7 +9,8 @@ functions the index is built with, computing only what is asked:
 - a scope's figures over one of the index's windows (``campaign 333: CPA, last 7 complete days``):
   ``window_numbers`` on that scope's sums over that window, once per (scope, window);
 - the account's sums on one day (``account: cost on 2025-03-11``);
-- the pacing figures of the rows as they are (``pacing: spend to date``): ``pacing_figures``, once.
+- the account's pacing figures of the rows as they are (``pacing: spend to date``): ``pacing_figures``
+  without each campaign's and each daily budget's, once.
 
 What is computed is kept on the snapshot (``snapshot_cache``), as the whole index is, so a later audit
 of the same loaded snapshot reads it again.
@@ -180,7 +181,8 @@ class QuotedFigures(Mapping[str, float]):
         totals = self._daily()
         pacing = NamedValues()
         pacing_figures(pacing, self._data, totals.period, totals.account, totals.by_campaign,
-                       as_object(self._data.get("targets")), "", once_per_day=totals.once_per_day)
+                       as_object(self._data.get("targets")), "", once_per_day=totals.once_per_day,
+                       per_campaign_and_budget=False)  # only `pacing: ` names are read here
         return pacing.values
 
 

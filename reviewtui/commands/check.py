@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     args, code = parse_args(parser, argv)
     if args is None:
         return code
-    case_set, problems = validate(args.cases)
+    case_set, problems = validate(args.cases, hold=True)
     lines = [str(problem) for problem in problems]
     if case_set.cases:
         lines += [report(case_set) for report in all_reports()]

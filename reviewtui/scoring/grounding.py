@@ -44,6 +44,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from datetime import date
 from typing import Any, Iterable, NamedTuple
 
@@ -172,11 +173,14 @@ def _describe(entry: Entry, figure: Figure | None = None) -> str:
     return text
 
 
+_MAGNITUDE = itemgetter(0)  # an entry's magnitude; a table per finding sorts thousands of entries by it
+
+
 class _Table:
     """Values sorted by magnitude, for bisect lookups with a tolerance."""
 
     def __init__(self, entries: Iterable[Entry]) -> None:
-        self.entries = sorted(entries, key=lambda e: e[0])
+        self.entries = sorted(entries, key=_MAGNITUDE)
         self.keys = [e[0] for e in self.entries]
 
     def within(self, low: float, high: float) -> list[Entry]:

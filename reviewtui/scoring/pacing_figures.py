@@ -56,11 +56,13 @@ class Spend:
 def pacing_figures(
     index: NamedValues, data: dict[str, Any], period: PeriodDates, account_day: dict[date, DaySums],
     by_campaign_day: dict[str, dict[date, DaySums]], targets: dict[str, Any], suffix: str = "",
-    *, once_per_day: bool = False,
+    *, once_per_day: bool = False, per_campaign_and_budget: bool = True,
 ) -> None:
     """Pacing against the monthly budget and the budget schedule; ``suffix`` names a corrected
     reading of the rows (only the figures that depend on spend are repeated for it), whose
-    daily rows are counted ``once_per_day`` when it is the reading without duplicates."""
+    daily rows are counted ``once_per_day`` when it is the reading without duplicates.
+    Without ``per_campaign_and_budget``, only the account's ``pacing: `` names: not each campaign
+    against its own schedule nor each daily budget (most of the work on a large account)."""
     if suffix:
         index = SuffixedValues(index, suffix)
     if not (period.start and period.last_complete and period.days):
@@ -87,6 +89,8 @@ def pacing_figures(
             _schedule_basis(index, basis, schedule, month, spend, budget, budget_rows, expected, projected)
     _expected_figures(index, spend, expected)
     _projected_figures(index, budget, budget_rows, projected)
+    if not per_campaign_and_budget:
+        return
     _campaign_schedule_figures(index, month, schedules[IN_FORCE][1], by_campaign_day, once_per_day)
     _daily_budget_figures(index, data, month, account_day, by_campaign_day, once_per_day)
 

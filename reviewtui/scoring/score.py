@@ -91,12 +91,40 @@ class CaseScore:
     error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """``dataclasses.asdict(self)``: the fields in order, every list and dict in them copied.
+        Copied here without ``asdict``'s ``deepcopy`` of each number and string (immutable: kept as
+        they are), which took a second for the 2,000 findings of a 100,000-row account."""
+        return {f.name: _json_copy(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CaseScore":
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _json_copy(value: Any) -> Any:
+    """``value`` as ``dataclasses.asdict`` copies a field's value: lists, tuples and dicts rebuilt,
+    immutable leaves kept, anything else as ``asdict`` gives it."""
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    if kind is list:
+        return [_json_copy(v) for v in value]
+    if kind is dict:
+        return {_json_copy(k): _json_copy(v) for k, v in value.items()}
+    if kind is tuple:
+        return tuple(_json_copy(v) for v in value)
+    return asdict(_Boxed(value))["value"]
+
+
+@dataclass
+class _Boxed:
+    """One value in a dataclass, for ``asdict``'s reading of a value ``_json_copy`` does not copy itself."""
+
+    value: Any
 
 
 def score_case(case: Case, output: Answer, *, figures: str = "derived") -> CaseScore:

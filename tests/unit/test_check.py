@@ -189,3 +189,33 @@ def test_check_validates_disputed_md_beside_the_cases_folder(no_extra_checks, mo
 
     disputed.write_text(DISPUTED_CHECKED.replace("(none)", "/daily/1").replace("/campaigns/99", "/campaigns/0"), encoding="utf-8")
     assert check.main(["--cases", str(cases)]) == 0
+
+
+def test_a_held_validation_finds_the_same_and_leaves_its_objects_out_of_the_collector():
+    """``validate(hold=True)`` (what ``reviewtui check`` runs): the same case set and problems; no
+    collection while it runs; what it loaded frozen out of the collector at the end; the collector
+    enabled again as it was."""
+    import gc
+
+    collections: list[str] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(phase)
+
+    plain_set, plain_problems = validation.validate(FIXTURE_CASES)
+    gc.unfreeze()
+    frozen_before = gc.get_freeze_count()
+    gc.callbacks.append(note)
+    try:
+        gc.collect()
+        collections.clear()
+        case_set, problems = validation.validate(FIXTURE_CASES, hold=True)
+        assert collections == []
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > frozen_before
+        assert [str(p) for p in problems] == [str(p) for p in plain_problems]
+        assert [c.case_id for c in case_set.cases] == [c.case_id for c in plain_set.cases]
+    finally:
+        gc.callbacks.remove(note)
+        gc.unfreeze()
