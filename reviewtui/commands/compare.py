@@ -16,10 +16,9 @@ from ..files.untrusted import printable
 from ..runs import inference
 from ..runs.compare import format_text, load_any, paired_comparison, to_json
 from ..runs.result_files import ResultsError
-from .args import parse_args
+from .args import EXIT_USAGE, parse_args
 
 EXIT_REGRESSION = 1
-EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:

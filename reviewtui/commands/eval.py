@@ -46,9 +46,8 @@ from ..runs.signature import KEY_ENV
 from ..runs.summary import format_summary
 from ..runs.validation import count_line, has_errors, validate
 from ..scoring.grounding import FIGURE_MODES
-from .args import emit, exit_from_module, parse_args
+from .args import EXIT_USAGE, emit, exit_from_module, parse_args
 
-EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:

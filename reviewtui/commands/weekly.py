@@ -42,10 +42,9 @@ from ..weekly.results import READY
 from ..weekly.folder import WeeklyPaths
 from ..weekly.run import WeeklyBatch, WeeklyRun, batch_state_path, claude_backend, run_day, run_weekly, today
 from ..weekly.stamp import check_stamp, prompt_problem
-from .args import parse_args
+from .args import EXIT_USAGE, parse_args
 
 EXIT_REFUSED = 1
-EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 
 
