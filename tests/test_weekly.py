@@ -310,6 +310,41 @@ def test_a_rerun_keeps_the_reports_of_accounts_it_does_not_produce(stamp_kit, ap
     assert list(index_of(run_dir)) == ["outdoor", "software"]
 
 
+def test_a_rerun_says_which_accounts_of_the_earlier_run_could_not_be_read_and_keeps_them(stamp_kit, api, stamped,
+                                                                                         capsys):
+    """An account's findings.json edited by hand is no row to carry: the rerun says so, naming the file and the
+    field, and keeps its files as they are unless it produced the account again (its new report replaces it)."""
+    from reviewtui.weekly.folder import WeeklyPaths
+    from reviewtui.weekly.run import load_results
+
+    accounts = stamped / "accounts"
+    stamp_kit.plan_account(account(accounts, "outdoor", "c01-tracking-stopped", "900-000-0001"), "900-000-0001")
+    stamp_kit.plan_account(account(accounts, "software", "c03-zero-conv-campaign", "900-000-0003"), "900-000-0003")
+    assert weekly(accounts, "--date", DAY) == 0
+    run_dir = stamped / "results" / "weekly" / DAY
+    paths = WeeklyPaths(run_dir)
+    for name in ("outdoor", "software"):
+        edited = json.loads(paths.findings(name).read_text(encoding="utf-8"))
+        edited["status"] = "sent"
+        paths.findings(name).write_text(json.dumps(edited), encoding="utf-8")
+    kept = {p.name: p.read_bytes() for p in paths.account_dir("software").iterdir()}
+    (accounts / "software.json").unlink()
+    capsys.readouterr()
+    assert weekly(accounts, "--date", DAY) == 0
+    err = capsys.readouterr().err
+    why = "/status must be one of 'ready to send', 'hold for review', 'failed', 'skipped', 'not run', not 'sent'"
+    for name, what in (("software", "its files are kept as they are"), ("outdoor", "this run's report replaces it")):
+        where = f"results/weekly/{DAY}/accounts/{name}/findings.json:1: the account's findings has the wrong shape: "
+        line = next((line for line in err.splitlines() if where in line), err)
+        assert line.startswith("the run started ") and "had an account that could not be read: " in line, line
+        assert why in line and what in line, line
+    assert {p.name: p.read_bytes() for p in paths.account_dir("software").iterdir()} == kept
+    problems: list[str] = []
+    assert list(load_results(paths, problems)) == ["outdoor"]  # the app's view names software as unreadable
+    assert len(problems) == 1 and problems[0].startswith(f"{paths.findings('software')}:1: ") and why in problems[0]
+    assert list(index_of(run_dir)) == ["outdoor"]
+
+
 def test_a_cancelled_rerun_keeps_the_complete_run(stamp_kit, api, stamped, capsys, monkeypatch):
     import os
     import signal

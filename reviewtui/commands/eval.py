@@ -178,6 +178,11 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
     pool: ScoringPool | None = None
     try:
         settings = settings_from_args(args)
+        if not settings.cases_dir.is_dir():  # one error, not the case-mix warnings of an empty set beside it
+            what = "is not a folder" if settings.cases_dir.exists() else "does not exist"
+            raise UsageError(f"the cases folder {args.cases} {what}; "
+                             "pass --cases DIR with the folder that holds one folder per case (snapshot.json and "
+                             "expected.yaml), or run from the repository, whose cases/ is the default")
         if args.estimate:
             pass  # no run: the backend is chosen for counting tokens only
         elif backend is None:

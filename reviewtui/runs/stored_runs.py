@@ -18,14 +18,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TypedDict, cast
 
 from ..caseset.cases import CaseSet
 from .identity import REFERENCE_DIR, REPLAY_DIR, role_label, role_of
 from .result_files import MANIFEST_FILE, ResultsError, RunPaths, now_iso
 from .gate import exit_code
 from .manifest import build_manifest, read_manifest, write_manifest
-from .manifest_fields import Manifest
+from .json_types import type_problem
+from .manifest_fields import GateVerdict, Manifest, RunStatus, Summary
 from .case_records import CaseRecord, read_case_record, score_record, write_case_record, write_csv
 from .run_folder import RunFolder
 
@@ -107,11 +108,21 @@ def run_folder(run_dir: str | Path, results_dir: str | Path) -> str:
         return Path(run_dir).name
 
 
+class ListedRun(TypedDict):
+    """What a listed run's manifest holds besides ``Manifest``'s optional fields: a run's folder takes its place
+    under the results folder only when the run ends, with its status, summary and gate verdict, so a manifest
+    without one of them was edited by hand and would be listed with "–" or "no verdict"."""
+
+    status: RunStatus
+    summary: Summary
+    gate: GateVerdict
+
+
 def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> list[RunInfo]:
     """Every run under ``results_dir``, newest first.
 
-    A folder whose manifest cannot be read (or has the wrong shape) is left
-    out; ``problems``, when given, gets one message per folder left out.
+    A folder whose manifest cannot be read (or has the wrong shape, or lacks a field ``ListedRun`` names) is
+    left out; ``problems``, when given, gets one message per folder left out.
     """
     results_dir = Path(results_dir)
     if not results_dir.is_dir():
@@ -126,6 +137,12 @@ def list_runs(results_dir: str | Path, problems: list[str] | None = None) -> lis
         except ResultsError as exc:
             if problems is not None:
                 problems.append(str(exc))
+            continue
+        missing = type_problem(manifest, ListedRun)
+        if missing is not None:
+            if problems is not None:
+                problems.append(f"{manifest_path}:1: the run manifest has the wrong shape: {missing}; "
+                                "move the folder away and rerun")
             continue
         runs.append(run_info(manifest_path.parent, manifest))
     return sorted(runs, key=lambda r: (r.date or "", r.prompt_version), reverse=True)

@@ -249,7 +249,7 @@ class ReviewApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     async def action_quit(self) -> None:
         unsaved = self.unsaved_author_screens()

@@ -12,12 +12,13 @@ from __future__ import annotations
 from textual.app import App
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey, FooterLabel
 
-# What this module reads of Textual's internals: a name in a private module, and
-# attributes a new Footer has (class or instance). The test checks each is still there.
-PRIVATE_MODULE_NAMES = (("textual.widgets._footer", "FooterKey"),)
+# What this module reads of Textual's internals: names in a private module, and
+# attributes a new Footer and a new FooterKey have. The test checks each is still there.
+PRIVATE_MODULE_NAMES = (("textual.widgets._footer", "FooterKey"), ("textual.widgets._footer", "FooterLabel"))
 FOOTER_ATTRIBUTES = ("_bindings_ready", "_reactive_connect")
+FOOTER_KEY_ATTRIBUTES = ("description", "action")
 APP_ATTRIBUTES = ("_screen_stacks",)
 
 
@@ -37,10 +38,15 @@ class KeysFooter(Footer):
     rebuilds, about a fifth of the work before the first frame with the tables. This footer rebuilds
     once per refresh at most, only when the keys it would show differ from the keys it shows, and builds
     each key with the footer's compact setting from the start. What it shows is the same.
+
+    Below ``COMPACT_BELOW`` columns it also shows fewer and shorter keys, so that ``? Help`` stays on an
+    80-column screen whatever region has the focus: a screen or widget names, in ``FOOTER_COMPACT``, the
+    actions of its bindings to show there under a shorter label, or (None) to leave out of the footer
+    (``?`` lists them all). A group's label follows its keys' (the first key's entry).
     """
 
-    # Below this width the keys go compact (one blank between them), so the view keys stay on an
-    # 80-column screen; a group's label ("1 2 3 Tag must/may/not") keeps its blank after it.
+    # Below this width the keys go compact (one blank between them) and the regions' FOOTER_COMPACT applies;
+    # a group's label ("1 2 3 Tag") keeps its blank after it.
     COMPACT_BELOW = 120
     DEFAULT_CSS = """
     KeysFooter.-compact FooterLabel { margin: 0 1 0 0; }
@@ -52,20 +58,53 @@ class KeysFooter(Footer):
         self._rebuild_pending = False
 
     def on_resize(self) -> None:
-        self.compact = self.app.size.width < self.COMPACT_BELOW
+        compact = self.app.size.width < self.COMPACT_BELOW
+        if compact != self.compact:
+            self.compact = compact
+            if self._bindings_ready and self.is_attached and not self._rebuild_pending:
+                self._rebuild_pending = True  # the keys shown depend on it
+                self.call_after_refresh(self._rebuild_if_changed)
 
     def _keys_wanted(self) -> tuple:
         active = self.screen.active_bindings
         shown = tuple((binding, enabled, tooltip) for _node, binding, enabled, tooltip in active.values() if binding.show)
         palette = active.get(self.app.COMMAND_PALETTE_BINDING)
-        return shown, palette[1:] if palette else None, self.show_command_palette, self.combine_groups
+        return shown, palette[1:] if palette else None, self.show_command_palette, self.combine_groups, self.compact
+
+    def _compact_labels(self) -> dict[str, str | None]:
+        """Action -> its label at this width (None: not shown), from the regions' FOOTER_COMPACT."""
+        if not self.compact:
+            return {}
+        labels: dict[str, str | None] = {}
+        for node, binding, _enabled, _tooltip in self.screen.active_bindings.values():
+            compact = getattr(node, "FOOTER_COMPACT", None) or {}
+            if binding.show and binding.action in compact:
+                labels[binding.action] = compact[binding.action]
+        return labels
 
     def compose(self):
         if self._bindings_ready:
             self._shown = self._keys_wanted()
+        labels = self._compact_labels()
+        group: list[str] = []  # the actions of the group whose label comes next
         for widget in super().compose():
-            if isinstance(widget, FooterKey) and "compact" in (widget._reactive_connect or {}):
-                widget.set_reactive(FooterKey.compact, self.compact)  # the value its binding to the footer gives it
+            if isinstance(widget, FooterKey):
+                if "compact" in (widget._reactive_connect or {}):
+                    widget.set_reactive(FooterKey.compact, self.compact)  # the value its binding to the footer gives it
+                if widget.has_class("-grouped"):
+                    group.append(widget.action)
+                if widget.action in labels:
+                    label = labels[widget.action]
+                    if label is None:
+                        continue
+                    if widget.description:
+                        widget.description = label
+            elif isinstance(widget, FooterLabel) and group:
+                short = labels.get(group[0], widget.content)
+                group = []
+                if short is None:
+                    continue
+                widget = FooterLabel(short)
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:

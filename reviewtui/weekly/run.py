@@ -299,6 +299,7 @@ class PreviousRun:
     status: str | None
     started_at: str | None
     results: dict[str, AccountResult]
+    unreadable: dict[str, str] = field(default_factory=dict)  # account folder -> why its findings.json cannot be read
 
 
 @dataclass
@@ -380,27 +381,46 @@ def _previous_run(paths: WeeklyPaths, accounts_dir: str | Path | None) -> Previo
             return None
     except (OSError, ResultsError):
         return None
-    results = load_results(paths, problems=[])  # an unreadable account has nothing to carry
-    return PreviousRun(paths, manifest.get("status"), manifest.get("started_at"), results)
+    results, unreadable = read_results(paths)
+    return PreviousRun(paths, manifest.get("status"), manifest.get("started_at"), results, unreadable)
 
 
-def _carry_previous(previous: PreviousRun, work: WeeklyPaths, results: dict[str, AccountResult]) -> None:
-    """The previous run's accounts this run did not produce (not in it, or not run): their files and rows, kept."""
+def _carry_previous(previous: PreviousRun, work: WeeklyPaths, results: dict[str, AccountResult],
+                    on_note: Callable[[str], None] | None = None) -> None:
+    """The previous run's accounts this run did not produce (not in it, or not run): their files and rows, kept.
+
+    An account whose findings.json could not be read is said (``on_note``) and, unless this run produced it,
+    its files are kept as they are: the new run's folder names it as unreadable, as the previous one did."""
     old_paths = previous.paths
     for name, old in previous.results.items():
         new = results.get(name)
         if old["status"] == NOT_RUN or (new is not None and new["status"] != NOT_RUN):
             continue
-        target = work.account_dir(name)
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        for source in old_paths.account_dir(name).iterdir():
-            if source.is_file() and not source.is_symlink():
-                shutil.copyfile(source, target / source.name)
+        _copy_account(old_paths, work, name)
         note = f"kept from the run started {previous.started_at}: this run did not produce it"
         results[name] = {**old, "carried_from": previous.started_at,
                          "reason": f"{note}; {old['reason']}" if old.get("reason") else note}
         atomic_write_text(work.findings(name), _json_text(results[name]))
+    for name, problem in previous.unreadable.items():
+        new = results.get(name)
+        if new is not None and new["status"] != NOT_RUN:
+            what = "this run's report replaces it"
+        else:
+            _copy_account(old_paths, work, name)
+            results.pop(name, None)
+            what = "its files are kept as they are (fix or remove them; the index does not list it)"
+        if on_note is not None:
+            on_note(f"the run started {previous.started_at} had an account that could not be read: {problem}; {what}")
+
+
+def _copy_account(old_paths: WeeklyPaths, work: WeeklyPaths, name: str) -> None:
+    """An account's files of the previous run, copied into this run's folder (links left out)."""
+    target = work.account_dir(name)
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for source in old_paths.account_dir(name).iterdir():
+        if source.is_file() and not source.is_symlink():
+            shutil.copyfile(source, target / source.name)
 
 
 async def _run_accounts(accounts: list[Account], backend: Backend, reference: Backend | None, *, work: WeeklyPaths,
@@ -449,7 +469,7 @@ async def _run_accounts(accounts: list[Account], backend: Backend, reference: Ba
             if case.case_id not in run.results:
                 run.results[case.case_id] = skipped_result(by_name[case.case_id], NOT_RUN, unfinished)
         if previous is not None:
-            _carry_previous(previous, work, run.results)
+            _carry_previous(previous, work, run.results, on_note)
         run.results = dict(sorted(run.results.items()))
         run.manifest = {**header, "backend_details": backend.describe(), "finished_at": now_iso(), "status": status,
                         **({"batches": sorted(batches), "batch_state": str(batch_state)} if batch is not None else {}),
@@ -514,19 +534,28 @@ def list_weekly(results_dir: str | Path) -> list[WeeklyPaths]:
     return [WeeklyPaths(p.parent) for p in sorted(runs, key=newest, reverse=True)]
 
 
-def load_results(paths: WeeklyPaths, problems: list[str] | None = None) -> dict[str, AccountResult]:
-    """Every account's findings.json of the run, by account name. An unreadable one is left out and,
-    when ``problems`` is given, said there (naming the file and the field); otherwise its ResultsError is raised."""
-    results = {}
+def read_results(paths: WeeklyPaths) -> tuple[dict[str, AccountResult], dict[str, str]]:
+    """Every account's findings.json of the run, by account name, and the accounts whose findings.json cannot
+    be read: the name of its folder -> why (naming the file and the field)."""
+    results, unreadable = {}, {}
     for path in sorted(paths.run_dir.glob("accounts/*/findings.json")):
         try:
             result = read_account_result(path)
         except (OSError, ResultsError) as exc:
-            if problems is None:
-                raise
-            problems.append(str(exc) if isinstance(exc, ResultsError) else f"{path}: cannot be read ({exc})")
+            unreadable[path.parent.name] = str(exc) if isinstance(exc, ResultsError) else f"{path}: cannot be read ({exc})"
             continue
         results[result["account"]] = result
+    return results, unreadable
+
+
+def load_results(paths: WeeklyPaths, problems: list[str] | None = None) -> dict[str, AccountResult]:
+    """Every account's findings.json of the run, by account name. An unreadable one is left out and,
+    when ``problems`` is given, said there (naming the file and the field); otherwise a ResultsError says it."""
+    results, unreadable = read_results(paths)
+    if unreadable and problems is None:
+        raise ResultsError(next(iter(unreadable.values())))
+    if problems is not None:
+        problems.extend(unreadable.values())
     return results
 
 

@@ -184,6 +184,27 @@ def review_root(tmp_path, monkeypatch):
     return root
 
 
+async def test_a_run_whose_status_summary_or_gate_was_deleted_is_named_not_listed_without_a_verdict(tmp_path,
+                                                                                                     monkeypatch):
+    """A run's folder is swapped in only when the run ends, with its status, summary and gate verdict: a manifest
+    without one was edited by hand. It is left out and named with the field, as a field of the wrong type is,
+    never listed with "–" or "no verdict"."""
+    root = review_repo(tmp_path, monkeypatch)
+    manifest = json.loads((root / "results" / "audit-t1" / "manifest.json").read_text(encoding="utf-8"))
+    for field in ("status", "summary", "gate"):
+        (root / "results" / f"no-{field}").mkdir()
+        (root / "results" / f"no-{field}" / "manifest.json").write_text(json.dumps(
+            {k: v for k, v in {**manifest, "prompt_version": f"no-{field}"}.items() if k != field}), encoding="utf-8")
+    app = make_review_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_runs_view(pilot)
+        assert sorted(r.prompt_version for r in screen.runs) == ["audit-t1", "audit-t2"]
+        said = " ".join(str(screen.query_one("#runs-empty").render()).split())
+        for field in ("status", "summary", "gate"):
+            assert (f"Not listed: results/no-{field}/manifest.json:1: the run manifest has the wrong shape: "
+                    f"the top level has no '{field}'; move the folder away and rerun") in said, (field, said)
+
+
 @pytest.mark.slow
 async def test_crafted_runs_are_left_out_with_a_message_and_markup_in_runs_is_literal(review_root):
     app = make_review_app(review_root)

@@ -68,6 +68,27 @@ async def test_space_says_it_moves_down(repo):
         assert "space Mark + down" in footer_line(app)
 
 
+async def test_help_stays_in_the_footer_at_80_columns_whatever_region_has_the_focus(repo):
+    """At 80x24 the footer shows fewer, shorter keys (the rest are in ?), so ? Help is never cut off; at
+    140 columns it shows them all, as before."""
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_case(pilot, CASE)
+        for region in ("w", "t", "x"):
+            await pilot.press(region)
+            await settle(pilot)
+            line = footer_line(app)
+            assert "? Help" in line and "esc Back" in line, (region, line)
+            if region == "t":
+                assert "space Mark" in line and "Sort column" not in line and "Unmark all" not in line, line
+        await pilot.press("t")
+        await pilot.resize_terminal(140, 40)
+        await settle(pilot)
+        await settle(pilot)
+        line = footer_line(app)
+        assert "space Mark + down" in line and "s Sort column" in line and "Tag must/may/not" in line, line
+
+
 @pytest.mark.slow
 async def test_a_case_without_a_write_up_has_its_first_entry_selected_so_e_edits_it(repo):
     app = make_app(repo)

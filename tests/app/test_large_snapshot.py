@@ -111,3 +111,30 @@ async def test_a_100000_row_snapshot_opens_scrolls_sorts_and_filters(tmp_path):
         # Jumping to a filtered-out row clears the filters and shows it.
         assert screen.go_to_pointer("/daily/50000")
         assert table.current_pointer == "/daily/50000"
+
+
+async def test_a_save_keeps_the_snapshot_the_cases_view_loaded_while_its_file_is_unchanged(repo):
+    """A save writes expected.yaml only: the cases view re-reads the case without parsing snapshot.json again
+    (most of a second at 100,000 rows), unless that file changed too."""
+    from tests.app.apphelpers import wait_until
+
+    case = "c01-shoes-tracking"
+    app = make_app(repo)
+
+    def listed():
+        return next(c for c in app.case_set.cases if c.case_id == case)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await open_case(pilot, case)
+        before = listed()
+        kept = before.snapshot
+        assert kept is not None and before.must_find
+        await pilot.press("x", "delete", "ctrl+s")
+        await wait_until(pilot, lambda: listed() is not before, "the cases view re-reads the saved case")
+        saved = listed()
+        assert saved.must_find == [] and saved.snapshot is kept
+        path = repo / "cases" / case / "snapshot.json"
+        path.write_text(path.read_text().replace('"clicks": 310', '"clicks": 311', 1))
+        await pilot.press("ctrl+z", "ctrl+s")
+        await wait_until(pilot, lambda: listed() is not saved, "the cases view re-reads the saved case")
+        assert listed().must_find and listed().snapshot is not kept and listed().snapshot.text == path.read_text()

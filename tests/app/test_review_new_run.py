@@ -233,8 +233,7 @@ async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(roo
         before = (run_dir(root) / "manifest.json").read_text()
         assert screen.query_one("#resume", Checkbox).value is False
         await pilot.press("ctrl+r")  # a stray start, Resume not ticked
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "asked after the case set is checked")
         question = str(app.screen.query_one(".dialog-body").render())
         assert f"holds the run of {assistant.PROMPT_VERSION}" in question and "PASS" in question
         await pilot.press("enter")  # another stray enter keeps the run: cancel is the first button
@@ -242,10 +241,28 @@ async def test_starting_a_run_that_would_replace_one_asks_first_and_names_it(roo
         assert app.screen is screen and second.total_calls == 0
         assert (run_dir(root) / "manifest.json").read_text() == before
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "asked again")
         await pilot.press("r")
         await wait_until(pilot, lambda: screen.state == "complete" and second.total_calls == len(CASE_IDS),
                          "the replacing run completes")
+
+
+@pytest.mark.slow
+async def test_a_case_set_with_errors_is_refused_before_asking_to_replace_a_run(root):
+    """Asking "Replace a run?" of a run that will not start, because its case set has errors, asks for nothing:
+    the refusal comes first, and the run on disk stays as it was."""
+    app = make_review_app(root, CountingStubBackend())
+    async with app.run_test(size=SIZE) as pilot:
+        screen, second = await complete_a_run(pilot)
+        before = (run_dir(root) / "manifest.json").read_text()
+        (root / "cases" / "c03-duplicates" / "expected.yaml").write_text("case: c03-duplicates\nkind: weird\n")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: screen.state == "failed" or isinstance(app.screen, ConfirmModal),
+                         "refused or asked")
+        assert app.screen is screen and screen.state == "failed"
+        error = str(screen.query_one("#new-run-error").render())
+        assert "nothing ran" in error and "c03-duplicates/expected.yaml:2" in error
+        assert second.total_calls == 0 and (run_dir(root) / "manifest.json").read_text() == before
 
 
 @pytest.mark.slow

@@ -276,3 +276,17 @@ async def test_a_narrow_terminal_keeps_room_for_the_run_views_case_table(tmp_pat
         await pilot.pause()
         side = app.screen.query_one("#run-side")
         assert side.size.width <= 40  # at most 40% of the width, not a fixed 48 columns
+
+
+async def test_help_stays_in_the_footer_of_the_runs_views_at_80_columns(root):
+    """At 80x24 every screen of a review keeps ? Help on its footer (the case review with shorter labels)."""
+    from tests.app.apphelpers import screen_text
+
+    app = make_review_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        run = await open_run(pilot, "audit-t1")
+        assert "? Help" in screen_text(app).splitlines()[-1]
+        await review_case(pilot, run, "c01-tracking")
+        await pilot.pause()
+        line = screen_text(app).splitlines()[-1]
+        assert "? Help" in line and "n Next" in line and "R Re-score" in line, line

@@ -107,8 +107,7 @@ async def test_replacing_the_auditors_run_asks_first_and_names_its_own_folder(tm
         await pilot.pause()
         assert isinstance(app.screen, NewRunScreen)
         await pilot.press("ctrl+r")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmModal)
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmModal), "asked after the case set is checked")
         question = str(app.screen.query_one(".dialog-body").render())
         assert str(Path("results") / "reference" / assistant.PROMPT_VERSION) in question and "backend rules" in question
         await pilot.press("c")  # keep it

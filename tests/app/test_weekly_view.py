@@ -226,3 +226,23 @@ async def test_a_weekly_record_without_its_counts_shows_no_made_up_zeros(tmp_pat
         await pilot.pause()
         row = [str(cell) for cell in app.screen.query_one("#weekly-runs", DataTable).get_row_at(0)]
         assert row[:2] == [DAY, "complete"] and row[4:] == ["?"] * 5
+
+
+async def test_help_on_the_weekly_view_lists_its_own_keys_first(tmp_path):
+    """? lists the keys of the screen it is pressed on first, then the ones that work everywhere, then the rest."""
+    from reviewtui.tui.screens.help import HelpScreen
+    from tests.app.apphelpers import screen_text
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(150, 200)) as pilot:  # tall enough to show every key at once
+        await pilot.press("f4")
+        await pilot.pause()
+        assert isinstance(app.screen, WeeklyScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        lines = [" ".join(line.strip("█▌▐ ").split()) for line in screen_text(app).splitlines()]
+        titles = [line for line in lines if line in ("Weekly view", "Everywhere", "Author screen", "Cases view")]
+        assert titles == ["Weekly view", "Everywhere", "Author screen", "Cases view"], titles
+        first_keys = lines[lines.index("Weekly view") + 1]
+        assert first_keys.startswith("v "), first_keys  # the view's own first key, right under its title

@@ -51,6 +51,20 @@ def test_author_screen(snap_compare, tmp_path):
 
 
 @pytest.mark.slow
+def test_author_screen_at_80x24(snap_compare, tmp_path):
+    """The smallest screen the app is made for, with the table focused (the most keys): ? Help is on it."""
+    app = make_app(copy_fixture(tmp_path / "repo"))
+
+    async def run_before(pilot) -> None:
+        await open_case(pilot, CASE)
+        await pilot.press("down", "down")
+        await pilot.press("t", "down", "space")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.slow
 def test_tag_modal(snap_compare, tmp_path):
     app = make_app(copy_fixture(tmp_path / "repo"))
 

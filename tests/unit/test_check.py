@@ -69,6 +69,24 @@ def test_missing_cases_folder(no_extra_checks, tmp_path, capsys):
     assert f"{tmp_path / 'nope'}:1: cases folder not found" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("make", ["missing", "a file"])
+def test_eval_on_a_cases_folder_that_is_not_there_gives_one_error(tmp_path, capsys, monkeypatch, make):
+    """One line naming the folder and the fix, exit 2: no backend line, no case-mix warning of an empty set."""
+    from reviewtui.commands.eval import main as eval_main
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    folder = tmp_path / "nope"
+    if make == "a file":
+        folder.write_text("", encoding="utf-8")
+    assert eval_main(["--cases", str(folder), "--results-dir", str(tmp_path / "results")]) == 2
+    out = capsys.readouterr()
+    what = "is not a folder" if make == "a file" else "does not exist"
+    assert out.out == "" and out.err.splitlines() == [
+        f"reviewtui eval: the cases folder {folder} {what}; pass --cases DIR with the folder that holds one folder "
+        "per case (snapshot.json and expected.yaml), or run from the repository, whose cases/ is the default"]
+    assert not (tmp_path / "results").exists()
+
+
 def test_bad_usage_exits_2(capsys):
     assert check.main(["--bogus"]) == 2
 

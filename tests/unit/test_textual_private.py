@@ -26,6 +26,14 @@ def test_a_footer_has_the_private_attributes_read(attribute):
     assert hasattr(Footer(), attribute), f"Footer().{attribute} is gone: update textual_private.py"
 
 
+@pytest.mark.parametrize("attribute", textual_private.FOOTER_KEY_ATTRIBUTES)
+def test_a_footer_key_has_the_attributes_read(attribute):
+    from textual.widgets._footer import FooterKey
+
+    key = FooterKey("s", "s", "Save", "save")
+    assert hasattr(key, attribute), f"FooterKey().{attribute} is gone: update textual_private.py"
+
+
 @pytest.mark.parametrize("attribute", textual_private.APP_ATTRIBUTES)
 def test_an_app_has_the_private_attributes_read(attribute):
     from textual.app import App

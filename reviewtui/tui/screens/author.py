@@ -83,6 +83,9 @@ class AuthorScreen(ReviewScreen[None]):
         # Back to wherever the case was opened from: the cases view, a case review, the runs view.
         Binding("escape", "leave", "Back"),
     ]
+    # Below 120 columns (KeysFooter): the tag keys' label shortened, so that ? Help stays on an 80-column
+    # screen with the snapshot table or the expectations focused.
+    FOOTER_COMPACT = {"tag('must_find')": "Tag"}
 
     def __init__(self, case_dir: Path) -> None:
         super().__init__()  # no id from the folder name: a space, an accent or a bracket is no widget id

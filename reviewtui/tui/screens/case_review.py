@@ -27,7 +27,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...caseset.cases import LISTS, Case, Expectation
@@ -35,7 +35,7 @@ from ...scoring.score import CaseScore
 from ..plain import safe
 from ..widgets.review.finding_text import expectation_line, figure_line, finding_block, figures_of
 from .base import ReviewScreen
-from .help import register_help
+from .help import KeysFooter, register_help
 from .raw_output import RawOutputScreen
 
 POINTER_RE = re.compile(r"(?<![\w/])/(?:[A-Za-z_][\w~.-]*)(?:/[\w~.-]+)+")
@@ -105,6 +105,8 @@ class CaseReviewScreen(ReviewScreen[None]):
         Binding("R", "rescore", "Re-score run"),
         Binding("escape", "app.pop_screen", "Back"),
     ]
+    # Below 120 columns (KeysFooter): shorter labels, so that ? Help stays on an 80-column screen.
+    FOOTER_COMPACT = {"step(1)": "Next", "step(-1)": "Prev", "raw": "Raw", "edit_case": "Fix", "rescore": "Re-score"}
     DEFAULT_CSS = """
     CaseReviewScreen #case-title { height: auto; padding: 0 1; background: $boost; }
     CaseReviewScreen #case-status { height: auto; padding: 0 1; color: $text-muted; }
@@ -143,7 +145,7 @@ class CaseReviewScreen(ReviewScreen[None]):
             findings = OptionList(id="review-returned")
             findings.border_title = "Returned"
             yield findings
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._show()

@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Static
 
 from ...caseset.cases import CASE_KINDS, Case, CaseFileError, CaseSet, Problem, load_case, load_case_set, validate_case
-from ...caseset.snapshot import SnapshotError
+from ...caseset.snapshot import Snapshot, SnapshotError
 from ...caseset.set_checks import PLANNED_MIX, short_of_plan
 from ...runs.validation import run_checks
 from ..messages import CaseChecksDone, CaseSetLoaded
@@ -181,10 +181,15 @@ class CasesScreen(ReviewScreen[None]):
 
     @work(thread=True, group="case-refresh")
     def refresh_case(self, case_id: str) -> None:
-        """Re-read one case after its author screen saved it."""
+        """Re-read one case after its author screen saved it.
+
+        A save writes expected.yaml, not snapshot.json: the snapshot already loaded is kept while the file
+        holds the same bytes (a 100,000-row one takes most of a second to parse, and its rows' reading and
+        its audit are kept on it), and parsed again only when it changed."""
         case_dir = self.cases_root / case_id
         try:
-            case = load_case(case_dir)
+            case = load_case(case_dir, with_snapshot=False)
+            case.snapshot = self.app.loaded_snapshot(case.snapshot_path) or Snapshot.load(case.snapshot_path)
         except (CaseFileError, SnapshotError):
             self.app.call_from_thread(self.load)
             return

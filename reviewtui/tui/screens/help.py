@@ -11,6 +11,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..textual_private import KeysFooter
@@ -42,14 +44,33 @@ def bindings_of(owner: type) -> list[Binding]:
     return found
 
 
+def sections_for(shown: Screen | None) -> list[tuple[str, type]]:
+    """The help's sections, those of ``shown`` first: the screen's own keys, then its regions' (the widgets
+    of a registered class it holds), then the keys that work everywhere, then every other screen's."""
+    if shown is None:
+        return list(HELP_SECTIONS)
+
+    def here(owner: type) -> bool:
+        if isinstance(shown, owner):
+            return True
+        return issubclass(owner, Widget) and not issubclass(owner, Screen) and bool(shown.query(owner))
+
+    own = [section for section in HELP_SECTIONS if here(section[1])]
+    return own + [section for section in HELP_SECTIONS if section not in own]
+
+
 class HelpScreen(ReviewModal[None]):
     BINDINGS = [Binding("escape", "cancel", "Close"), Binding("question_mark", "cancel", "Close", show=False)]
+
+    def __init__(self, shown: Screen | None = None) -> None:
+        super().__init__()
+        self.shown = shown  # the screen ? was pressed on: its keys come first
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold cyan", no_wrap=True)
         table.add_column()
-        for title, owner in HELP_SECTIONS:
+        for title, owner in sections_for(self.shown):
             # A binding's tooltip, when it has one, is the longer name its footer label is short for.
             rows = [(b.key, b.tooltip or b.description) for b in bindings_of(owner)] + HELP_ALSO.get(owner, [])
             if not rows:

@@ -33,6 +33,7 @@ from ...runs.runner import Progress, redact_secrets
 from ...runs.session import make_backend, run_eval
 from ...runs.settings import DEFAULT_CONCURRENCY, RunSettings, SettingsError, UsageError
 from ...runs.stored_runs import Run, run_info
+from ...caseset.cases import Problem
 from ...runs.validation import validate
 from ..messages import RecordLanded, RunEnded, RunProgressed
 from ..commands import run_verdict
@@ -51,6 +52,17 @@ TABLE_REFRESH_SECONDS = 0.25  # how often the live case table catches up with th
 # The form's name of each setting it has a field for, in its problem sentences.
 FIELD_LABELS = {"backend": "Backend", "model": "Model", "concurrency": "Concurrency", "cases_dir": "Cases",
                 "replay_dir": "Replay dir", "resume": "Resume"}
+
+
+HOW_TO_START = "enter or ctrl+r starts the run; escape cancels it and keeps what finished"
+
+
+def case_set_refusal(problems: list[Problem]) -> str | None:
+    """Why a case set with errors is not run (the first error named), or None when it can run."""
+    errors = [p for p in problems if p.severity == "error"]
+    if not errors:
+        return None
+    return f"The case set has {len(errors)} problem(s); nothing ran. First: {errors[0]} (reviewtui check lists them all)"
 
 
 def backend_from_settings(settings: RunSettings) -> Backend:
@@ -136,7 +148,7 @@ class NewRunScreen(ReviewScreen[None]):
 
     def on_mount(self) -> None:
         self.set_interval(TABLE_REFRESH_SECONDS, self._refresh_table)
-        self.query_one(RunProgress).say("enter or ctrl+r starts the run; escape cancels it and keeps what finished")
+        self.query_one(RunProgress).say(HOW_TO_START)
         self.query_one("#start", Button).focus()
 
     def _default_backend(self) -> tuple[str, str]:
@@ -231,6 +243,21 @@ class NewRunScreen(ReviewScreen[None]):
         if replaced is None:
             self._start(settings)
             return
+        # A case set with errors runs nothing and so replaces nothing: it is checked before the question.
+        self.query_one(RunProgress).say(f"checking the cases in {settings.cases_dir}…")
+        self.check_then_ask(settings, replaced)
+
+    @work(thread=True, exclusive=True, group="eval", exit_on_error=False)
+    def check_then_ask(self, settings: RunSettings, replaced: str) -> None:
+        _case_set, problems = validate(settings.cases_dir)
+        refusal = case_set_refusal(problems)
+        if refusal is not None:
+            self.post_message(RunEnded(None, refusal))
+            return
+        self.app.call_from_thread(self._ask_replace, settings, replaced)
+
+    def _ask_replace(self, settings: RunSettings, replaced: str) -> None:
+        self.query_one(RunProgress).say(HOW_TO_START)
         self.app.push_screen(
             ConfirmModal("Replace a run?", f"{replaced}\n\nStarting without Resume replaces that run: its result "
                          "files are written over. Tick Resume to keep the cases it finished.",
@@ -308,10 +335,9 @@ class NewRunScreen(ReviewScreen[None]):
     async def _run(self, settings: RunSettings) -> None:
         # The same validation as `reviewtui check` and `reviewtui eval`: a set they refuse is not run here.
         case_set, problems = validate(settings.cases_dir)
-        errors = [p for p in problems if p.severity == "error"]
-        if errors:
-            self.post_message(RunEnded(None, f"The case set has {len(errors)} problem(s); nothing ran. "
-                                             f"First: {errors[0]} (reviewtui check lists them all)"))
+        refusal = case_set_refusal(problems)
+        if refusal is not None:
+            self.post_message(RunEnded(None, refusal))
             return
         factory: BackendFactory = self.app.backend_factory or backend_from_settings
         try:

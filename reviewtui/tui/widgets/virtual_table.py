@@ -49,6 +49,8 @@ class VirtualTable(ScrollView, can_focus=True):
         Binding("s", "sort", "Sort column"),
         Binding("u", "clear_marks", "Unmark all"),
     ]
+    # Below 120 columns (KeysFooter): marking first, sorting and unmarking in ? only.
+    FOOTER_COMPACT = {"toggle_mark": "Mark", "sort": None, "clear_marks": None}
 
     COMPONENT_CLASSES = {
         "virtual-table--header",
