@@ -390,15 +390,17 @@ def _read_rows(series: Series, view: DailyRows) -> None:
     campaign, summed column by column in row order. The ``Row`` objects are made when first asked for."""
     days, campaign_ids = view.days, view.campaigns
     not_objects = set(view.not_objects)
-    skipped = (None in days or None in campaign_ids) and enumerate(zip(days, campaign_ids))
-    for index, (day, campaign_id) in skipped or ():
-        if day is None or campaign_id is None:
-            if index in not_objects:
-                series.notes.append(f"/daily/{index} is not an object: skipped")
-            elif day is None:
-                series.notes.append(f"/daily/{index}/date {view.rows[index].get('date')!r} is not a YYYY-MM-DD date: row skipped")
-            else:
-                series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
+    skipped = len(view.usable) != len(days)  # rows without a date or a campaign, each noted
+    usable = set(view.usable) if skipped else set()
+    for index in range(len(days)) if skipped else ():
+        if index in usable:
+            continue
+        if index in not_objects:
+            series.notes.append(f"/daily/{index} is not an object: skipped")
+        elif days[index] is None:
+            series.notes.append(f"/daily/{index}/date {view.rows[index].get('date')!r} is not a YYYY-MM-DD date: row skipped")
+        else:
+            series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
     campaigns = series.campaigns
     for campaign_id in view.by_campaign:
         if campaign_id not in campaigns:
@@ -432,7 +434,8 @@ def _sum_totals(series: Series, view: DailyRows) -> None:
     all_conversions = metric_columns[-1]  # a group with one makes ``has_all_conversions``
 
     def totals(groups: Groups) -> list[Totals]:
-        sums = [groups.sums(column) for column in metric_columns]
+        sums = [view.cell_sums(name) if groups is view.cells and column is view.columns[name] else groups.sums(column)
+                for name, column in zip(METRICS, metric_columns)]
         return list(map(Totals, *sums, groups.counts(), groups.any_present(all_conversions)))
 
     cells = view.cells

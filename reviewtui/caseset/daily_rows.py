@@ -62,7 +62,7 @@ class DailyRows:
     """
 
     __slots__ = ("rows", "days", "campaigns", "columns", "irregular", "ranges", "not_objects", "usable", "cells",
-                 "_by_cell", "by_campaign", "by_day")
+                 "_by_cell", "_sums", "by_campaign", "by_day")
 
     def __init__(self, daily: list[Any]) -> None:
         self.rows = daily
@@ -132,6 +132,15 @@ class DailyRows:
         self.by_campaign: dict[str, list[int]] = groups_of(campaigns, usable)
         self.by_day: dict[date, list[int]] = groups_of(days, usable)
         self._by_cell: dict[tuple[str, date], list[int]] | None = None
+        self._sums: dict[str, list[float]] = {}
+
+    def cell_sums(self, name: str) -> list[float]:
+        """The column ``name`` summed over each of ``cells`` (``Groups.sums``), kept: the series' totals
+        and the daily totals both read them."""
+        sums = self._sums.get(name)
+        if sums is None:
+            sums = self._sums[name] = self.cells.sums(self.columns[name])
+        return sums
 
     @property
     def by_cell(self) -> dict[tuple[str, date], list[int]]:

@@ -107,25 +107,22 @@ class DailyTotals:
                 metric_columns[m] = [v / 1e6 if v is not None and v > limit else v for v in metric_columns[m]]
         if invalid_left_out:
             metric_columns, share_columns = _valid_only(metric_columns, share_columns)
-        sums = [groups.sums(column) for column in metric_columns]
-        sums += [groups.sums(column) for column in share_columns]
-        sums += [groups.sums([None if v is None else 1.0 for v in column]) for column in share_columns]
+        plain = groups is view.cells and micros_over is None and not invalid_left_out
+        sums = [view.cell_sums(name) if plain else groups.sums(column)
+                for name, column in zip((*METRICS, *SHARES), (*metric_columns, *share_columns))]
+        sums += [groups.sums(_ones(column)) for column in share_columns]
         # (campaign, date) -> its sums, by campaign in the order the campaigns first come
         cell_sums = list(zip(*sums))
         by_campaign: dict[str, dict[date, DaySums]] = {}
-        for cid, positions in groups_of([cid for cid, _ in keys], range(len(keys))).items():
+        positions_of = groups_of([cid for cid, _ in keys], range(len(keys)))
+        for cid, positions in positions_of.items():
             by_campaign[cid] = dict(zip([keys[p][1] for p in positions], [cell_sums[p] for p in positions]))
-        # The account's day: its campaigns' sums added in the order the campaigns first come
-        per_day: dict[date, list[DaySums]] = {}
-        for days in by_campaign.values():
-            for day, day_sums in days.items():
-                if (found := per_day.get(day)) is None:
-                    per_day[day] = [day_sums]
-                else:
-                    found.append(day_sums)
         self.by_campaign = by_campaign
-        self.account: dict[date, DaySums] = {
-            day: tuple([sum(column, 0.0) for column in zip(*cells)]) for day, cells in per_day.items()}
+        # The account's day: its campaigns' sums added in the order the campaigns first come
+        in_order = [p for positions in positions_of.values() for p in positions]
+        account_days = Groups.of(groups_of([keys[p][1] for p in in_order], in_order))
+        self.account: dict[date, DaySums] = dict(zip(account_days.keys,
+                                                     zip(*(account_days.sums(column) for column in sums))))
         self.period = PeriodDates(data, self.account)
         self.last_row = max(self.account) if self.account else None
         self._prefix: dict[str, tuple[list[date], list[DaySums]]] = {}
@@ -176,6 +173,13 @@ def _cells(view: DailyRows) -> tuple[list[tuple[str, date]], Groups]:
     keys = [(view.campaigns[i] if view.campaigns[i] is not None else "(no campaign)", view.days[i]) for i in dated]
     groups = Groups(keys, dated)
     return groups.keys, groups
+
+
+def _ones(column: Column) -> Column:
+    """1.0 for each value of the column, None where it has none: summed, the number of rows with one."""
+    if column.count(None) == len(column):
+        return column
+    return [None if v is None else 1.0 for v in column]
 
 
 def _valid_only(metric_columns: list[Column], share_columns: list[Column]) -> tuple[list[Column], list[Column]]:
