@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from datetime import date, datetime, timedelta
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, overload
 
@@ -102,10 +103,18 @@ class Totals:
 
 
 def total(items: Iterable[Totals]) -> Totals:
-    result = Totals()
-    for item in items:
-        result.merge(item)
-    return result
+    """The items merged into one, in order: each field summed from 0 left to right, as ``merge`` adds
+    them one by one."""
+    found = list(map(_FIELDS, items))
+    if not found:
+        return Totals()
+    impressions, clicks, cost, conversions, value, all_conversions, rows, has_all = zip(*found)
+    return Totals(sum(impressions, 0.0), sum(clicks, 0.0), sum(cost, 0.0), sum(conversions, 0.0), sum(value, 0.0),
+                  sum(all_conversions, 0.0), sum(rows), any(has_all))
+
+
+_FIELDS = attrgetter("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions", "rows",
+                     "has_all_conversions")
 
 
 @dataclass(slots=True)
@@ -409,8 +418,7 @@ def _read_rows(series: Series, view: DailyRows) -> None:
     values = series.values
     for name in _ROW_METRICS:
         column = view.columns[name]
-        low, high = view.ranges.get(name, (0.0, 0.0))
-        if not -MAX_METRIC < low <= high < MAX_METRIC:
+        if not view.bounds.get(name, 0.0) < MAX_METRIC:
             column = tuple([v if v is None or -MAX_METRIC < v < MAX_METRIC else None for v in column])
         values[name] = column
     # Null or text where a number belongs (a quoted number is read, and still noted)
@@ -486,7 +494,7 @@ class _RowMaker:
             view, values, made = self.view, self.values, self.made
             usable = view.usable
             columns = view.columns
-            present = [name for name in _ROW_METRICS if name in view.ranges or None not in columns[name]]
+            present = [name for name in _ROW_METRICS if name in view.bounds or None not in columns[name]]
             if not view.irregular and all(values[name] is columns[name] and None not in columns[name]
                                           for name in present):
                 # Every row has the same fields, all plain numbers: the metrics dicts made column by column
@@ -495,9 +503,12 @@ class _RowMaker:
                     metrics = [metrics[i] for i in usable]
             else:
                 metrics = [_metrics_of(view, values, i) for i in usable]
-            raws, days, campaign_ids = view.rows, view.days, view.campaigns
-            every = [made.get(i) or Row(i, days[i], campaign_ids[i], m, raws[i])  # type: ignore[arg-type]
-                     for i, m in zip(usable, metrics)]
+            columns_of_rows: list[Sequence[Any]] = [view.days, view.campaigns, view.rows]
+            if len(usable) != len(view.rows):
+                columns_of_rows = [[column[i] for i in usable] for column in columns_of_rows]
+            every = list(map(Row, usable, *columns_of_rows[:2], metrics, columns_of_rows[2]))
+            if made:  # the rows made before are kept: one object per row
+                every = [made.get(row.index, row) for row in every]
             made.update(zip(usable, every))
             self.every = every
         return self.every

@@ -14,7 +14,6 @@ so a reader can tell an absent value from a null or a quoted one without going b
 
 from __future__ import annotations
 
-import math
 from datetime import date
 from operator import itemgetter
 from typing import Any, Iterable, Sequence
@@ -53,7 +52,8 @@ class DailyRows:
     - ``days``: each row's date (``parse_day``), None when it has none or is not an object;
     - ``campaigns``: each row's ``campaign_id`` as text, None when it is missing or null;
     - ``columns[name]``: each row's ``number(row[name])`` for every name of ``COLUMNS``;
-    - ``ranges[name]``: the lowest and highest number of a column (absent when it holds none);
+    - ``bounds[name]``: a bound on the size of a column's numbers (none is further from zero; absent
+      when the column holds no number);
     - ``irregular``: row -> the names of ``COLUMNS`` (in that order) whose value is present but not a
       plain finite number;
     - ``usable``: the rows with both a date and a campaign, in row order;
@@ -61,19 +61,22 @@ class DailyRows:
       (``Groups``; ``by_cell`` as a dict); ``by_campaign`` and ``by_day`` the same per campaign and per date.
     """
 
-    __slots__ = ("rows", "days", "campaigns", "columns", "irregular", "ranges", "not_objects", "usable", "cells",
+    __slots__ = ("rows", "days", "campaigns", "columns", "irregular", "bounds", "not_objects", "usable", "cells",
                  "_by_cell", "_sums", "by_campaign", "by_day")
 
     def __init__(self, daily: list[Any]) -> None:
         self.rows = daily
-        self.not_objects = [i for i, row in enumerate(daily) if not isinstance(row, dict)]
+        self.not_objects = [] if set(map(type, daily)) <= {dict} else [
+            i for i, row in enumerate(daily) if not isinstance(row, dict)]
         # Read column by column; a row that is not an object reads as one with no fields
         rows = [row if isinstance(row, dict) else {} for row in daily] if self.not_objects else daily
+        fields = set().union(*rows)
         self.days = _days([row.get("date") for row in rows])
         self.campaigns = _campaign_ids([row.get("campaign_id") for row in rows])
         self.irregular: dict[int, list[str]] = {}
-        self.ranges: dict[str, tuple[float, float]] = {}
-        self.columns = {name: self._column(name, [row.get(name, _ABSENT) for row in rows]) for name in COLUMNS}
+        self.bounds: dict[str, float] = {}
+        self.columns = {name: self._column(name, [row.get(name, _ABSENT) for row in rows]) if name in fields
+                        else (None,) * len(rows) for name in COLUMNS}
         if self.irregular:  # filled column by column: listed in row order again
             self.irregular = dict(sorted(self.irregular.items()))
         self._group()
@@ -94,10 +97,12 @@ class DailyRows:
                 present = column if _Absent not in kinds else [v for v in column if v is not None]
                 if not present:
                     return tuple(column)
-                # A finite sum means no inf or nan; the bounds keep every value where ``number`` agrees
-                low, high = min(present), max(present)
-                if math.isfinite(sum(present)) and -_PLAIN_INT < low <= high < _PLAIN_INT:
-                    self.ranges[name] = (low, high)
+                # The sizes' sum: finite when no value is inf or nan, and no value is further from zero
+                bound = sum(map(abs, present))
+                if not bound < _PLAIN_INT and bound == bound:  # large values, no nan: the largest size
+                    bound = max(map(abs, present))
+                if bound < _PLAIN_INT:  # where ``number`` reads every value as the column holds it
+                    self.bounds[name] = bound
                     return tuple(column)
         column = [None] * len(values)
         irregular = self.irregular
@@ -116,7 +121,7 @@ class DailyRows:
             column[i] = number(value)
             irregular.setdefault(i, []).append(name)
         if numbers := [v for v in column if v is not None]:
-            self.ranges[name] = (min(numbers), max(numbers))
+            self.bounds[name] = max(map(abs, numbers))
         return tuple(column)
 
     def _group(self) -> None:
@@ -236,7 +241,7 @@ def groups_of(keys: Sequence[Any], indices: Iterable[int]) -> dict[Any, list[int
 
 def _days(values: list[Any]) -> tuple[date | None, ...]:
     """``parse_day`` of each value, each distinct text read once."""
-    if all(type(value) is str for value in values):
+    if set(map(type, values)) <= {str}:
         read = {text: parse_day(text) for text in set(values)}
         return tuple(map(read.__getitem__, values))
     return tuple(map(parse_day, values))
@@ -244,7 +249,7 @@ def _days(values: list[Any]) -> tuple[date | None, ...]:
 
 def _campaign_ids(values: list[Any]) -> tuple[str | None, ...]:
     """Each ``campaign_id`` as text (None when missing or null)."""
-    if all(type(value) is str for value in values):
+    if set(map(type, values)) <= {str}:
         return tuple(values)
     return tuple([None if value is None else value if type(value) is str else str(value) for value in values])
 
