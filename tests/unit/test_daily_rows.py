@@ -136,7 +136,7 @@ def test_the_series_is_what_the_row_by_row_reading_gave():
             # the day and campaign totals: each row added in row order (a campaign's within the period)
             days: dict = {}
             in_period: dict = {}
-            for index, day, cid, metrics in rows:
+            for _, day, cid, metrics in rows:
                 days.setdefault(day, Totals()).add(metrics)
                 if series.in_period(day):
                     in_period.setdefault(cid, Totals()).add(metrics)
