@@ -21,7 +21,7 @@ LOST_FIELD = "search_budget_lost_impression_share"
 
 def detect(ctx: Context) -> None:
     s = ctx.series
-    if not any(LOST_FIELD in r.metrics for r in s.rows):
+    if not s.holds(LOST_FIELD):
         ctx.unassessable(LOST, None, "impression share lost to budget (the rows do not report it)")
         ctx.unassessable(MISALLOCATED, None, "budget allocation (the rows do not report impression share lost to budget)")
         return

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from datetime import date, datetime, timedelta
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, overload
 
 # One reading of numbers, dates and the last complete day for the auditor and the scoring
-from ..caseset.daily_rows import COLUMNS, DailyRows, daily_rows
+from ..caseset.daily_rows import COLUMNS, Column, DailyRows, Groups, daily_rows
 from ..caseset.daily_rows import METRICS as METRICS, SHARES as SHARES  # the detectors read them here
 from ..caseset.snapshot_reader import last_complete_day, number, parse_day
 from ..domain.budgets import is_meta as meta_platform
@@ -36,7 +37,7 @@ def parse_moment(value: Any) -> datetime | None:
         return datetime(day.year, day.month, day.day) if day else None
 
 
-@dataclass
+@dataclass(slots=True)
 class Totals:
     """Sums of the daily metrics over some set of rows; None-valued metrics count as 0."""
 
@@ -102,13 +103,21 @@ class Totals:
 
 
 def total(items: Iterable[Totals]) -> Totals:
-    result = Totals()
-    for item in items:
-        result.merge(item)
-    return result
+    """The items merged into one, in order: each field summed from 0 left to right, as ``merge`` adds
+    them one by one."""
+    found = list(map(_FIELDS, items))
+    if not found:
+        return Totals()
+    impressions, clicks, cost, conversions, value, all_conversions, rows, has_all = zip(*found)
+    return Totals(sum(impressions, 0.0), sum(clicks, 0.0), sum(cost, 0.0), sum(conversions, 0.0), sum(value, 0.0),
+                  sum(all_conversions, 0.0), sum(rows), any(has_all))
 
 
-@dataclass
+_FIELDS = attrgetter("impressions", "clicks", "cost", "conversions", "conversions_value", "all_conversions", "rows",
+                     "has_all_conversions")
+
+
+@dataclass(slots=True)
 class Row:
     """One usable daily row, with its position in ``daily`` for JSON Pointers."""
 
@@ -162,24 +171,73 @@ class Series:
     period_end: date | None
     as_of: date | None
     last_complete: date | None
-    rows: list[Row]
     campaigns: dict[str, Campaign]
     notes: list[str] = field(default_factory=list)  # what could not be read, for the log
-    bad_values: list[tuple[Row, str, Any]] = field(default_factory=list)  # (row, metric, the raw value)
     # (date, campaign) -> Totals, account date -> Totals, campaign -> Totals
     cells: dict[tuple[date, str], Totals] = field(default_factory=dict)
     days: dict[date, Totals] = field(default_factory=dict)
     # per campaign over the period (period.start to period.end, as the derived index counts "the period")
     campaign_totals: dict[str, Totals] = field(default_factory=dict)
-    # rows by (date, campaign), to find duplicates and cite pointers
-    rows_by_cell: dict[tuple[date, str], list[Row]] = field(default_factory=dict)
-    rows_by_day: dict[date, list[Row]] = field(default_factory=dict)
-    # rows by campaign, in row order: a detector reads one campaign's rows without scanning them all
-    rows_by_campaign: dict[str, list[Row]] = field(default_factory=dict)
     # the snapshot's shared reading of its rows, as columns: a check over every row reads these first
     view: DailyRows = field(default_factory=lambda: DailyRows([]))
+    # each metric as the rows' ``metrics`` hold it, by row index (None: absent, unreadable or out of range)
+    values: dict[str, Column] = field(default_factory=dict, repr=False)
+    # (row index, metric, the raw value) of each value read as None or from text, in row order
+    bad_cells: list[tuple[int, str, Any]] = field(default_factory=list, repr=False)
     # what a check computes from the built series and asks for again (per campaign, per scope), by key
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    # -- rows: each made when first read, from the shared reading -----------
+
+    @cached_property
+    def _made(self) -> "_RowMaker":
+        return _RowMaker(self.view, self.values)
+
+    @cached_property
+    def rows(self) -> Sequence[Row]:
+        """The usable rows (a date and a campaign), in row order."""
+        return _Rows(self._made)
+
+    @cached_property
+    def bad_values(self) -> list[tuple[Row, str, Any]]:
+        """(row, metric, the raw value) of each value that is null, unreadable, out of range or text."""
+        row = self._made.row
+        return [(row(index), name, raw) for index, name, raw in self.bad_cells]
+
+    @cached_property
+    def rows_by_cell(self) -> Mapping[tuple[date, str], list[Row]]:
+        """Rows by (date, campaign), to find duplicates and cite pointers."""
+        view = self.view
+        days = view.days
+
+        def rows_of(key: tuple[date, str]) -> list[int]:
+            day, campaign_id = key
+            return [i for i in view.by_campaign.get(campaign_id, ()) if days[i] == day]
+
+        return _RowsBy(self._made, rows_of, lambda: ((day, cid) for cid, day in view.cells.keys), len(view.cells))
+
+    @cached_property
+    def rows_by_day(self) -> Mapping[date, list[Row]]:
+        by_day = self.view.by_day
+        return _RowsBy(self._made, lambda day: by_day.get(day, []), lambda: iter(by_day), len(by_day))
+
+    @cached_property
+    def rows_by_campaign(self) -> Mapping[str, list[Row]]:
+        """Rows by campaign, in row order: a detector reads one campaign's rows without scanning them all."""
+        by_campaign = self.view.by_campaign
+        return _RowsBy(self._made, lambda cid: by_campaign.get(cid, []), lambda: iter(by_campaign), len(by_campaign))
+
+    def holds(self, name: str) -> bool:
+        """Whether a usable row has the field ``name`` (a value, a number or not)."""
+        view = self.view
+        column, odd = view.columns[name], view.irregular
+        return (any(column[i] is not None for i in view.usable)
+                or any(name in odd[i] for i in odd if view.days[i] is not None and view.campaigns[i] is not None))
+
+    def reads(self, name: str) -> bool:
+        """Whether a usable row has a number for ``name`` (as its ``metrics`` hold it)."""
+        column = self.values[name]
+        return any(column[i] is not None for i in self.view.usable)
 
     # -- dates ---------------------------------------------------------------
 
@@ -213,12 +271,15 @@ class Series:
 
     def days_of(self, campaign_id: str) -> set[date]:
         """The dates on which a campaign has rows."""
-        return {r.day for r in self.rows_by_campaign.get(campaign_id, ())}
+        days = self.view.days
+        return {days[i] for i in self.view.by_campaign.get(campaign_id, ())}  # type: ignore[misc]
 
     def served_days(self, campaign_id: str, until: date | None = None) -> list[date]:
         """The days a campaign served (a row with impressions above 0), up to ``until`` when given, sorted."""
-        return sorted({r.day for r in self.rows_by_campaign.get(campaign_id, ())
-                       if (r.get("impressions") or 0) > 0 and (until is None or r.day <= until)})
+        days, impressions = self.view.days, self.values["impressions"]
+        served: set[date] = {days[i] for i in self.view.by_campaign.get(campaign_id, ())  # type: ignore[misc]
+                             if (impressions[i] or 0) > 0}
+        return sorted(d for d in served if until is None or d <= until)
 
     # -- totals --------------------------------------------------------------
 
@@ -313,7 +374,6 @@ def build_series(data: Any) -> Series:
         period_end=parse_day(period.get("end")),
         as_of=parse_day(period.get("as_of")),
         last_complete=None,
-        rows=[],
         campaigns=campaigns,
         notes=notes,
         view=daily_rows(data),
@@ -326,77 +386,185 @@ def build_series(data: Any) -> Series:
     _read_rows(series, series.view)
 
     series.last_complete = last_complete_day(period, series.period_end, series.last_date)
-    quoted = [f"{row.pointer}/{name}" for row, name, raw in series.bad_values if isinstance(raw, str) and number(raw) is not None]
+    quoted = [f"/daily/{index}/{name}" for index, name, raw in series.bad_cells
+              if isinstance(raw, str) and number(raw) is not None]
     if quoted:
         notes.append(f"{len(quoted)} value(s) are numbers written as text, read as numbers (first: {quoted[0]})")
     return series
 
 
 def _read_rows(series: Series, view: DailyRows) -> None:
-    """The rows of the snapshot's shared reading (``DailyRows``), in row order, into the series' tables
-    by cell, day and campaign, and into their totals."""
+    """The snapshot's shared reading (``DailyRows``) into the series: the notes of the rows it skips,
+    the campaigns known only from rows, each metric as the rows hold it, and the totals per cell, day and
+    campaign, summed column by column in row order. The ``Row`` objects are made when first asked for."""
+    days, campaign_ids = view.days, view.campaigns
     not_objects = set(view.not_objects)
-    irregular = view.irregular
-    add_row = series.rows.append
-    campaigns, cells, days, campaign_totals = series.campaigns, series.cells, series.days, series.campaign_totals
-    by_cell, by_day, by_campaign = series.rows_by_cell, series.rows_by_day, series.rows_by_campaign
-    start, end = series.period_start, series.period_end
-    for index, (raw, day, campaign_id, values) in enumerate(
-            zip(view.rows, view.days, view.campaigns, zip(*view.columns.values()))):
-        if day is None or campaign_id is None:
-            if index in not_objects:
-                series.notes.append(f"/daily/{index} is not an object: skipped")
-            elif day is None:
-                series.notes.append(f"/daily/{index}/date {raw.get('date')!r} is not a YYYY-MM-DD date: row skipped")
-            else:
-                series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
+    skipped = len(view.usable) != len(days)  # rows without a date or a campaign, each noted
+    usable = set(view.usable) if skipped else set()
+    for index in range(len(days)) if skipped else ():
+        if index in usable:
             continue
-        odd = irregular.get(index)
-        metrics: dict[str, float | None]
-        if odd is None:  # plain numbers only: the field is present when its value is
-            metrics = {name: v for name, v in zip(_ROW_METRICS, values) if v is not None}
-            over = [name for name, v in metrics.items() if not -MAX_METRIC < v < MAX_METRIC]  # type: ignore[operator]
+        if index in not_objects:
+            series.notes.append(f"/daily/{index} is not an object: skipped")
+        elif days[index] is None:
+            series.notes.append(f"/daily/{index}/date {view.rows[index].get('date')!r} is not a YYYY-MM-DD date: row skipped")
         else:
-            metrics = {name: v for name, v in zip(_ROW_METRICS, values) if v is not None or name in odd}
-            over = [name for name, v in metrics.items() if v is not None and not -MAX_METRIC < v < MAX_METRIC]
-        for name in over:
-            metrics[name] = None
-        row = Row(index, day, campaign_id, metrics, raw)
-        # Null or text where a number belongs (a quoted number is read, and still noted)
-        if odd is not None or over:
-            for n, value in metrics.items():
-                if value is None or isinstance(raw[n], str):
-                    series.bad_values.append((row, n, raw[n]))
-        add_row(row)
-        # Filed by cell, day and campaign, each table's entry made only when missing: this runs for
-        # every row of a 100,000-row snapshot
+            series.notes.append(f"/daily/{index} has no campaign_id: row skipped")
+    campaigns = series.campaigns
+    for campaign_id in view.by_campaign:
         if campaign_id not in campaigns:
             campaigns[campaign_id] = Campaign(campaign_id, "", None, {"id": campaign_id})
-        key = (day, campaign_id)
-        if (rows := by_cell.get(key)) is None:
-            by_cell[key] = [row]
-        else:
-            rows.append(row)
-        if (rows := by_day.get(day)) is None:
-            by_day[day] = [row]
-        else:
-            rows.append(row)
-        if (rows := by_campaign.get(campaign_id)) is None:
-            by_campaign[campaign_id] = [row]
-        else:
-            rows.append(row)
-        # The row's METRICS (the first columns), as its metrics have them
-        sums = values[:_METRIC_COUNT] if not over and odd is None else [metrics.get(name) for name in METRICS]
-        if (totals := cells.get(key)) is None:
-            cells[key] = totals = Totals()
-        totals.add_values(*sums)
-        if (totals := days.get(day)) is None:
-            days[day] = totals = Totals()
-        totals.add_values(*sums)
-        if (start is None or day >= start) and (end is None or day <= end):  # Series.in_period
-            if (totals := campaign_totals.get(campaign_id)) is None:
-                campaign_totals[campaign_id] = totals = Totals()
-            totals.add_values(*sums)
+    # A value out of range reads as None, as a null does
+    values = series.values
+    for name in _ROW_METRICS:
+        column = view.columns[name]
+        if not view.bounds.get(name, 0.0) < MAX_METRIC:
+            column = tuple([v if v is None or -MAX_METRIC < v < MAX_METRIC else None for v in column])
+        values[name] = column
+    # Null or text where a number belongs (a quoted number is read, and still noted)
+    irregular = view.irregular
+    suspects = sorted({*irregular, *(i for name in _ROW_METRICS if values[name] is not view.columns[name]
+                                     for i, v in enumerate(view.columns[name]) if v is not None and values[name][i] is None)})
+    for index in suspects:
+        if days[index] is None or campaign_ids[index] is None:
+            continue
+        raw = view.rows[index]
+        for name, value in _metrics_of(view, values, index).items():
+            if value is None or isinstance(raw[name], str):
+                series.bad_cells.append((index, name, raw[name]))
+    _sum_totals(series, view)
+
+
+def _sum_totals(series: Series, view: DailyRows) -> None:
+    """The totals per (date, campaign), per date and per campaign over the period: each metric summed
+    over the group's rows in row order (``Totals.add_values``, one column at a time)."""
+    metric_columns = [series.values[name] for name in METRICS]
+    all_conversions = metric_columns[-1]  # a group with one makes ``has_all_conversions``
+
+    def totals(groups: Groups) -> list[Totals]:
+        sums = [view.cell_sums(name) if groups is view.cells and column is view.columns[name] else groups.sums(column)
+                for name, column in zip(METRICS, metric_columns)]
+        return list(map(Totals, *sums, groups.counts(), groups.any_present(all_conversions)))
+
+    cells = view.cells
+    series.cells = dict(zip([(day, cid) for cid, day in cells.keys], totals(cells)))
+    series.days = dict(zip(view.by_day, totals(Groups.of(view.by_day))))
+    start, end = series.period_start, series.period_end
+    by_campaign = view.by_campaign
+    if not all((start is None or day >= start) and (end is None or day <= end) for day in view.by_day):
+        days = view.days
+        by_campaign = {}
+        for cid, group in view.by_campaign.items():
+            inside = [i for i in group if series.in_period(days[i])]  # type: ignore[arg-type]
+            if inside:
+                by_campaign[cid] = inside
+        # in the order of each campaign's first row inside the period
+        by_campaign = dict(sorted(by_campaign.items(), key=lambda item: item[1][0]))
+    series.campaign_totals = dict(zip(by_campaign, totals(Groups.of(by_campaign))))
+
+
+def _metrics_of(view: DailyRows, values: dict[str, Column], index: int) -> dict[str, float | None]:
+    """One row's ``Row.metrics``: the fields it has (a number, or a value listed as irregular), each as
+    ``values`` holds it (None: null, unreadable or out of range)."""
+    odd = view.irregular.get(index, ())
+    return {name: values[name][index] for name in _ROW_METRICS
+            if view.columns[name][index] is not None or name in odd}
+
+
+class _RowMaker:
+    """The ``Row`` of each usable row of a series, made when first read and then kept: most checks read
+    the columns and the totals, and only a few rows (those a finding cites) are ever looked at."""
+
+    def __init__(self, view: DailyRows, values: dict[str, Column]) -> None:
+        self.view, self.values = view, values
+        self.made: dict[int, Row] = {}
+        self.every: list[Row] | None = None
+
+    def row(self, index: int) -> Row:
+        made = self.made.get(index)
+        if made is None:
+            view = self.view
+            made = self.made[index] = Row(index, view.days[index], view.campaigns[index],  # type: ignore[arg-type]
+                                          _metrics_of(view, self.values, index), view.rows[index])
+        return made
+
+    def all(self) -> list[Row]:
+        """Every usable row, in row order (the rows made before kept as they are)."""
+        if self.every is None:
+            view, values, made = self.view, self.values, self.made
+            usable = view.usable
+            columns = view.columns
+            present = [name for name in _ROW_METRICS if name in view.bounds or None not in columns[name]]
+            if not view.irregular and all(values[name] is columns[name] and None not in columns[name]
+                                          for name in present):
+                # Every row has the same fields, all plain numbers: the metrics dicts made column by column
+                metrics = [dict(zip(present, row_values)) for row_values in zip(*(columns[name] for name in present))]
+                if len(usable) != len(view.rows):
+                    metrics = [metrics[i] for i in usable]
+            else:
+                metrics = [_metrics_of(view, values, i) for i in usable]
+            columns_of_rows: list[Sequence[Any]] = [view.days, view.campaigns, view.rows]
+            if len(usable) != len(view.rows):
+                columns_of_rows = [[column[i] for i in usable] for column in columns_of_rows]
+            every = list(map(Row, usable, *columns_of_rows[:2], metrics, columns_of_rows[2]))
+            if made:  # the rows made before are kept: one object per row
+                every = [made.get(row.index, row) for row in every]
+            made.update(zip(usable, every))
+            self.every = every
+        return self.every
+
+
+class _Rows(Sequence[Row]):
+    """A series' usable rows in row order, each made when read: its length is known without them."""
+
+    def __init__(self, maker: _RowMaker) -> None:
+        self._maker = maker
+
+    def __len__(self) -> int:
+        return len(self._maker.view.usable)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        usable = self._maker.view.usable
+        if isinstance(index, slice):
+            return [self._maker.row(i) for i in usable[index]]
+        return self._maker.row(usable[index])
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self._maker.all())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == (list(other) if isinstance(other, (_Rows, list)) else other)
+
+
+class _RowsBy(Mapping[Any, list[Row]]):
+    """Usable rows grouped by a key, in row order, each group made when first read."""
+
+    def __init__(self, maker: _RowMaker, indices: Callable[[Any], list[int]], keys: Callable[[], Iterator[Any]],
+                 count: int) -> None:
+        self._maker, self._indices, self._keys, self._count = maker, indices, keys, count
+        self._groups: dict[Any, list[Row]] = {}
+
+    def __getitem__(self, key: Any) -> list[Row]:
+        group = self._groups.get(key)
+        if group is None:
+            indices = self._indices(key)
+            if not indices:
+                raise KeyError(key)
+            row = self._maker.row
+            group = self._groups[key] = [row(i) for i in indices]
+        return group
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._keys()
+
+    def __len__(self) -> int:
+        return self._count
 
 
 _ROW_METRICS = COLUMNS  # the shared reading's columns: METRICS, then SHARES

@@ -551,7 +551,7 @@ def absent_tracking(ctx: Context) -> bool:
     """Assess absent conversion tracking (the glossary's term); True when found."""
     s = ctx.series
     t = ctx.t(ABSENT)
-    if not any(r.metrics.get("conversions") is not None for r in s.rows):
+    if not s.reads("conversions"):
         ctx.unassessable(ABSENT, None, "conversion tracking (the rows do not report conversions)")
         return False
     lag = lag_model(ctx)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .account_codes import currency_code_problem, time_zone_problem
+from .daily_rows import daily_rows
 from .snapshot_cache import snapshot_data
 from .snapshot_reader import parse_day, resolve_pointer, unescape_token
 from ..files.untrusted import BadInput, LimitError, Limits, load_json, read_bytes_limited
@@ -140,9 +141,11 @@ class Snapshot:
         for camp in campaigns if isinstance(campaigns, list) else []:
             if isinstance(camp, dict) and camp.get("id") is not None:
                 found[str(camp["id"])] = camp
-        for row in daily if isinstance(daily, list) else []:
-            if isinstance(row, dict) and row.get("campaign_id") is not None:
-                found.setdefault(str(row["campaign_id"]), {"id": str(row["campaign_id"])})
+        if isinstance(daily, list):
+            # The rows' campaign ids as the snapshot's shared reading of its rows has them (as text)
+            for cid in dict.fromkeys(daily_rows(self.data).campaigns):
+                if cid is not None and cid not in found:
+                    found[cid] = {"id": cid}
         return found
 
     @property

@@ -22,6 +22,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from itertools import chain
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +197,9 @@ def _first_break(data: Any, limits: Limits) -> str | None:
     return None
 
 
+_values = methodcaller("values")
+
+
 def _within_limits(data: Any, limits: Limits) -> bool:
     """True when no limit of ``check_tree`` is broken; False when one may be (``check_tree`` then finds
     which, and where). Reads the tree a level at a time: the lengths of its objects, lists, keys and
@@ -215,11 +220,12 @@ def _within_limits(data: Any, limits: Limits) -> bool:
                 return False
         if (dicts and max(map(len, dicts)) > limits.max_items) or (lists and max(map(len, lists)) > limits.max_items):
             return False
-        keys = [key for node in dicts for key in node]
+        # The distinct keys: the rows of a list of objects share theirs
+        keys = set().union(*dicts)
         if keys and (not all(type(key) is str for key in keys) or max(map(len, keys)) > limits.max_chars):
             return False  # keys that are not text (never from JSON) go the long way
-        level = [value for node in dicts for value in node.values()]
-        level += [value for node in lists for value in node]
+        level = list(chain.from_iterable(map(_values, dicts)))
+        level += chain.from_iterable(lists)
         depth += 1
     return True
 

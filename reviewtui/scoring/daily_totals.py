@@ -11,7 +11,7 @@ import bisect
 from datetime import date, timedelta
 from typing import Any, Iterable
 
-from ..caseset.daily_rows import daily_rows
+from ..caseset.daily_rows import Column, DailyRows, Groups, daily_rows, groups_of
 from ..caseset.snapshot import MAX_PERIOD_DAYS
 from ..caseset.snapshot import as_array as _list
 from ..caseset.snapshot import as_object as _dict
@@ -90,54 +90,39 @@ class DailyTotals:
         impossible values left out (a negative metric, a share above 1, and the clicks and
         impressions of a row with more clicks than impressions)."""
         self.once_per_day = once_per_day
-        shift = timedelta(days=shift_days)
-        by_campaign: dict[str, dict[date, list[float]]] = {}
-        self.rows_per_day: dict[tuple[str, date], int] = {}
-        # The snapshot's one reading of its rows (caseset/daily_rows.py): each value already read by ``number``
+        # The snapshot's one reading of its rows (caseset/daily_rows.py), summed column by column over
+        # each (campaign, date) in row order
         view = daily_rows(data)
+        keys, groups = _cells(view)
+        if shift_days:
+            shift = timedelta(days=shift_days)
+            keys = [(cid, day + shift) for cid, day in keys]
+        if once_per_day:
+            groups = groups.firsts_only()
+        self.rows_per_day: dict[tuple[str, date], int] = dict(zip(keys, groups.counts()))
         metric_columns = [view.columns[metric] for metric in METRICS]
         share_columns = [view.columns[share] for share in SHARES]
-        for i, (day, cid) in enumerate(zip(view.days, view.campaigns)):
-            if day is None:
-                continue  # rows with no usable date (or not objects) are skipped
-            if shift_days:
-                day += shift
-            key = (cid if cid is not None else "(no campaign)", day)
-            if once_per_day and key in self.rows_per_day:
-                continue
-            sums = by_campaign.setdefault(key[0], {}).setdefault(day, [0.0] * WIDTH)
-            v: Any
-            clicks, impressions = metric_columns[CLICKS][i], metric_columns[IMPRESSIONS][i]
-            skip = (CLICKS, IMPRESSIONS) if (invalid_left_out and clicks is not None and impressions is not None
-                                             and clicks > impressions) else ()
-            for m, column in enumerate(metric_columns):
-                v = column[i]
-                if v is None:
-                    continue
-                if micros_over is not None and (
-                        (m == COST and v > micros_over[0]) or (m == VALUE and v > micros_over[1])):
-                    v /= 1e6
-                if invalid_left_out and (v < 0 or m in skip):
-                    continue
-                sums[m] += v
-            for m, column in enumerate(share_columns):
-                v = column[i]
-                if v is not None and not (invalid_left_out and not 0 <= v <= 1):
-                    sums[SHARE_SUM + m] += v
-                    sums[SHARE_COUNT + m] += 1
-            self.rows_per_day[key] = self.rows_per_day.get(key, 0) + 1
-        account: dict[date, list[float]] = {}
-        for days in by_campaign.values():
-            for day, sums in days.items():
-                acc = account.get(day)
-                if acc is None:
-                    account[day] = list(sums)
-                else:
-                    for i in range(WIDTH):
-                        acc[i] += sums[i]
-        self.by_campaign: dict[str, dict[date, DaySums]] = {
-            cid: {day: tuple(sums) for day, sums in days.items()} for cid, days in by_campaign.items()}
-        self.account: dict[date, DaySums] = {day: tuple(sums) for day, sums in account.items()}
+        if micros_over is not None:
+            for m, limit in ((COST, micros_over[0]), (VALUE, micros_over[1])):
+                metric_columns[m] = [v / 1e6 if v is not None and v > limit else v for v in metric_columns[m]]
+        if invalid_left_out:
+            metric_columns, share_columns = _valid_only(metric_columns, share_columns)
+        plain = groups is view.cells and micros_over is None and not invalid_left_out
+        sums = [view.cell_sums(name) if plain else groups.sums(column)
+                for name, column in zip((*METRICS, *SHARES), (*metric_columns, *share_columns))]
+        sums += [groups.sums(_ones(column)) for column in share_columns]
+        # (campaign, date) -> its sums, by campaign in the order the campaigns first come
+        cell_sums = list(zip(*sums))
+        by_campaign: dict[str, dict[date, DaySums]] = {}
+        positions_of = groups_of([cid for cid, _ in keys], range(len(keys)))
+        for cid, positions in positions_of.items():
+            by_campaign[cid] = dict(zip([keys[p][1] for p in positions], [cell_sums[p] for p in positions]))
+        self.by_campaign = by_campaign
+        # The account's day: its campaigns' sums added in the order the campaigns first come
+        in_order = [p for positions in positions_of.values() for p in positions]
+        account_days = Groups.of(groups_of([keys[p][1] for p in in_order], in_order))
+        self.account: dict[date, DaySums] = dict(zip(account_days.keys,
+                                                     zip(*(account_days.sums(column) for column in sums))))
         self.period = PeriodDates(data, self.account)
         self.last_row = max(self.account) if self.account else None
         self._prefix: dict[str, tuple[list[date], list[DaySums]]] = {}
@@ -177,6 +162,35 @@ class DailyTotals:
             days = self.days(scope)
             return [sum(column) for column in zip(*(days[d] for d in dates[lo:hi]))], hi - lo
         return [b - a for a, b in zip(cumulative[lo], cumulative[hi])], hi - lo
+
+
+def _cells(view: DailyRows) -> tuple[list[tuple[str, date]], Groups]:
+    """The (campaign, date) of the rows with a date, each with its rows in row order, in the order they
+    first come; rows without a campaign count under "(no campaign)"."""
+    if not any(cid is None and day is not None for cid, day in zip(view.campaigns, view.days)):
+        return view.cells.keys, view.cells
+    dated = [i for i, day in enumerate(view.days) if day is not None]
+    keys = [(view.campaigns[i] if view.campaigns[i] is not None else "(no campaign)", view.days[i]) for i in dated]
+    groups = Groups(keys, dated)
+    return groups.keys, groups
+
+
+def _ones(column: Column) -> Column:
+    """1.0 for each value of the column, None where it has none: summed, the number of rows with one."""
+    if column.count(None) == len(column):
+        return column
+    return [None if v is None else 1.0 for v in column]
+
+
+def _valid_only(metric_columns: list[Column], share_columns: list[Column]) -> tuple[list[Column], list[Column]]:
+    """The columns with impossible values left out (None): a negative metric, a share outside 0 to 1,
+    and the clicks and impressions of a row with more clicks than impressions."""
+    clicks, impressions = metric_columns[CLICKS], metric_columns[IMPRESSIONS]
+    over = [c is not None and m is not None and c > m for c, m in zip(clicks, impressions)]
+    metrics: list[Column] = [[None if v is None or v < 0 or (m in (CLICKS, IMPRESSIONS) and bad) else v
+                              for v, bad in zip(column, over)] for m, column in enumerate(metric_columns)]
+    shares: list[Column] = [[v if v is not None and 0 <= v <= 1 else None for v in column] for column in share_columns]
+    return metrics, shares
 
 
 def daily_totals(data: dict[str, Any]) -> DailyTotals:

@@ -8,6 +8,7 @@ import pytest
 import json
 import random
 import sys
+from datetime import date, timedelta
 from pathlib import Path
 
 from reviewtui.runs import validation
@@ -131,6 +132,30 @@ def test_the_series_is_what_the_row_by_row_reading_gave():
             assert [(r.index, n, raw) for r, n, raw in series.bad_values] == bad
             assert [n for n in series.notes if n.startswith("/daily/")] == notes
             assert series.cells == cells
+            assert list(series.cells) == list(cells)
+            # the day and campaign totals: each row added in row order (a campaign's within the period)
+            days: dict = {}
+            in_period: dict = {}
+            for _, day, cid, metrics in rows:
+                days.setdefault(day, Totals()).add(metrics)
+                if series.in_period(day):
+                    in_period.setdefault(cid, Totals()).add(metrics)
+            assert series.days == days and list(series.days) == list(days)
+            assert series.campaign_totals == in_period and list(series.campaign_totals) == list(in_period)
+            # the rows by cell, day and campaign, each made when read
+            by_cell: dict = {}
+            for index, day, cid, _ in rows:
+                by_cell.setdefault((day, cid), []).append(index)
+            assert {key: [r.index for r in group] for key, group in series.rows_by_cell.items()} == by_cell
+            assert all(series.rows_by_cell.get(key) is not None for key in by_cell)
+            assert series.rows_by_cell.get((date(1999, 1, 1), "none")) is None
+            assert sorted(r.index for group in series.rows_by_day.values() for r in group) == [r[0] for r in rows]
+            for cid, group in series.rows_by_campaign.items():
+                assert [r.index for r in group] == [index for index, _, c, _ in rows if c == cid]
+            assert len(series.rows) == len(rows) and [r.index for r in series.rows[:3]] == [r[0] for r in rows[:3]]
+            for name in COLUMNS:
+                assert series.holds(name) is any(name in metrics for _, _, _, metrics in rows), name
+                assert series.reads(name) is any(metrics.get(name) is not None for _, _, _, metrics in rows), name
             assert set(series.campaigns) >= {cid for _, _, cid, _ in rows}
             assert all(isinstance(c, Campaign) for c in series.campaigns.values())
             assert all(isinstance(r, Row) for rs in series.rows_by_cell.values() for r in rs)
@@ -178,14 +203,19 @@ def test_a_loaded_snapshot_is_read_once_by_the_validation_and_the_audit(tmp_path
     assert len(readings) == 2
 
 
-def old_daily_sums(data: dict, once_per_day: bool = False, micros_over: tuple[float, float] | None = None) -> dict:
+def old_daily_sums(data: dict, once_per_day: bool = False, micros_over: tuple[float, float] | None = None,
+                   shift_days: int = 0, invalid_left_out: bool = False) -> dict:
     """The derived index's day sums as they were read, one row at a time: (campaign, date) -> sums."""
     sums: dict = {}
     for row in data["daily"]:
         day = parse_day(row.get("date")) if isinstance(row, dict) else None
         if day is None:
             continue
+        day += timedelta(days=shift_days)
         key = (str(row["campaign_id"]) if row.get("campaign_id") is not None else "(no campaign)", day)
+        clicks, impressions = number(row.get("clicks")), number(row.get("impressions"))
+        skip = ("clicks", "impressions") if (invalid_left_out and clicks is not None and impressions is not None
+                                             and clicks > impressions) else ()
         if once_per_day and key in sums:
             continue
         cell = sums.setdefault(key, [0.0] * WIDTH)
@@ -195,10 +225,12 @@ def old_daily_sums(data: dict, once_per_day: bool = False, micros_over: tuple[fl
                 if micros_over and ((metric == "cost" and value > micros_over[0])
                                     or (metric == "conversions_value" and value > micros_over[1])):
                     value /= 1e6
+                if invalid_left_out and (value < 0 or metric in skip):
+                    continue
                 cell[i] += value
         for i, share in enumerate(DAY_SHARES):
             value = number(row.get(share))
-            if value is not None:
+            if value is not None and not (invalid_left_out and not 0 <= value <= 1):
                 cell[SHARE_SUM + i] += value
                 cell[SHARE_COUNT + i] += 1
     return {key: tuple(cell) for key, cell in sums.items()}
@@ -207,7 +239,8 @@ def old_daily_sums(data: dict, once_per_day: bool = False, micros_over: tuple[fl
 def test_the_derived_index_day_sums_are_what_the_row_by_row_reading_gave():
     for seed, snapshot in enumerate(shapes()):
         data = snapshot_data(hostile(snapshot, seed, 0.2))
-        for options in ({}, {"once_per_day": True}, {"micros_over": (500.0, 2_000.0)}):
+        for options in ({}, {"once_per_day": True}, {"micros_over": (500.0, 2_000.0)}, {"shift_days": 1},
+                        {"invalid_left_out": True}):
             totals = DailyTotals(data, **options)
             nested: dict = {}
             for (cid, day), day_sums in old_daily_sums(data, **options).items():
@@ -216,6 +249,16 @@ def test_the_derived_index_day_sums_are_what_the_row_by_row_reading_gave():
             # the same order of campaigns and of their days
             assert [(cid, list(days)) for cid, days in totals.by_campaign.items()] == [
                 (cid, list(days)) for cid, days in nested.items()]
+            # the account's day: its campaigns' sums added in the order the campaigns first come
+            account: dict = {}
+            for days in nested.values():
+                for day, day_sums in days.items():
+                    if day in account:
+                        account[day] = [a + b for a, b in zip(account[day], day_sums)]
+                    else:
+                        account[day] = list(day_sums)
+            assert totals.account == {day: tuple(sums) for day, sums in account.items()}, (seed, options)
+            assert list(totals.account) == list(account)
 
 
 def test_the_row_check_is_answered_once_per_loaded_snapshot(monkeypatch):
