@@ -158,14 +158,19 @@ def _daily_caps(ctx: Context) -> None:
     flagged = False
     margin, is_meta = t.number("margin"), s.is_meta
     multiples: dict[date, float] = {}  # the allowed multiple of each day, read once for every budget
+    cells = s.cells
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
         ids = budget.campaign_ids
-        # A budget that never changed has one amount for every day
-        fixed = budget.steps[0][1] if len(budget.steps) == 1 else None
-        for day in sorted({day for cid in ids for day in s.days_of(cid)}):
-            amount = fixed if len(budget.steps) == 1 else budget.cap_budget(day)
-            cost = s.cell(day, ids[0]).cost if len(ids) == 1 else sum(s.cell(day, cid).cost for cid in ids)
+        days = sorted({day for cid in ids for day in s.days_of(cid)})
+        # the table looked up inline (``Series.cell``): this runs for every day of every budget
+        if len(ids) == 1:
+            key = ids[0]
+            costs = [cell.cost if (cell := cells.get((day, key))) is not None else 0.0 for day in days]
+        else:
+            costs = [sum(cell.cost if (cell := cells.get((day, cid))) is not None else 0.0 for cid in ids)
+                     for day in days]
+        for day, cost, amount in zip(days, costs, budget.cap_budgets(days)):
             multiple = multiples.get(day)
             if multiple is None:
                 multiple = multiples[day] = cap_multiple(t, is_meta, day)

@@ -43,8 +43,30 @@ class Budget:
         """The daily budget ``day``'s cap is read against (the higher amount on the day of a change)."""
         return cap_budget_on(self.steps, day)
 
+    def cap_budgets(self, days: list[date]) -> list[float | None]:
+        """``cap_budget`` of each of ``days`` (sorted), in one sweep through the budget's changes."""
+        steps = self.steps
+        changed = {changed_on for changed_on, _ in steps[1:]}
+        amounts: list[float | None] = []
+        current, following = steps[0][1], 1
+        for day in days:
+            # the amount in force: the last change on or before the day (``amount_on``; steps are in date order)
+            while following < len(steps) and (on := steps[following][0]) is not None and on <= day:
+                current, following = steps[following][1], following + 1
+            amounts.append(cap_budget_on(steps, day) if day in changed else current)
+        return amounts
+
 
 def read_budgets(series: Series) -> list[Budget]:
+    """The snapshot's budgets, read once per series (pacing and the budget checks each ask): read
+    them, do not modify them."""
+    budgets = series.memo.get("budgets")
+    if budgets is None:
+        budgets = series.memo["budgets"] = _read_budgets(series)
+    return budgets
+
+
+def _read_budgets(series: Series) -> list[Budget]:
     budgets = []
     campaigns = as_array(series.data.get("campaigns"))
     for index, raw in series.indexed("budgets"):
