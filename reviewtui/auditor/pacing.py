@@ -157,7 +157,8 @@ def _daily_caps(ctx: Context) -> None:
         return
     flagged = False
     margin, is_meta = t.number("margin"), s.is_meta
-    multiples: dict[date, float] = {}  # the allowed multiple of each day, read once for every budget
+    # the allowed multiple of each day, read once for every budget
+    multiples = {day: cap_multiple(t, is_meta, day) for day in s.days}
     cells = s.cells
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
@@ -171,10 +172,7 @@ def _daily_caps(ctx: Context) -> None:
             costs = [sum(cell.cost if (cell := cells.get((day, cid))) is not None else 0.0 for cid in ids)
                      for day in days]
         for day, cost, amount in zip(days, costs, budget.cap_budgets(days)):
-            multiple = multiples.get(day)
-            if multiple is None:
-                multiple = multiples[day] = cap_multiple(t, is_meta, day)
-            if amount and exceeds_daily_cap(cost, amount, multiple, margin):
+            if amount and exceeds_daily_cap(cost, amount, multiples[day], margin):
                 over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
         if any(ctx.withheld(CAP, cid) for cid in budget.campaign_ids):

@@ -61,6 +61,7 @@ class QuotedFigures(Mapping[str, float]):
         self._totals: DailyTotals | None = None
         self._windows: dict[str, tuple[date, date]] | None = None
         self._scopes: dict[tuple[str, str], dict[str, float]] = {}
+        self._accounts: dict[str, list[float]] = {}
         self._pacing: dict[str, float] | None = None
         self._whole: Mapping[str, float] | None = None
 
@@ -162,7 +163,7 @@ class QuotedFigures(Mapping[str, float]):
         target_cpa, target_roas = number(targets.get("target_cpa")), number(targets.get("target_roas"))
         calendar = calendar_days(first, last, totals.last_row)
         sums, active = totals.window(scope, first, last)
-        account = None if scope == "account" else totals.window("account", first, last)[0]
+        account = None if scope == "account" else self._account_window(window)
         figures = {}
         for metric, value in window_numbers(sums, active, calendar, target_cpa, target_roas, account):
             if (kept := _finite(value)) is not None:
@@ -171,6 +172,15 @@ class QuotedFigures(Mapping[str, float]):
             figures[ZERO_DAYS] = float(sum(1 for d, row in totals.days(scope).items()
                                            if first <= d <= last and row[CONVERSIONS] == 0))
         return figures
+
+    def _account_window(self, window: str) -> list[float]:
+        """The account's sums over a window, which every campaign's figures over it are shares of:
+        summed once."""
+        sums = self._accounts.get(window)
+        if sums is None:
+            first, last = self._window_dates()[window]
+            sums = self._accounts[window] = self._daily().window("account", first, last)[0]
+        return sums
 
     def _pacing_figures(self) -> dict[str, float]:
         if self._pacing is None:

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from ..caseset.snapshot import as_array
-from ..domain.budgets import amount_on, budget_campaigns, budget_steps, cap_budget_on, serving_windows
+from ..domain.budgets import amount_on, amounts_on, budget_campaigns, budget_steps, cap_budget_on, serving_windows
 from .series import Series, parse_day
 
 
@@ -47,14 +47,9 @@ class Budget:
         """``cap_budget`` of each of ``days`` (sorted), in one sweep through the budget's changes."""
         steps = self.steps
         changed = {changed_on for changed_on, _ in steps[1:]}
-        amounts: list[float | None] = []
-        current, following = steps[0][1], 1
-        for day in days:
-            # the amount in force: the last change on or before the day (``amount_on``; steps are in date order)
-            while following < len(steps) and (on := steps[following][0]) is not None and on <= day:
-                current, following = steps[following][1], following + 1
-            amounts.append(cap_budget_on(steps, day) if day in changed else current)
-        return amounts
+        # off a change day, the cap is read against the amount in force (``cap_budget_on``)
+        return [cap_budget_on(steps, day) if day in changed else amount
+                for day, amount in zip(days, amounts_on(steps, days))]
 
 
 def read_budgets(series: Series) -> list[Budget]:

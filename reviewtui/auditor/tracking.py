@@ -726,7 +726,9 @@ def absent_tracking(ctx: Context) -> bool:
     lag = lag_model(ctx)
     days = [d for d in s.complete_dates() if s.in_period(d)]
     campaigns = _conversion_campaigns(s)
-    cells = [s.cell(d, cid) for cid in campaigns for d in days]
+    # ``s.cell`` looked up inline (every campaign's every day): a cell without rows reads as empty totals
+    table, empty = s.cells, Totals()
+    cells = [table.get((d, cid), empty) for cid in campaigns for d in days]
     clicks = sum(c.clicks for c in cells)
     recorded = sum(c.conversions for c in cells)
     credited = [lag.credited(d) for d in days] * len(campaigns)  # in the order of ``cells``
