@@ -210,13 +210,8 @@ def _sums(s: Series, dates: list[date], scope: str | None) -> tuple[float, float
     date), without the other metrics: read for every campaign."""
     table: dict = s.days if scope is None else s.cells
     keys: list = dates if scope is None else [(d, scope) for d in dates]
-    cost = conversions = 0.0
-    for key in keys:
-        cell = table.get(key)
-        if cell is not None:
-            cost += cell.cost
-            conversions += cell.conversions
-    return cost, conversions
+    cells = [cell for cell in map(table.get, keys) if cell is not None]
+    return sum([cell.cost for cell in cells], 0.0), sum([cell.conversions for cell in cells], 0.0)
 
 
 def _cell_cost(s: Series, day: date, scope: str | None) -> float:
@@ -296,18 +291,19 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
         ctx.unassessable(DRIFT, None, "CPA drift (too few settled days for two windows)")
         return
     early, late = settled[:days], settled[-days:]
+    min_conversions, min_rise, min_z = t.number("min_conversions"), t.number("min_rise"), t.number("min_z")
     found = False
     for scope in _scopes(s):
         if ctx.withheld(DRIFT, scope):
             continue
         (a_cost, a_conversions), (b_cost, b_conversions) = _sums(s, early, scope), _sums(s, late, scope)
-        if a_conversions < t.number("min_conversions") or b_conversions < t.number("min_conversions"):
+        if a_conversions < min_conversions or b_conversions < min_conversions:
             ctx.rejected(DRIFT, scope, "too few conversions in one of the windows")
             continue
         if a_cost <= 0 or b_cost <= 0 or a_conversions <= 0 or b_conversions <= 0:  # no CPA to rise from
             continue
         rise = (b_cost / b_conversions) / (a_cost / a_conversions) - 1  # ``Totals.cpa`` of each window
-        if rise < t.number("min_rise") or trend_z(s, settled, scope) > -t.number("min_z"):
+        if rise < min_rise or trend_z(s, settled, scope) > -min_z:
             ctx.rejected(DRIFT, scope, "CPA steady between the first and the last settled days")
             continue
         if not _reportable(ctx, DRIFT, scope, found):

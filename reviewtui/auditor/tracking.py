@@ -481,7 +481,10 @@ def _screened(days: _Days, min_side: int, max_clicks_change: float
     enough, its margin), the sums exact; [] when there is no split, None when the screen cannot tell."""
     clicks, conversions, credited = days.clicks, days.conversions, days.credited
     count = len(clicks)
-    if not all(c >= 0 and c.is_integer() for c in clicks) or sum(clicks) >= _EXACT_WHOLE:
+    try:
+        if not clicks or min(clicks) < 0 or not all(map(float.is_integer, clicks)) or sum(clicks) >= _EXACT_WHOLE:
+            return None if clicks else []
+    except TypeError:  # not floats: the full scan
         return None
     # Running sums from the first date (``_scan``'s, exact) and suffix sums from the last one back
     # (exact for the clicks, near enough for the rest), at each split i
@@ -668,7 +671,6 @@ def missing_conversion_value(ctx: Context) -> None:
     found = False
     for cid in sorted(s.campaign_totals):
         rows = [r for r in s.rows_of([cid]) if r.day in complete]
-        valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
         # The trailing run of rows with conversions but zero value
         run: list[Row] = []
         for row in reversed(rows):
@@ -678,6 +680,7 @@ def missing_conversion_value(ctx: Context) -> None:
                 break
         if sum((r.get("conversions") or 0.0 for r in run), 0.0) < t.number("min_conversions"):
             continue
+        valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
         if not valued and cid not in value_bid:
             continue  # a lead campaign that never had values
         found = True
