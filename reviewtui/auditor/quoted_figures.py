@@ -123,6 +123,8 @@ class QuotedFigures(Mapping[str, float]):
             scope = self._scope(scope_name)
             if scope is None:
                 return False, None
+            if metric == ZERO_DAYS:
+                return True, self._zero_days(scope, window)
             return True, self._scope_figures(scope, window).get(metric)
         return False, None
 
@@ -164,14 +166,19 @@ class QuotedFigures(Mapping[str, float]):
         calendar = calendar_days(first, last, totals.last_row)
         sums, active = totals.window(scope, first, last)
         account = None if scope == "account" else self._account_window(window)
-        figures = {}
-        for metric, value in window_numbers(sums, active, calendar, target_cpa, target_roas, account):
-            if (kept := _finite(value)) is not None:
-                figures[metric] = kept
-        if scope == "account" or active:
-            figures[ZERO_DAYS] = float(sum(1 for d, row in totals.days(scope).items()
-                                           if first <= d <= last and row[CONVERSIONS] == 0))
-        return figures
+        # ``_finite`` of each, spelled out: this runs for each scope a finding quotes
+        return {metric: value for metric, value in window_numbers(sums, active, calendar, target_cpa, target_roas, account)
+                if value is not None and value - value == 0}
+
+    def _zero_days(self, scope: str, window: str) -> float | None:
+        """The days of a window on which a scope recorded no conversion (the index puts them beside
+        the scope's window figures: for the account, and for a campaign with rows in the window)."""
+        totals = self._daily()
+        first, last = self._window_dates()[window]
+        days = totals.days(scope)
+        if scope != "account" and not any(first <= d <= last for d in days):
+            return None
+        return float(sum(1 for d, row in days.items() if first <= d <= last and row[CONVERSIONS] == 0))
 
     def _account_window(self, window: str) -> list[float]:
         """The account's sums over a window, which every campaign's figures over it are shares of:
