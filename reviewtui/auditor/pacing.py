@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from . import text
 from .findings import Context
@@ -54,8 +54,7 @@ def pace(series: Series, index: Mapping[str, float] | None = None, reading: str 
     if index is None:
         index = derived_index(series.data)
     if reading:  # the figures of that reading, under their own names
-        suffix = f" ({reading})"
-        index = {name[: -len(suffix)]: v for name, v in index.items() if name.endswith(suffix)}
+        index = _Reading(index, f" ({reading})")
     on_schedule = names.expected_spend(names.ON_SCHEDULE) in index
     schedule = names.ON_SCHEDULE if on_schedule else names.STRAIGHT_LINE
     projection = next((p for p in names.PROJECTIONS if names.projected_spend(p) in index), names.PROJECTIONS[-1])
@@ -72,6 +71,23 @@ def pace(series: Series, index: Mapping[str, float] | None = None, reading: str 
         return None
     v = {short: index[key] for short, key in needed.items()}
     return Pace(budget, int(v["days"]), v["spend"], v["expected"], v["ratio"], v["projection"], v["gap"], on_schedule, projection)
+
+
+class _Reading(Mapping[str, float]):
+    """The figures of a corrected reading under their own names: ``name`` reads the index's
+    ``name (label)``, so only the names asked for are looked up (not every name of the index)."""
+
+    def __init__(self, index: Mapping[str, float], suffix: str) -> None:
+        self._index, self._suffix = index, suffix
+
+    def __getitem__(self, name: str) -> float:
+        return self._index[name + self._suffix]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name[: -len(self._suffix)] for name in self._index if name.endswith(self._suffix))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def detect(ctx: Context) -> None:
