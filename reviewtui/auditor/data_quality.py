@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from functools import partial
 from operator import gt, is_not
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from ..caseset.snapshot_reader import micros_suspects
 from ..domain.currency import cpc_bar
@@ -92,8 +92,8 @@ def micros_not_converted(ctx: Context) -> None:
     factor = t.number("row_over_typical")
     # A CPC of 1,500 is an ordinary click in yen and no click at all in dollars: the bar is the currency's
     max_cpc = cpc_bar(s.currency, t.number("max_cpc"), t["currency_scale"])
-    found, typical = micros_suspects(*(_metric_or_zero(s, name) for name in ("cost", "clicks", "conversions_value")),
-                                     factor, max_cpc)
+    found, typical = micros_suspects(_metric_or_zero(s, "cost"), _metric_or_zero(s, "clicks"),
+                                     _metric_or_zero(s, "conversions_value"), factor, max_cpc)
     if typical is None:
         ctx.unassessable(kind, None, "no row has a cost to check for micros")
         return
@@ -405,7 +405,7 @@ def _rows_with_impossible_values(s, one_per_click: bool) -> list[Row]:
 
 def _present(column: Sequence[float | None]) -> list[float]:
     """The values of a column that are there (not None)."""
-    return list(filter(partial(is_not, None), column))
+    return cast(list[float], list(filter(partial(is_not, None), column)))
 
 
 def _any_above(column: Sequence[float | None], other: Sequence[float | None]) -> bool:
@@ -413,7 +413,7 @@ def _any_above(column: Sequence[float | None], other: Sequence[float | None]) ->
     missing value is read as maybe)."""
     if None in column or None in other:
         return True
-    return any(map(gt, column, other))
+    return any(map(gt, cast(Sequence[float], column), cast(Sequence[float], other)))
 
 
 def attribution_change(ctx: Context) -> None:

@@ -156,6 +156,17 @@ def _month_to_date(ctx: Context) -> None:
         ctx.rejected(UNDER, None, figures + ": within tolerance on the schedule or the projection")
 
 
+def _under_every_cap(costs: list[float], amounts: list[float | None], multiples: list[float], margin: float) -> bool:
+    """True when no day's cost can exceed its cap: the highest cost is within the cap of the lowest
+    budget at the lowest multiple (``exceeds_daily_cap`` with the same operations, which can only give
+    each day's own cap or a higher one: every factor is positive). Most budgets never come near."""
+    known = [amount for amount in amounts if amount is not None]
+    if not costs or len(known) < len(amounts) or (1 + margin) <= 0:
+        return False
+    lowest, multiple = min(known), min(multiples)
+    return lowest > 0 and multiple > 0 and not exceeds_daily_cap(max(costs), lowest, multiple, margin)
+
+
 def _allowed_words(t, is_meta: bool, day: date) -> str:
     if not is_meta:
         return "twice the daily budget on Google"
@@ -187,9 +198,11 @@ def _daily_caps(ctx: Context) -> None:
         else:
             costs = [sum(cell.cost if (cell := cells.get((day, cid))) is not None else 0.0 for cid in ids)
                      for day in days]
-        for day, cost, amount in zip(days, costs, budget.cap_budgets(days)):
-            if amount and exceeds_daily_cap(cost, amount, multiples[day], margin):
-                over.append((day, cost, amount))
+        amounts = budget.cap_budgets(days)
+        if not _under_every_cap(costs, amounts, [multiples[day] for day in days], margin):
+            for day, cost, amount in zip(days, costs, amounts):
+                if amount and exceeds_daily_cap(cost, amount, multiples[day], margin):
+                    over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
         if any(ctx.withheld(CAP, cid) for cid in budget.campaign_ids):
             continue

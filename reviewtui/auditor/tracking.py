@@ -294,9 +294,9 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
     # Settled days only: the lag days would read as a drop, and a stop is looked for separately
     credited = _credited_shares(s, lag)
     complete_share = lag.complete_share
-    kept = [(d, c, k) for d, c in zip(dates, cells) if (k := credited[d]) >= complete_share]
-    dates = [d for d, _, _ in kept]
-    days = _Days([c.clicks for _, c, _ in kept], [c.conversions for _, c, _ in kept], [k for _, _, k in kept])
+    settled = [(d, c, k) for d, c in zip(dates, cells) if (k := credited[d]) >= complete_share]
+    dates = [d for d, _, _ in settled]
+    days = _Days([c.clicks for _, c, _ in settled], [c.conversions for _, c, _ in settled], [k for _, _, k in settled])
     min_z = t_drop.number("min_z")
     # The winning split's ratio, z and conversions are its change's (``Split``): most campaigns do not
     # step, or not by half or twice, and are rejected without their change in full

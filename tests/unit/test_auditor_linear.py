@@ -195,3 +195,24 @@ def test_a_budget_read_in_one_sweep_gives_the_cap_budget_of_each_day():
     for budget in read_budgets(build_series(snapshot)):
         assert budget.cap_budgets(days) == [budget.cap_budget(day) for day in days]
         assert amounts_on(budget.steps, days) == [amount_on(budget.steps, day) for day in days]
+
+
+def test_a_budget_under_every_cap_has_no_day_above_its_cap():
+    from reviewtui.auditor.pacing import _under_every_cap
+    from reviewtui.domain.budgets import exceeds_daily_cap
+
+    rng = random.Random(11)
+    screened = 0
+    for _ in range(3000):
+        n = rng.randint(1, 6)
+        amounts = [rng.choice([50.0, 50.000000000000014, 75.5, 100.0 / 3]) for _ in range(n)]
+        multiples = [rng.choice([2.0, 1.25, 1.75]) for _ in range(n)]
+        margin = rng.choice([0.0, 0.01])
+        # costs on, just under and just over each day's cap
+        costs = [a * m * (1 + margin) * rng.choice([1.0, 1 - 1e-16, 1 + 1e-15, 0.5]) for a, m in zip(amounts, multiples)]
+        exceeded = any(exceeds_daily_cap(c, a, m, margin) for c, a, m in zip(costs, amounts, multiples))
+        if _under_every_cap(costs, amounts, multiples, margin):
+            screened += 1
+            assert not exceeded
+    assert screened > 100
+    assert not _under_every_cap([10.0], [None], [2.0], 0.0)  # a day without a budget is read day by day
