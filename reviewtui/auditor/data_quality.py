@@ -259,7 +259,9 @@ def timezone_shift(ctx: Context) -> None:
         ctx.unassessable(kind, None, "the period has no usable start and end dates")
         return
     latest = min(s.period_end, s.as_of) if s.as_of else s.period_end
-    outside = [r for r in s.rows if r.day < s.period_start or r.day > latest]
+    # the dates with rows first (``Series.days``): the rows themselves only when one falls outside
+    inside = not s.days or (s.period_start <= min(s.days) and max(s.days) <= latest)
+    outside = [] if inside else [r for r in s.rows if r.day < s.period_start or r.day > latest]
     if not outside:
         outside = _shifted_forward(ctx)
     if not outside:

@@ -221,7 +221,10 @@ def zero_run(s: Series, scope: str | None) -> list[date]:
     """The trailing run of exact-zero days: the complete dates with clicks, counted back from the
     last one, on which every row of the scope reports 0 conversions (a null is unknown, not zero)."""
     run: list[date] = []
-    for day in reversed(_dates(s, scope)):
+    dates, cells = _clicked(s, scope)
+    if cells and cells[-1].conversions > 0:  # a row of the last day has conversions: no run (most scopes)
+        return run
+    for day in reversed(dates):
         if not _exact_zero(s, day, scope):
             break
         run.insert(0, day)
@@ -723,7 +726,9 @@ def absent_tracking(ctx: Context) -> bool:
     """Assess absent conversion tracking (the glossary's term); True when found."""
     s = ctx.series
     t = ctx.t(ABSENT)
-    if not any(r.metrics.get("conversions") is not None for r in s.rows):
+    # a day's conversions other than 0 are some row's; the rows themselves only when every day's are 0
+    if (not any(day.conversions != 0 for day in s.days.values())
+            and not any(r.metrics.get("conversions") is not None for r in s.rows)):
         ctx.unassessable(ABSENT, None, "conversion tracking (the rows do not report conversions)")
         return False
     lag = lag_model(ctx)
