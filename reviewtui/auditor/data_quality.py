@@ -8,7 +8,9 @@ other money detectors withhold figures the breakage would make wrong.
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
+from functools import partial
+from operator import gt, is_not
+from typing import Any, Sequence, cast
 
 from ..caseset.snapshot_reader import micros_suspects
 from ..domain.currency import cpc_bar
@@ -45,10 +47,13 @@ def duplicate_rows(ctx: Context) -> None:
     s = ctx.series
     # Rows below campaign level (an ad_set_id or ad_id on the row) are parts of the
     # campaign's day, summed, not repeats; the same ids twice on a day are.
+    # Only a (date, campaign) with more than one row can hold repeats: the rest are not looked at
     by_key: dict[tuple, list[Row]] = {}
-    for row in s.rows:
-        by_key.setdefault((row.day, row.campaign_id, str(row.raw.get("ad_set_id") or ""),
-                           str(row.raw.get("ad_id") or "")), []).append(row)
+    for (campaign_id, day), group in s.view.by_cell.items():
+        if len(group) > 1:
+            for row in s.rows_by_cell[(day, campaign_id)]:
+                by_key.setdefault((row.day, row.campaign_id, str(row.raw.get("ad_set_id") or ""),
+                                   str(row.raw.get("ad_id") or "")), []).append(row)
     dupes = {key: rows for key, rows in by_key.items() if len(rows) > 1}
     if not s.rows:
         ctx.unassessable(kind, None, "no daily rows to check")
@@ -87,8 +92,8 @@ def micros_not_converted(ctx: Context) -> None:
     factor = t.number("row_over_typical")
     # A CPC of 1,500 is an ordinary click in yen and no click at all in dollars: the bar is the currency's
     max_cpc = cpc_bar(s.currency, t.number("max_cpc"), t["currency_scale"])
-    found, typical = micros_suspects([r.get("cost") or 0.0 for r in s.rows], [r.get("clicks") or 0.0 for r in s.rows],
-                                     [r.get("conversions_value") or 0.0 for r in s.rows], factor, max_cpc)
+    found, typical = micros_suspects(_metric_or_zero(s, "cost"), _metric_or_zero(s, "clicks"),
+                                     _metric_or_zero(s, "conversions_value"), factor, max_cpc)
     if typical is None:
         ctx.unassessable(kind, None, "no row has a cost to check for micros")
         return
@@ -122,6 +127,15 @@ def micros_not_converted(ctx: Context) -> None:
     )
 
 
+def _metric_or_zero(s, name: str) -> list[float]:
+    """Each row's ``name`` (0.0 for none), in row order: from the shared reading's column when every row
+    is read (a date and a campaign) and each value as the column holds it (no value noted as bad)."""
+    view = s.view
+    if not s.bad_values and None not in view.days and None not in view.campaigns:
+        return [v or 0.0 for v in view.columns[name]]
+    return [r.get(name) or 0.0 for r in s.rows]
+
+
 def currency_mismatch(ctx: Context) -> None:
     kind = "data.currency_mismatch"
     s = ctx.series
@@ -134,10 +148,12 @@ def currency_mismatch(ctx: Context) -> None:
         code = _currency_of(camp.raw)
         if code and code != account and camp.pointer:
             odd.append((camp.pointer, s.label(camp.id), code))
-    for row in s.rows:
-        code = _currency_of(row.raw)
-        if code and code != account:
-            odd.append((row.pointer, _row_label(s, row), code))
+    # Only a row with a currency field can have another currency: the rest are passed over
+    if any("currency_code" in raw or "currency" in raw for raw in s.view.rows if isinstance(raw, dict)):
+        for row in s.rows:
+            code = _currency_of(row.raw)
+            if code and code != account:
+                odd.append((row.pointer, _row_label(s, row), code))
     for index, budget in s.indexed("budgets"):
         code = _currency_of(budget)
         if code and code != account:
@@ -243,7 +259,9 @@ def timezone_shift(ctx: Context) -> None:
         ctx.unassessable(kind, None, "the period has no usable start and end dates")
         return
     latest = min(s.period_end, s.as_of) if s.as_of else s.period_end
-    outside = [r for r in s.rows if r.day < s.period_start or r.day > latest]
+    # the dates with rows first (``Series.days``): the rows themselves only when one falls outside
+    inside = not s.days or (s.period_start <= min(s.days) and max(s.days) <= latest)
+    outside = [] if inside else [r for r in s.rows if r.day < s.period_start or r.day > latest]
     if not outside:
         outside = _shifted_forward(ctx)
     if not outside:
@@ -367,17 +385,37 @@ def _rows_with_impossible_values(s, one_per_click: bool) -> list[Row]:
     0..1. A superset of the rows it reports, found without a pass of its own over every row."""
     columns = s.view.columns
     suspects: set[int] = set()
+    # Each test is first asked of the whole column at once (the lowest and highest value, any row above
+    # another), and row by row only where it may hold
     for name in COUNTED_METRICS:
-        suspects.update(i for i, v in enumerate(columns[name]) if v is not None and v < 0)
+        present = _present(columns[name])
+        if present and min(present) < 0:
+            suspects.update(i for i, v in enumerate(columns[name]) if v is not None and v < 0)
     for name in SHARES:
-        suspects.update(i for i, v in enumerate(columns[name]) if v is not None and not 0 <= v <= 1)
+        present = _present(columns[name])
+        if present and not 0 <= min(present) <= max(present) <= 1:
+            suspects.update(i for i, v in enumerate(columns[name]) if v is not None and not 0 <= v <= 1)
     clicks = columns["clicks"]
-    suspects.update(i for i, (c, m) in enumerate(zip(clicks, columns["impressions"]))
-                    if c is not None and m is not None and c > m)
-    if one_per_click:
+    if _any_above(clicks, columns["impressions"]):
+        suspects.update(i for i, (c, m) in enumerate(zip(clicks, columns["impressions"]))
+                        if c is not None and m is not None and c > m)
+    if one_per_click and _any_above(columns["conversions"], clicks):
         suspects.update(i for i, (v, c) in enumerate(zip(columns["conversions"], clicks))
                         if v is not None and c is not None and v > c > 0)
     return [row for row in s.rows if row.index in suspects] if suspects else []
+
+
+def _present(column: Sequence[float | None]) -> list[float]:
+    """The values of a column that are there (not None)."""
+    return cast(list[float], list(filter(partial(is_not, None), column)))
+
+
+def _any_above(column: Sequence[float | None], other: Sequence[float | None]) -> bool:
+    """Whether some row's value is above the other column's (False only when none is: a column with a
+    missing value is read as maybe)."""
+    if None in column or None in other:
+        return True
+    return any(map(gt, cast(Sequence[float], column), cast(Sequence[float], other)))
 
 
 def attribution_change(ctx: Context) -> None:

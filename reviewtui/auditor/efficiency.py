@@ -121,12 +121,13 @@ def off_target(ctx: Context) -> None:
         if ctx.withheld(OFF, scope):
             continue
         period = s.campaign_totals.get(scope) if scope else s.account
-        window = s.window(complete, scope)
-        if period is None or window.cost <= 0:
+        # The cost alone first (``window``'s, summed alike): most campaigns are too small a share to judge
+        if period is None or _sums(s, complete, scope)[0] <= 0:
             continue
         if scope is not None and s.share_of_account_spend(scope) < t.number("min_share_of_account_cost"):
             ctx.rejected(OFF, scope, "too small a share of spend to judge against the account target")
             continue
+        window = s.window(complete, scope)
         # The cost whose conversions are already in: each day's cost times the share lag has credited
         credited_cost = sum(_cell_cost(s, d, scope) * lag.credited(d) for d in complete)
         verdict = (
@@ -202,6 +203,15 @@ def _report_off_account(ctx: Context, scope: str) -> None:
         figure + ".",
         rows=[r.pointer for r in s.rows_of([scope])][:6],
     )
+
+
+def _sums(s: Series, dates: list[date], scope: str | None) -> tuple[float, float]:
+    """Cost and conversions of ``s.window(dates, scope)``, added in its order (each from 0.0, date by
+    date), without the other metrics: read for every campaign."""
+    table: dict = s.days if scope is None else s.cells
+    keys: list = dates if scope is None else [(d, scope) for d in dates]
+    cells = [cell for cell in map(table.get, keys) if cell is not None]
+    return sum([cell.cost for cell in cells], 0.0), sum([cell.conversions for cell in cells], 0.0)
 
 
 def _cell_cost(s: Series, day: date, scope: str | None) -> float:
@@ -281,18 +291,19 @@ def cpa_drift(ctx: Context, settled: list[date]) -> None:
         ctx.unassessable(DRIFT, None, "CPA drift (too few settled days for two windows)")
         return
     early, late = settled[:days], settled[-days:]
+    min_conversions, min_rise, min_z = t.number("min_conversions"), t.number("min_rise"), t.number("min_z")
     found = False
     for scope in _scopes(s):
         if ctx.withheld(DRIFT, scope):
             continue
-        a, b = s.window(early, scope), s.window(late, scope)
-        if a.conversions < t.number("min_conversions") or b.conversions < t.number("min_conversions"):
+        (a_cost, a_conversions), (b_cost, b_conversions) = _sums(s, early, scope), _sums(s, late, scope)
+        if a_conversions < min_conversions or b_conversions < min_conversions:
             ctx.rejected(DRIFT, scope, "too few conversions in one of the windows")
             continue
-        if a.cost <= 0 or b.cost <= 0 or a.cpa is None or b.cpa is None:  # no CPA to rise from
+        if a_cost <= 0 or b_cost <= 0 or a_conversions <= 0 or b_conversions <= 0:  # no CPA to rise from
             continue
-        rise = b.cpa / a.cpa - 1
-        if rise < t.number("min_rise") or trend_z(s, settled, scope) > -t.number("min_z"):
+        rise = (b_cost / b_conversions) / (a_cost / a_conversions) - 1  # ``Totals.cpa`` of each window
+        if rise < min_rise or trend_z(s, settled, scope) > -min_z:
             ctx.rejected(DRIFT, scope, "CPA steady between the first and the last settled days")
             continue
         if not _reportable(ctx, DRIFT, scope, found):

@@ -142,6 +142,8 @@ class Context:
         An account-wide assessment (scope None) is corrupted by any such breakage; a
         campaign's only by one that touches that campaign's rows.
         """
+        if not self.broken:  # asked for every campaign and kind: most snapshots have no breakage
+            return False
         reasons = [
             self.broken[b]
             for b in taxonomy.withheld_by(kind)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from . import text
 from .findings import Context
@@ -54,8 +54,7 @@ def pace(series: Series, index: Mapping[str, float] | None = None, reading: str 
     if index is None:
         index = derived_index(series.data)
     if reading:  # the figures of that reading, under their own names
-        suffix = f" ({reading})"
-        index = {name[: -len(suffix)]: v for name, v in index.items() if name.endswith(suffix)}
+        index = _Reading(index, f" ({reading})")
     on_schedule = names.expected_spend(names.ON_SCHEDULE) in index
     schedule = names.ON_SCHEDULE if on_schedule else names.STRAIGHT_LINE
     projection = next((p for p in names.PROJECTIONS if names.projected_spend(p) in index), names.PROJECTIONS[-1])
@@ -72,6 +71,23 @@ def pace(series: Series, index: Mapping[str, float] | None = None, reading: str 
         return None
     v = {short: index[key] for short, key in needed.items()}
     return Pace(budget, int(v["days"]), v["spend"], v["expected"], v["ratio"], v["projection"], v["gap"], on_schedule, projection)
+
+
+class _Reading(Mapping[str, float]):
+    """The figures of a corrected reading under their own names: ``name`` reads the index's
+    ``name (label)``, so only the names asked for are looked up (not every name of the index)."""
+
+    def __init__(self, index: Mapping[str, float], suffix: str) -> None:
+        self._index, self._suffix = index, suffix
+
+    def __getitem__(self, name: str) -> float:
+        return self._index[name + self._suffix]
+
+    def __iter__(self) -> Iterator[str]:
+        return (name[: -len(self._suffix)] for name in self._index if name.endswith(self._suffix))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def detect(ctx: Context) -> None:
@@ -140,6 +156,17 @@ def _month_to_date(ctx: Context) -> None:
         ctx.rejected(UNDER, None, figures + ": within tolerance on the schedule or the projection")
 
 
+def _under_every_cap(costs: list[float], amounts: list[float | None], multiples: list[float], margin: float) -> bool:
+    """True when no day's cost can exceed its cap: the highest cost is within the cap of the lowest
+    budget at the lowest multiple (``exceeds_daily_cap`` with the same operations, which can only give
+    each day's own cap or a higher one: every factor is positive). Most budgets never come near."""
+    known = [amount for amount in amounts if amount is not None]
+    if not costs or len(known) < len(amounts) or (1 + margin) <= 0:
+        return False
+    lowest, multiple = min(known), min(multiples)
+    return lowest > 0 and multiple > 0 and not exceeds_daily_cap(max(costs), lowest, multiple, margin)
+
+
 def _allowed_words(t, is_meta: bool, day: date) -> str:
     if not is_meta:
         return "twice the daily budget on Google"
@@ -157,20 +184,25 @@ def _daily_caps(ctx: Context) -> None:
         return
     flagged = False
     margin, is_meta = t.number("margin"), s.is_meta
-    multiples: dict[date, float] = {}  # the allowed multiple of each day, read once for every budget
+    # the allowed multiple of each day, read once for every budget
+    multiples = {day: cap_multiple(t, is_meta, day) for day in s.days}
+    cells = s.cells
     for budget in budgets:
         over: list[tuple[date, float, float]] = []
         ids = budget.campaign_ids
-        # A budget that never changed has one amount for every day
-        fixed = budget.steps[0][1] if len(budget.steps) == 1 else None
-        for day in sorted({day for cid in ids for day in s.days_of(cid)}):
-            amount = fixed if len(budget.steps) == 1 else budget.cap_budget(day)
-            cost = s.cell(day, ids[0]).cost if len(ids) == 1 else sum(s.cell(day, cid).cost for cid in ids)
-            multiple = multiples.get(day)
-            if multiple is None:
-                multiple = multiples[day] = cap_multiple(t, is_meta, day)
-            if amount and exceeds_daily_cap(cost, amount, multiple, margin):
-                over.append((day, cost, amount))
+        days = sorted({day for cid in ids for day in s.days_of(cid)})
+        # the table looked up inline (``Series.cell``): this runs for every day of every budget
+        if len(ids) == 1:
+            key = ids[0]
+            costs = [cell.cost if (cell := cells.get((day, key))) is not None else 0.0 for day in days]
+        else:
+            costs = [sum(cell.cost if (cell := cells.get((day, cid))) is not None else 0.0 for cid in ids)
+                     for day in days]
+        amounts = budget.cap_budgets(days)
+        if not _under_every_cap(costs, amounts, [multiples[day] for day in days], margin):
+            for day, cost, amount in zip(days, costs, amounts):
+                if amount and exceeds_daily_cap(cost, amount, multiples[day], margin):
+                    over.append((day, cost, amount))
         scope = budget.campaign_ids[0] if len(budget.campaign_ids) == 1 else None
         if any(ctx.withheld(CAP, cid) for cid in budget.campaign_ids):
             continue

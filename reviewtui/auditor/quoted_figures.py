@@ -9,13 +9,14 @@ functions the index is built with, computing only what is asked:
 - a scope's figures over one of the index's windows (``campaign 333: CPA, last 7 complete days``):
   ``window_numbers`` on that scope's sums over that window, once per (scope, window);
 - the account's sums on one day (``account: cost on 2025-03-11``);
-- the account's pacing figures of the rows as they are (``pacing: spend to date``): ``pacing_figures``
+- the account's pacing figures of the rows as they are (``pacing: spend to date``), or of a corrected
+  reading (``pacing: spend to date (duplicate rows counted once)``): ``pacing_figures`` of that reading
   without each campaign's and each daily budget's, once.
 
 What is computed is kept on the snapshot (``snapshot_cache``), as the whole index is, so a later audit
 of the same loaded snapshot reads it again.
 
-Any other name (a corrected reading's, the counts, search terms, ads) is read from the whole index,
+Any other name (a corrected reading's windows, the counts, search terms, ads) is read from the whole index,
 built on first need. Each figure equals the index's to the last bit (the same sums in the same order;
 ``tests/unit/test_quoted_figures.py`` compares every name on the case set), and a name the index does
 not hold is not here either. Figures past any real account (a corrupt 1e308 cannot be printed at its
@@ -30,13 +31,15 @@ from typing import Any, Callable, Iterator, Mapping
 from ..caseset.snapshot import as_object
 from ..caseset.snapshot_cache import cache_of, snapshot_data
 from ..caseset.snapshot_reader import number, parse_day
-from ..scoring.daily_totals import CONVERSIONS, METRICS, WIDTH, DailyTotals, calendar_days, daily_totals
+from ..scoring.daily_totals import (CONVERSIONS, DUPLICATES_ONCE, METRICS, MICROS_CONVERTED, WIDTH, DailyTotals,
+                                    calendar_days, corrected_readings, daily_totals)
 from ..scoring.derived_index import derived_index, window_numbers
 from ..scoring.named_values import NamedValues
 from ..scoring.pacing_figures import pacing_figures
 from .series import MAX_METRIC
 
 ZERO_DAYS = "zero-conversion days"
+CORRECTED = (DUPLICATES_ONCE, MICROS_CONVERTED)  # the corrected readings whose pacing figures are computed here
 
 
 def _window_metrics() -> frozenset[str]:
@@ -61,7 +64,8 @@ class QuotedFigures(Mapping[str, float]):
         self._totals: DailyTotals | None = None
         self._windows: dict[str, tuple[date, date]] | None = None
         self._scopes: dict[tuple[str, str], dict[str, float]] = {}
-        self._pacing: dict[str, float] | None = None
+        self._accounts: dict[str, list[float]] = {}
+        self._pacing: dict[str, dict[str, float]] = {}  # by corrected reading ("": the rows as they are)
         self._whole: Mapping[str, float] | None = None
 
     # -- Mapping -----------------------------------------------------------------------------------
@@ -102,10 +106,11 @@ class QuotedFigures(Mapping[str, float]):
     def _computed(self, name: str) -> tuple[bool, float | None]:
         """(True, the figure or None when the index has no such name) for a name of the families
         computed here; (False, None) for any other."""
-        if name.endswith(")"):  # a corrected reading's figure, or an id that ends like one
-            return False, None
         if name.startswith("pacing: "):
-            return True, self._pacing_figures().get(name)
+            label = next((label for label in CORRECTED if name.endswith(f" ({label})")), "")
+            return True, self._pacing_figures(label).get(name)
+        if name.endswith(")"):  # another corrected reading's figure, or an id that ends like one
+            return False, None
         if name.startswith("account: ") and " on " in name:
             metric, _, day = name[len("account: "):].rpartition(" on ")
             parsed = parse_day(day)
@@ -122,6 +127,8 @@ class QuotedFigures(Mapping[str, float]):
             scope = self._scope(scope_name)
             if scope is None:
                 return False, None
+            if metric == ZERO_DAYS:
+                return True, self._zero_days(scope, window)
             return True, self._scope_figures(scope, window).get(metric)
         return False, None
 
@@ -162,26 +169,50 @@ class QuotedFigures(Mapping[str, float]):
         target_cpa, target_roas = number(targets.get("target_cpa")), number(targets.get("target_roas"))
         calendar = calendar_days(first, last, totals.last_row)
         sums, active = totals.window(scope, first, last)
-        account = None if scope == "account" else totals.window("account", first, last)[0]
-        figures = {}
-        for metric, value in window_numbers(sums, active, calendar, target_cpa, target_roas, account):
-            if (kept := _finite(value)) is not None:
-                figures[metric] = kept
-        if scope == "account" or active:
-            figures[ZERO_DAYS] = float(sum(1 for d, row in totals.days(scope).items()
-                                           if first <= d <= last and row[CONVERSIONS] == 0))
+        account = None if scope == "account" else self._account_window(window)
+        # ``_finite`` of each, spelled out: this runs for each scope a finding quotes
+        return {metric: value for metric, value in window_numbers(sums, active, calendar, target_cpa, target_roas, account)
+                if value is not None and value - value == 0}
+
+    def _zero_days(self, scope: str, window: str) -> float | None:
+        """The days of a window on which a scope recorded no conversion (the index puts them beside
+        the scope's window figures: for the account, and for a campaign with rows in the window)."""
+        totals = self._daily()
+        first, last = self._window_dates()[window]
+        days = totals.days(scope)
+        if scope != "account" and not any(first <= d <= last for d in days):
+            return None
+        return float(sum(1 for d, row in days.items() if first <= d <= last and row[CONVERSIONS] == 0))
+
+    def _account_window(self, window: str) -> list[float]:
+        """The account's sums over a window, which every campaign's figures over it are shares of:
+        summed once."""
+        sums = self._accounts.get(window)
+        if sums is None:
+            first, last = self._window_dates()[window]
+            sums = self._accounts[window] = self._daily().window("account", first, last)[0]
+        return sums
+
+    def _pacing_figures(self, label: str = "") -> dict[str, float]:
+        """The ``pacing: `` figures of the rows as they are, or of the corrected reading ``label``
+        (its names end in `` (label)``; none when the snapshot has no such reading)."""
+        figures = self._pacing.get(label)
+        if figures is None:
+            figures = self._pacing[label] = cache_of(self._data).get(("quoted pacing figures", label),
+                                                                     lambda: self._compute_pacing(label))
         return figures
 
-    def _pacing_figures(self) -> dict[str, float]:
-        if self._pacing is None:
-            self._pacing = cache_of(self._data).get("quoted pacing figures", self._compute_pacing)
-        return self._pacing
-
-    def _compute_pacing(self) -> dict[str, float]:
+    def _compute_pacing(self, label: str) -> dict[str, float]:
         totals = self._daily()
+        if label:
+            reading = next((reading for reading, named in corrected_readings(self._data, totals) if named == label), None)
+            if reading is None:
+                return {}
+            totals = reading
         pacing = NamedValues()
         pacing_figures(pacing, self._data, totals.period, totals.account, totals.by_campaign,
-                       as_object(self._data.get("targets")), "", once_per_day=totals.once_per_day,
+                       as_object(self._data.get("targets")), f" ({label})" if label else "",
+                       once_per_day=totals.once_per_day,
                        per_campaign_and_budget=False)  # only `pacing: ` names are read here
         return pacing.values
 

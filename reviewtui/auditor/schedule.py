@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from ..caseset.snapshot import as_array
-from ..domain.budgets import amount_on, budget_campaigns, budget_steps, cap_budget_on, serving_windows
+from ..domain.budgets import amount_on, amounts_on, budget_campaigns, budget_steps, cap_budget_on, serving_windows
 from .series import Series, parse_day
 
 
@@ -43,8 +43,25 @@ class Budget:
         """The daily budget ``day``'s cap is read against (the higher amount on the day of a change)."""
         return cap_budget_on(self.steps, day)
 
+    def cap_budgets(self, days: list[date]) -> list[float | None]:
+        """``cap_budget`` of each of ``days`` (sorted), in one sweep through the budget's changes."""
+        steps = self.steps
+        changed = {changed_on for changed_on, _ in steps[1:]}
+        # off a change day, the cap is read against the amount in force (``cap_budget_on``)
+        return [cap_budget_on(steps, day) if day in changed else amount
+                for day, amount in zip(days, amounts_on(steps, days))]
+
 
 def read_budgets(series: Series) -> list[Budget]:
+    """The snapshot's budgets, read once per series (pacing and the budget checks each ask): read
+    them, do not modify them."""
+    budgets = series.memo.get("budgets")
+    if budgets is None:
+        budgets = series.memo["budgets"] = _read_budgets(series)
+    return budgets
+
+
+def _read_budgets(series: Series) -> list[Budget]:
     budgets = []
     campaigns = as_array(series.data.get("campaigns"))
     for index, raw in series.indexed("budgets"):

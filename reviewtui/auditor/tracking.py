@@ -16,11 +16,13 @@ found, it leaves every reading of conversions not assessed (its ``withholds``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date
 from functools import reduce
-from operator import add
-from typing import Iterator, NamedTuple
+from itertools import accumulate
+from operator import add, mul
+from typing import Iterable, Iterator, NamedTuple
 
 from ..domain.chance import log_likelihood_ratio, poisson_at_most, poisson_z, poisson_zero
 from ..domain.lag import LagModel
@@ -136,11 +138,27 @@ def _conversion_scopes(s: Series) -> list[str]:
 def _dates(s: Series, scope: str | None) -> list[date]:
     """Complete dates on which the scope has clicks (the stop, its zeros and the step scan each ask,
     for every campaign: kept on the series per scope; read it, do not modify it)."""
+    return _clicked(s, scope)[0]
+
+
+def _clicked(s: Series, scope: str | None) -> tuple[list[date], list[Totals]]:
+    """``_dates`` and the scope's totals on each of them (kept on the series: read them, do not modify them)."""
     key = ("tracking dates", scope)
-    dates = s.memo.get(key)
-    if dates is None:
-        dates = s.memo[key] = [d for d in s.complete_dates() if _cell(s, d, scope).clicks > 0]
-    return dates
+    found = s.memo.get(key)
+    if found is None:
+        complete = s.memo.get("tracking complete dates")
+        if complete is None:
+            complete = s.memo["tracking complete dates"] = s.complete_dates()
+        # the table looked up inline (``_cell``): this runs for every campaign's every date
+        if scope is None:
+            days = s.days
+            cells = [(d, days.get(d)) for d in complete]
+        else:
+            table = s.cells
+            cells = [(d, table.get((d, scope))) for d in complete]
+        kept = [(d, c) for d, c in cells if c is not None and c.clicks > 0]
+        found = s.memo[key] = ([d for d, _ in kept], [c for _, c in kept])
+    return found
 
 
 def _cell(s: Series, day: date, scope: str | None) -> Totals:
@@ -203,7 +221,10 @@ def zero_run(s: Series, scope: str | None) -> list[date]:
     """The trailing run of exact-zero days: the complete dates with clicks, counted back from the
     last one, on which every row of the scope reports 0 conversions (a null is unknown, not zero)."""
     run: list[date] = []
-    for day in reversed(_dates(s, scope)):
+    dates, cells = _clicked(s, scope)
+    if cells and cells[-1].conversions > 0:  # a row of the last day has conversions: no run (most scopes)
+        return run
+    for day in reversed(dates):
         if not _exact_zero(s, day, scope):
             break
         run.insert(0, day)
@@ -264,35 +285,55 @@ def _steps(ctx: Context, scope: str | None, lag: LagModel) -> tuple[str, Change]
     s = ctx.series
     t_drop, t_double = ctx.t(STEP_DROP), ctx.t(DOUBLE)
     stop = ctx.stop_of(scope)
-    dates = [d for d in _dates(s, scope) if stop is None or d < stop]  # the zeros of a stop are not a step
+    dates, cells = _clicked(s, scope)
+    if stop is not None:  # the zeros of a stop are not a step
+        kept = [(d, c) for d, c in zip(dates, cells) if d < stop]
+        dates, cells = [d for d, _ in kept], [c for _, c in kept]
     min_side = int(t_drop.number("min_days_each_side"))
     if len(dates) < 2 * min_side:
         for kind in (STEP_DROP, DOUBLE):
             ctx.unassessable(kind, scope, "conversion-rate steps (too few days to compare before and after)")
         return None
     # Settled days only: the lag days would read as a drop, and a stop is looked for separately
-    dates = [d for d in dates if lag.settled(d)]
-    best = change_point(s, scope, dates, min_side, t_drop.number("max_clicks_change"), lag)
-    if best is None or abs(best.z) < t_drop.number("min_z") or best.after.conversions == 0:
+    credited = _credited_shares(s, lag)
+    complete_share = lag.complete_share
+    settled = [(d, c, k) for d, c in zip(dates, cells) if (k := credited[d]) >= complete_share]
+    dates = [d for d, _, _ in settled]
+    days = _Days([c.clicks for _, c, _ in settled], [c.conversions for _, c, _ in settled], [k for _, _, k in settled])
+    min_z = t_drop.number("min_z")
+    # The winning split's ratio, z and conversions are its change's (``Split``): most campaigns do not
+    # step, or not by half or twice, and are rejected without their change in full
+    peak = _peak_split(days, min_side, t_drop.number("max_clicks_change"), min_z)
+    if peak is None or abs(peak[1].z) < min_z or peak[1].after_conversions == 0:
         for kind in (STEP_DROP, DOUBLE):
             ctx.rejected(kind, scope, "no significant step in the conversion rate with clicks flat")
         return None
-    if best.ratio <= 1 - t_drop.number("min_drop_share"):
+    at, ratio = peak[0], peak[1].ratio
+    if ratio <= 1 - t_drop.number("min_drop_share"):
         ctx.rejected(DOUBLE, scope, "the conversion rate fell")
+        best = _change_at(s, scope, dates, at, lag)
         if _demoted_without_event(ctx, best, lag) or _explained_by_attribution(ctx, best, STEP_DROP):
             return None
         if not ctx.withheld(STEP_DROP, scope):
             _report_step(ctx, STEP_DROP, best)
             return STEP_DROP, best
-    elif t_double.number("min_ratio") <= best.ratio <= t_double.number("max_ratio"):
+    elif t_double.number("min_ratio") <= ratio <= t_double.number("max_ratio"):
         ctx.rejected(STEP_DROP, scope, "the conversion rate rose")
+        best = _change_at(s, scope, dates, at, lag)
         if not _explained_by_attribution(ctx, best, DOUBLE) and not ctx.withheld(DOUBLE, scope):
             _report_step(ctx, DOUBLE, best)
             return DOUBLE, best
     else:
-        ctx.rejected(STEP_DROP, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not half")
-        ctx.rejected(DOUBLE, scope, f"the conversion rate changed by a factor of {best.ratio:.2f}: not about twice")
+        ctx.rejected(STEP_DROP, scope, f"the conversion rate changed by a factor of {ratio:.2f}: not half")
+        ctx.rejected(DOUBLE, scope, f"the conversion rate changed by a factor of {ratio:.2f}: not about twice")
     return None
+
+
+def _change_at(s: Series, scope: str | None, dates: list[date], at: int, lag: LagModel) -> Change:
+    """The change of a split of the scan in full (every metric of both sides)."""
+    change = _change(s, scope, dates[:at], dates[at:], lag)
+    assert change is not None  # a split of the scan is one ``_change`` gives a change for
+    return change
 
 
 def change_point(s: Series, scope: str | None, dates: list[date], min_side: int, max_clicks_change: float,
@@ -300,15 +341,9 @@ def change_point(s: Series, scope: str | None, dates: list[date], min_side: int,
     """The change point of a scope's conversion rate over ``dates`` (its settled dates with clicks):
     among the splits with at least ``min_side`` dates each side and clicks flat, the one where the
     two-rate log-likelihood ratio peaks (the strongest split, not the first that qualifies)."""
-    best_i, best_ratio = 0, 0.0
-    for i, split in _splits(s, scope, dates, min_side, lag, max_clicks_change):
-        ratio = split.log_likelihood_ratio
-        if not best_i or ratio > best_ratio:
-            best_i, best_ratio = i, ratio
-    if not best_i:
-        return None
+    peak = _peak_split(_days(s, scope, dates, lag), min_side, max_clicks_change)
     # The winner in full (every metric of both sides), as the rest of the checks read it
-    return _change(s, scope, dates[:best_i], dates[best_i:], lag)
+    return _change_at(s, scope, dates, peak[0], lag) if peak is not None else None
 
 
 class Split(NamedTuple):
@@ -328,6 +363,49 @@ class Split(NamedTuple):
         after_clicks = self.expected_after / rate_before if rate_before else 0.0
         return log_likelihood_ratio((self.before_conversions, self.before_clicks), (self.after_conversions, after_clicks))
 
+    @property
+    def ratio(self) -> float:
+        """``Change.ratio`` of the same split."""
+        return self.after_conversions / self.expected_after if self.expected_after > 0 else 1.0
+
+    @property
+    def z(self) -> float:
+        """``Change.z`` of the same split."""
+        return poisson_z(self.after_conversions, self.expected_after)
+
+
+class _Days(NamedTuple):
+    """A scope's clicks, conversions and credited shares on the dates of a scan, in date order."""
+
+    clicks: list[float]
+    conversions: list[float]
+    credited: list[float]
+
+
+def _days(s: Series, scope: str | None, dates: list[date], lag: LagModel) -> _Days:
+    cells = [_cell(s, d, scope) for d in dates]
+    return _Days([c.clicks for c in cells], [c.conversions for c in cells], [lag.credited(d) for d in dates])
+
+
+def _credited_shares(s: Series, lag: LagModel) -> dict[date, float]:
+    """``lag.credited`` of every date with rows, computed once (every campaign's scan asks for the same dates)."""
+    key = ("lag credited", lag)
+    shares = s.memo.get(key)
+    if shares is None:
+        shares = s.memo[key] = {d: lag.credited(d) for d in s.days}
+    return shares
+
+
+def _split_at(days: _Days, i: int, before_clicks: float, before_conversions: float, after_clicks: float) -> Split | None:
+    """The split before ``i``, given its sides' clicks and the conversions before it (each summed from
+    0.0 in date order, as ``Series.window`` sums them); None when no conversion is due after it.
+    Every figure is summed in the order and with the operations ``_change`` uses: the same to the last bit."""
+    rate = before_conversions / before_clicks
+    expected = sum([c * rate * k for c, k in zip(days.clicks[i:], days.credited[i:])])
+    if expected <= 0:
+        return None
+    return Split(before_clicks, before_conversions, after_clicks, reduce(add, days.conversions[i:], 0.0), expected)
+
 
 def _splits(s: Series, scope: str | None, dates: list[date], min_side: int, lag: LagModel,
             max_clicks_change: float | None = None) -> Iterator[tuple[int, Split]]:
@@ -340,24 +418,121 @@ def _splits(s: Series, scope: str | None, dates: list[date], min_side: int, lag:
     a running sum instead of a fresh total for each split, which made the scan quadratic in merges,
     and the flatness of the clicks is read before the lag-adjusted sum it does not need.
     """
-    cells = [_cell(s, d, scope) for d in dates]
-    clicks = [c.clicks for c in cells]
-    conversions = [c.conversions for c in cells]
-    credited = [lag.credited(d) for d in dates]
-    count = len(dates)
+    return _scan(_days(s, scope, dates, lag), min_side, max_clicks_change)
+
+
+def _scan(days: _Days, min_side: int, max_clicks_change: float | None) -> Iterator[tuple[int, Split]]:
+    clicks, conversions = days.clicks, days.conversions
+    count = len(clicks)
     before_clicks = before_conversions = 0.0
     for i in range(count - min_side + 1):
         if i >= min_side and before_clicks > 0 and before_conversions > 0 and i < count:
             after_clicks = reduce(add, clicks[i:], 0.0)
             if max_clicks_change is None or _flat(before_clicks, i, after_clicks, count - i, max_clicks_change):
-                rate = before_conversions / before_clicks
-                expected = sum([c * rate * k for c, k in zip(clicks[i:], credited[i:])])
-                if expected > 0:
-                    yield i, Split(before_clicks, before_conversions, after_clicks,
-                                   reduce(add, conversions[i:], 0.0), expected)
+                split = _split_at(days, i, before_clicks, before_conversions, after_clicks)
+                if split is not None:
+                    yield i, split
         if i < count:
             before_clicks += clicks[i]
             before_conversions += conversions[i]
+
+
+def _peak(splits: Iterable[tuple[int, Split]]) -> tuple[int, Split] | None:
+    """The first split with the highest log-likelihood ratio."""
+    best: tuple[int, Split] | None = None
+    best_ratio = 0.0
+    for i, split in splits:
+        ratio = split.log_likelihood_ratio
+        if best is None or ratio > best_ratio:
+            best, best_ratio = (i, split), ratio
+    return best
+
+
+def _peak_split(days: _Days, min_side: int, max_clicks_change: float, min_z: float = 0.0) -> tuple[int, Split] | None:
+    """The split of ``_scan`` where the log-likelihood ratio peaks (the first of equal peaks), or None;
+    given ``min_z``, also None when the peak's z is below it (the step scan rejects both alike).
+
+    Each split's exact figures cost a pass over the dates after it (their sums are pinned to the order
+    ``_change`` adds in), and the scan is run for every campaign. When the clicks are whole numbers
+    (adding them is then exact in any order), a screen reads every split's ratio and z from suffix
+    sums, near enough (off by rounding only): only the splits within a margin of its peak ratio can be
+    the exact peak, and when none of them has a z near ``min_z``, the peak's z is below it whichever
+    it is. The splits left are computed exactly. Any other reading is scanned in full.
+    """
+    candidates = _screened(days, min_side, max_clicks_change)
+    if candidates == []:
+        return None
+    if candidates is not None:
+        if all(abs(z) + z_margin < min_z for _, _, _, _, z, z_margin in candidates):
+            return None
+        best = _peak((i, split) for i, before_clicks, before_conversions, after_clicks, _, _ in candidates
+                     if (split := _split_at(days, i, before_clicks, before_conversions, after_clicks)) is not None)
+        if best is not None:
+            return best
+    return _peak(_scan(days, min_side, max_clicks_change))
+
+
+# How far a screened ratio or z may be from the exact one, for each unit of the figures it is read
+# from: rounding in the sums of a month of days is some 1e-14 of them; this leaves a wide margin
+_SCREEN_MARGIN = 1e-9
+_EXACT_WHOLE = 2.0**53  # whole numbers below this add exactly in any order
+
+
+def _screened(days: _Days, min_side: int, max_clicks_change: float
+              ) -> list[tuple[int, float, float, float, float, float]] | None:
+    """The splits that may be the peak, as (i, clicks before, conversions before, clicks after, z near
+    enough, its margin), the sums exact; [] when there is no split, None when the screen cannot tell."""
+    clicks, conversions, credited = days.clicks, days.conversions, days.credited
+    count = len(clicks)
+    try:
+        if not clicks or min(clicks) < 0 or not all(map(float.is_integer, clicks)) or sum(clicks) >= _EXACT_WHOLE:
+            return None if clicks else []
+    except TypeError:  # not floats: the full scan
+        return None
+    # Running sums from the first date (``_scan``'s, exact) and suffix sums from the last one back
+    # (exact for the clicks, near enough for the rest), at each split i
+    before_clicks = list(accumulate(clicks, initial=0.0))
+    before_conversions = list(accumulate(conversions, initial=0.0))
+    after_clicks = list(accumulate(reversed(clicks), initial=0.0))[::-1]
+    after_conversions = list(accumulate(reversed(conversions), initial=0.0))[::-1]
+    # terms of 0 or more: 0 exactly when every term of the split's expected conversions is
+    after_credited = list(accumulate(map(mul, reversed(clicks), reversed(credited)), initial=0.0))[::-1]
+    screened = []
+    peak = None
+    log = math.log
+    try:
+        for i in range(max(min_side, 1), min(count - min_side + 1, count)):
+            bk, bc, credited_after = before_clicks[i], before_conversions[i], after_credited[i]
+            if bk <= 0 or bc <= 0 or credited_after <= 0:
+                continue
+            # ``_flat``, and ``log_likelihood_ratio`` of the split, spelled out: this runs for every split
+            # of every campaign
+            if abs(after_clicks[i] / (count - i) / (bk / i) - 1) > max_clicks_change:
+                continue
+            observed = after_conversions[i]
+            pooled = (bc + observed) / (bk + credited_after)
+            ratio = bc * log(bc / (bk * pooled))
+            if observed > 0:
+                ratio += observed * log(observed / (credited_after * pooled))
+            screened.append((ratio, i))
+            if peak is None or ratio > peak:
+                peak = ratio
+        if peak is None:
+            return []
+        if peak != peak:  # not a number: the full scan
+            return None
+        scale = sum(map(abs, conversions))
+        margin = _SCREEN_MARGIN * (1.0 + abs(peak) + scale)
+        kept = []
+        for ratio, i in screened:
+            if not ratio < peak - margin:
+                expected = after_credited[i] * (before_conversions[i] / before_clicks[i])
+                z = poisson_z(after_conversions[i], expected)
+                kept.append((i, before_clicks[i], before_conversions[i], after_clicks[i], z,
+                             _SCREEN_MARGIN * (1.0 + abs(z) + (scale + expected) / math.sqrt(expected))))
+        return kept
+    except (ArithmeticError, ValueError):  # a figure out of range: the full scan says what it is
+        return None
 
 
 def _flat(clicks_before: float, days_before: int, clicks_after: float, days_after: int, max_change: float) -> bool:
@@ -499,7 +674,6 @@ def missing_conversion_value(ctx: Context) -> None:
     found = False
     for cid in sorted(s.campaign_totals):
         rows = [r for r in s.rows_of([cid]) if r.day in complete]
-        valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
         # The trailing run of rows with conversions but zero value
         run: list[Row] = []
         for row in reversed(rows):
@@ -509,6 +683,7 @@ def missing_conversion_value(ctx: Context) -> None:
                 break
         if sum((r.get("conversions") or 0.0 for r in run), 0.0) < t.number("min_conversions"):
             continue
+        valued = [r for r in rows if (r.get("conversions_value") or 0) > 0]
         if not valued and cid not in value_bid:
             continue  # a lead campaign that never had values
         found = True
@@ -557,7 +732,9 @@ def absent_tracking(ctx: Context) -> bool:
     lag = lag_model(ctx)
     days = [d for d in s.complete_dates() if s.in_period(d)]
     campaigns = _conversion_campaigns(s)
-    cells = [s.cell(d, cid) for cid in campaigns for d in days]
+    # ``s.cell`` looked up inline (every campaign's every day): a cell without rows reads as empty totals
+    table, empty = s.cells, Totals()
+    cells = [table.get((d, cid), empty) for cid in campaigns for d in days]
     clicks = sum(c.clicks for c in cells)
     recorded = sum(c.conversions for c in cells)
     credited = [lag.credited(d) for d in days] * len(campaigns)  # in the order of ``cells``

@@ -13,7 +13,7 @@ from ..domain.terms import is_conversion_objective, is_smart_bidding
 from . import text
 from . import derived_names as names
 from .findings import Context
-from .series import Series, number
+from .series import Series, Totals, number
 from .tracking import lag_model
 
 TERMS = "waste.zero_conv_search_terms"
@@ -27,15 +27,27 @@ def detect(ctx: Context) -> None:
 
 
 def reference_rate(s: Series, excluding: str | None = None) -> float | None:
-    """Conversions per click of the account's non-brand campaigns (brand converts far better)."""
-    clicks = conversions = 0.0
-    for cid, tot in s.campaign_totals.items():
-        camp = s.campaigns.get(cid)
-        if cid == excluding or (camp is not None and camp.is_brand):
-            continue
-        clicks += tot.clicks
-        conversions += tot.conversions
-    return conversions / clicks if clicks > 0 and conversions > 0 else None
+    """Conversions per click of the account's non-brand campaigns (brand converts far better).
+    Kept on the series per campaign left out: asked for each campaign and each search term."""
+    key = ("waste reference rate", excluding)
+    if key not in s.memo:
+        clicks = conversions = 0.0
+        for cid, tot in _non_brand_totals(s):
+            if cid != excluding:
+                clicks += tot.clicks
+                conversions += tot.conversions
+        s.memo[key] = conversions / clicks if clicks > 0 and conversions > 0 else None
+    return s.memo[key]
+
+
+def _non_brand_totals(s: Series) -> list[tuple[str, Totals]]:
+    """The non-brand campaigns' totals, in ``campaign_totals`` order (each name read once)."""
+    found = s.memo.get("waste non-brand totals")
+    if found is None:
+        found = s.memo["waste non-brand totals"] = [
+            (cid, tot) for cid, tot in s.campaign_totals.items()
+            if (camp := s.campaigns.get(cid)) is None or not camp.is_brand]
+    return found
 
 
 def zero_conversion_terms(ctx: Context) -> None:
@@ -163,12 +175,12 @@ def zero_conversion_campaigns(ctx: Context) -> None:
             ctx.rejected(CAMPAIGN, cid, "its bid strategy or objective aims at something other than conversions")
             continue
         share = s.share_of_account_spend(cid)
-        rate = reference_rate(s, excluding=cid)
-        dates = sorted({r.day for r in s.rows_of([cid])})
-        expected = sum(s.cell(d, cid).clicks * (rate or 0.0) * lag.credited(d) for d in dates)
         if share < t.number("min_share_of_account_cost"):
             ctx.rejected(CAMPAIGN, cid, f"no conversions but only {text.percent(share)} of account cost")
             continue
+        rate = reference_rate(s, excluding=cid)
+        dates = sorted({r.day for r in s.rows_of([cid])})
+        expected = sum(s.cell(d, cid).clicks * (rate or 0.0) * lag.credited(d) for d in dates)
         if expected < t.number("min_expected_conversions"):
             ctx.rejected(
                 CAMPAIGN,

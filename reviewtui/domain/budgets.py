@@ -96,10 +96,6 @@ def budget_schedule(
             if first and last and planned is not None and first <= last:
                 flights[str(flight.get("campaign_id"))] = (first, last, planned / span_days(first, last))
 
-    def serves(cid: str, day: date) -> bool:
-        first, last = windows.get(cid, (None, None))
-        return (first is None or first <= day) and (last is None or day <= last)
-
     def add(cid: str | None, day: date, amount: float) -> None:
         account[day] = account.get(day, 0.0) + amount
         if cid is not None:
@@ -115,19 +111,29 @@ def budget_schedule(
             continue
         cids = budget_campaigns(budget, campaigns)
         with_budget.update(cids)
-        steps = budget_steps(budget)
-        for day in days:
-            amount = amount_on(steps, day)
+        # Each campaign's serving window, read once per budget: an account has thousands of budgets
+        spans = [(cid, *windows.get(cid, (None, None))) for cid in cids if not (flights_at_plan and cid in flights)]
+        # campaigns that may serve on every day of the period (most): they need no reading day by day
+        always = [cid for cid, first, last in spans if (first is None or first <= days[0]) and (last is None or days[-1] <= last)]
+        if len(always) < len(spans):
+            always = []
+        # ``add`` spelled out below: this runs for every day of every budget
+        for day, amount in zip(days, amounts_on(budget_steps(budget), days)):
             if amount is None:
                 continue
             if kind == "MONTHLY":
                 amount /= period.days or len(days)
             if not cids:  # a budget tied to no campaign we know: it may serve every day
-                add(None, day, amount)
+                account[day] = account.get(day, 0.0) + amount
                 continue
-            serving = [c for c in cids if serves(c, day) and not (flights_at_plan and c in flights)]
+            serving = always or [cid for cid, first, last in spans
+                                 if (first is None or first <= day) and (last is None or day <= last)]
             for cid in serving:  # a shared budget is split evenly for the per-campaign view
-                add(cid, day, amount / len(serving))
+                share = amount / len(serving)
+                account[day] = account.get(day, 0.0) + share
+                if (camp := per_campaign.get(cid)) is None:
+                    camp = per_campaign[cid] = {}
+                camp[day] = camp.get(day, 0.0) + share
     for cid, (first, last, per_day) in flights.items():
         if flights_at_plan or cid not in with_budget:
             for day in days:
@@ -207,6 +213,18 @@ def amount_on(steps: list[tuple[date | None, float | None]], day: date) -> float
         if changed_on is not None and changed_on <= day:
             current = amount
     return current
+
+
+def amounts_on(steps: list[tuple[date | None, float | None]], days: list[date]) -> list[float | None]:
+    """``amount_on(steps, day)`` of each of ``days`` (in date order), in one sweep through the steps."""
+    amounts: list[float | None] = []
+    current, following = steps[0][1], 1
+    for day in days:
+        # the last change on or before the day (steps are in date order, and only the first has no date)
+        while following < len(steps) and (changed_on := steps[following][0]) is not None and changed_on <= day:
+            current, following = steps[following][1], following + 1
+        amounts.append(current)
+    return amounts
 
 
 def budget_in_force(budget: dict[str, Any], day: date) -> float | None:

@@ -132,3 +132,87 @@ def test_a_budget_read_once_gives_the_amount_budget_in_force_gives_on_every_day(
             day = date(2025, 3, 1) + timedelta(days=offset)
             assert budget.on(day) == budget_in_force(budget.raw, day)
     assert [budgets[0].on(date(2025, 3, d)) for d in (9, 10, 19, 20)] == [20, 30, 30, 50]
+
+
+def _stepping_snapshot(seed: int) -> dict:
+    """Campaigns whose conversion rate steps (or not) on a random day, clicks whole or fractional,
+    some days repeated exactly (ties between splits)."""
+    rng = random.Random(seed)
+    daily = []
+    for c in range(1, 9):
+        step, factor = rng.randint(4, 26), rng.choice([0.3, 0.5, 1.0, 2.0, 2.2])
+        fractional = c == 8
+        for d in range(1, 31):
+            clicks = rng.randint(30, 60) if c % 3 else 50
+            if fractional:
+                clicks += 0.25
+            rate = 0.08 * (factor if d >= step else 1.0)
+            conversions = round(clicks * rate * rng.uniform(0.6, 1.4), 2) if c % 3 else 4.0
+            daily.append({"date": f"2025-03-{d:02d}", "campaign_id": str(c), "clicks": clicks, "cost": 40.0,
+                          "conversions": conversions})
+    return {"platform": "google_ads", "account": {"id": "1"},
+            "period": {"start": "2025-03-01", "end": "2025-03-31", "as_of": "2025-03-31"}, "daily": daily}
+
+
+def test_the_screened_step_scan_finds_the_peak_the_full_scan_finds():
+    from reviewtui.domain.chance import poisson_z
+
+    screened = 0
+    for seed in range(12):
+        for snapshot in (_stepping_snapshot(seed), _fractional_snapshot(seed)):
+            ctx = Context(build_series(snapshot), Thresholds())
+            s, lag = ctx.series, tracking.lag_model(ctx)
+            for scope in [None, *s.campaign_totals]:
+                dates = [d for d in tracking._dates(s, scope) if lag.settled(d)]
+                days = tracking._days(s, scope, dates, lag)
+                screened += tracking._screened(days, 5, 0.35) is not None
+                full = tracking._peak(tracking._scan(days, 5, 0.35))
+                assert tracking._peak_split(days, 5, 0.35) == full
+                # with a bar on z: the same peak, or None, and None only when the peak's z is below the bar
+                found = tracking._peak_split(days, 5, 0.35, 4.0)
+                assert found in (None, full)
+                if full is not None and abs(poisson_z(full[1].after_conversions, full[1].expected_after)) >= 4.0:
+                    assert found == full
+    assert screened > 100  # the screen ran (whole clicks), not only the full scan
+
+
+def test_a_budget_read_in_one_sweep_gives_the_cap_budget_of_each_day():
+    from datetime import date, timedelta
+
+    from reviewtui.auditor.schedule import read_budgets
+    from reviewtui.domain.budgets import amount_on, amounts_on
+
+    snapshot = _snapshot()
+    snapshot["budgets"] = [
+        {"budget_id": "b1", "campaign_ids": ["1"], "period": "DAILY", "amount": 50,
+         "history": [{"changed_at": "2025-03-20", "old_amount": 30, "new_amount": 50},
+                     {"changed_at": "2025-03-10T08:00:00", "old_amount": 20, "new_amount": 30},
+                     {"changed_at": "2025-03-10", "old_amount": 30, "new_amount": 25}]},
+        {"budget_id": "b2", "campaign_ids": ["2"], "amount": "40"},
+        {"budget_id": "b3", "campaign_ids": ["3"], "history": [{"changed_at": "2025-03-05", "new_amount": None}]},
+    ]
+    days = [date(2025, 2, 27) + timedelta(days=i) for i in range(36)]
+    for budget in read_budgets(build_series(snapshot)):
+        assert budget.cap_budgets(days) == [budget.cap_budget(day) for day in days]
+        assert amounts_on(budget.steps, days) == [amount_on(budget.steps, day) for day in days]
+
+
+def test_a_budget_under_every_cap_has_no_day_above_its_cap():
+    from reviewtui.auditor.pacing import _under_every_cap
+    from reviewtui.domain.budgets import exceeds_daily_cap
+
+    rng = random.Random(11)
+    screened = 0
+    for _ in range(3000):
+        n = rng.randint(1, 6)
+        amounts = [rng.choice([50.0, 50.000000000000014, 75.5, 100.0 / 3]) for _ in range(n)]
+        multiples = [rng.choice([2.0, 1.25, 1.75]) for _ in range(n)]
+        margin = rng.choice([0.0, 0.01])
+        # costs on, just under and just over each day's cap
+        costs = [a * m * (1 + margin) * rng.choice([1.0, 1 - 1e-16, 1 + 1e-15, 0.5]) for a, m in zip(amounts, multiples)]
+        exceeded = any(exceeds_daily_cap(c, a, m, margin) for c, a, m in zip(costs, amounts, multiples))
+        if _under_every_cap(costs, amounts, multiples, margin):
+            screened += 1
+            assert not exceeded
+    assert screened > 100
+    assert not _under_every_cap([10.0], [None], [2.0], 0.0)  # a day without a budget is read day by day
