@@ -770,13 +770,28 @@ def _row_entries(row: Any, i: int) -> list[Entry]:
     if not isinstance(row, dict):
         return []
     out: list[Entry] = []
+    place = (_DAILY, i)
     for key, raw in row.items():
-        if _is_id_key(key):
+        tags = _ROW_KEY_TAGS.get(key)
+        if tags is None:
+            tags = _row_key_tags(key)
+        if tags is _ID_KEY:
             continue
         value = number(raw)  # a numeric string counts as its number, as every reader reads it
         if value is not None:
-            out.append((abs(value), _key_unit(key), value_metric(str(key)), "snapshot", ((_DAILY, i), key)))
+            out.append((abs(value), tags[0], tags[1], "snapshot", (place, key)))
     return out
+
+
+_ID_KEY = ("", "")  # the tags of a key whose values name things
+_ROW_KEY_TAGS: dict[Any, tuple[str, str]] = {}  # a daily row's key -> (unit, metric): rows repeat their few keys
+
+
+def _row_key_tags(key: Any) -> tuple[str, str]:
+    tags = _ID_KEY if _is_id_key(key) else (_key_unit(key), value_metric(str(key)))
+    if len(_ROW_KEY_TAGS) < 10_000:
+        _ROW_KEY_TAGS[key] = tags
+    return tags
 
 
 def _budgets_by_campaign(data: dict[str, Any]) -> dict[str, list[str]]:
