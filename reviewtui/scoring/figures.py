@@ -285,8 +285,10 @@ class Identifiers:
 
     # An id of this many digits is never a figure of the account: it names wherever it stands.
     LONG_ID_DIGITS = 8
-    _LONG_ID = re.compile(rf"(?<![\d.,])\d{{{LONG_ID_DIGITS},}}(?![\d.,]\d)")
-    _BRACKETED_ID = re.compile(r"(?<=[A-Za-z)] )\((-?\d[\d-]*)\)")
+    # Each starts with what it must find (a digit, a bracket) and looks behind it after: the engine
+    # then scans for that character alone (the same matches as the lookbehind first).
+    _LONG_ID = re.compile(rf"\d(?<![\d.,]\d)\d{{{LONG_ID_DIGITS - 1},}}(?![\d.,]\d)")
+    _BRACKETED_ID = re.compile(r"\((?<=[A-Za-z)] \()(-?\d[\d-]*)\)")
 
     def __init__(self, names: Iterable[str] = (), ids: Iterable[str] = ()) -> None:
         self._by_digits: dict[str, set[tuple[str, int]]] = {}
@@ -342,16 +344,23 @@ class Identifiers:
         folded = text.lower()
         if len(folded) != len(text):
             return found
-        for m in re.finditer(r"\d+", folded):
-            for name, offset in self._by_digits.get(m.group(), ()):
+        by_digits = self._by_digits
+        for m in _DIGIT_RUN.finditer(folded):
+            candidates = by_digits.get(m.group())
+            if not candidates:
+                continue
+            for name, offset in candidates:
                 start = m.start() - offset
-                end = start + len(name)
-                if start < 0 or folded[start:end] != name:
+                if start < 0 or not folded.startswith(name, start):
                     continue
+                end = start + len(name)
                 if (start > 0 and folded[start - 1].isalnum()) or (end < len(folded) and folded[end].isalnum()):
                     continue  # "b1" inside "b12" is not the name
                 found.append(Skipped(text[start:end], start, end, f"identifier: {text[start:end]}"))
         return found
+
+
+_DIGIT_RUN = re.compile(r"\d+")
 
 
 def not_figure_spans(text: str, identifiers: Identifiers | None = None) -> list[Skipped]:

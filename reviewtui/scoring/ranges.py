@@ -32,7 +32,8 @@ class RangeValues:
 
     @classmethod
     def of(cls, scope: str, label: str, numbers: Iterable[tuple[str, float | None]], rows: tuple = ()) -> "RangeValues":
-        amounts = sorted((abs(v), metric) for metric, v in numbers if v is not None and math.isfinite(v))
+        amounts = [(abs(v), metric) for metric, v in numbers if v is not None and math.isfinite(v)]
+        amounts.sort()
         return cls(scope, label, amounts, rows)
 
     def name(self, metric: str) -> str:
