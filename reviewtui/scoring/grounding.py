@@ -1326,8 +1326,12 @@ class _Collector:
             return
         for row in rows:
             if isinstance(row, dict):
-                if row.get("campaign_id") is not None:
-                    self.ids.add(str(row.get("campaign_id")))
+                cid = row.get("campaign_id")
+                if cid is not None:
+                    self.ids.add(str(cid))
+                # most rows hold no text but their date and campaign: their values need no look
+                if list(map(type, row.values())).count(str) == (type(row.get("date")) is str) + (type(cid) is str):
+                    continue
                 for key, value in row.items():
                     if type(value) is str and key not in ("date", "campaign_id") and _HAS_DIGIT.search(value) \
                             and number(value) is None and not is_date_or_time(value):
