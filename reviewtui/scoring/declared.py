@@ -167,6 +167,7 @@ class SnapshotRows:
         self._micros = micros_limits(daily)
         self._readings: dict[str, dict[str, tuple[list[date], list[Row]]]] = {}
         self._credited: dict[date, Decimal] | None = None
+        self._extents: dict[str, tuple[date, date] | None] = {}
 
     def reading(self, name: str) -> dict[str, tuple[list[date], list[Row]]]:
         """campaign -> (dates, rows) sorted by date, for one reading of the rows."""
@@ -205,10 +206,13 @@ class SnapshotRows:
         return rows
 
     def date_extent(self, reading: str) -> tuple[date, date] | None:
-        """The first and last day a range may name: the period and the rows' dates (in this reading)."""
-        days = [d for dates, _ in self.reading(reading).values() for d in (dates[:1] + dates[-1:])]
-        days += [d for d in (self.period.start, self.period.end) if d is not None]
-        return (min(days), max(days)) if days else None
+        """The first and last day a range may name: the period and the rows' dates (in this reading);
+        read once a reading (a pass over every campaign: each declared range is checked against it)."""
+        if reading not in self._extents:
+            days = [d for dates, _ in self.reading(reading).values() for d in (dates[:1] + dates[-1:])]
+            days += [d for d in (self.period.start, self.period.end) if d is not None]
+            self._extents[reading] = (min(days), max(days)) if days else None
+        return self._extents[reading]
 
     def credited(self, day: date) -> Decimal:
         """The share of ``day``'s conversions recorded by as_of, under the reference auditor's lag model."""

@@ -35,7 +35,7 @@ from .daily_totals import (
 from .declared import lag_share
 from .derived_index import window_numbers
 from .named_scope import NamedScope
-from .ranges import RangeValues
+from .ranges import RangeValues, window_sums
 from .row_provenance import Rows
 
 MAX_EXPECTED_RANGES = 6  # ranges tried on each side of an expected count: a finding writes out a few
@@ -96,16 +96,16 @@ def _groups(scope: NamedScope, totals: DailyTotals) -> list[tuple[Group, str]]:
 def _group_sums(totals: DailyTotals, group: Group, first: date, last: date) -> tuple[list[float], int]:
     campaigns, complement = group
     if complement:
-        sums, active = totals.window("account", first, last)
+        sums, active = window_sums(totals, "account", first, last)
         sums = list(sums)
         for cid in campaigns:
-            theirs, _ = totals.window(cid, first, last)
+            theirs, _ = window_sums(totals, cid, first, last)
             sums = [a - b for a, b in zip(sums, theirs)]
         return sums, active
     sums = [0.0] * WIDTH
     active = 0
     for cid in campaigns:
-        theirs, days = totals.window(cid, first, last)
+        theirs, days = window_sums(totals, cid, first, last)
         sums = [a + b for a, b in zip(sums, theirs)]
         active = max(active, days)
     return sums, active
@@ -114,7 +114,7 @@ def _group_sums(totals: DailyTotals, group: Group, first: date, last: date) -> t
 def _group_values(totals: DailyTotals, group: Group, name: str, first: date, last: date, label: str,
                   target_cpa: float | None, target_roas: float | None) -> RangeValues:
     sums, active = _group_sums(totals, group, first, last)
-    account = totals.window("account", first, last)[0]
+    account = window_sums(totals, "account", first, last)[0]
     numbers = window_numbers(sums, active, calendar_days(first, last, totals.last_row), target_cpa, target_roas, account)
     return RangeValues.of(name, label, numbers, (Rows("daily", _members(totals, group), first, last),))
 
@@ -170,12 +170,10 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
             if on is None:  # one reader per owner for every finding's ranges
                 on = cache[("in force", owner)] = _amounts_in_force(paying, period.days)
             for (first, last) in scope.windows:
-                days = (last - first).days + 1
-                added = sum(on(first + timedelta(days=k)) for k in range(days))
-                numbers.append((f"daily budget in force, added up over {first} to {last}", added))
-                if added and last > first:  # a day's use is the index's "cost over daily budget on <day>"
-                    spent = sum(totals.window(cid, first, last)[0][COST] for cid in (campaigns or ("account",)))
-                    numbers.append((f"cost over daily budget added up, {first} to {last}", spent / added))
+                over = cache.get(("budgets over", owner, first, last))  # each range's, for every finding that names it
+                if over is None:
+                    over = cache[("budgets over", owner, first, last)] = _budgets_over(totals, on, campaigns, first, last)
+                numbers += over
             if lc is not None:
                 for n in {*scope.day_counts, *(period.days and (period.days,) or ())}:
                     numbers.append((f"daily budget in force on {lc} x {n} days", on(lc) * n))
@@ -185,10 +183,22 @@ def _budget_tables(data: dict[str, Any], totals: DailyTotals, scope: NamedScope,
     key = ("schedule", tuple(scope.windows))
     table = cache.get(key)
     if table is None:
-        table = cache[key] = _schedule_table(data, totals, scope.windows)
+        table = cache[key] = _schedule_table(data, totals, scope.windows, cache)
     if table is not None:
         tables.append(table)
     return tables
+
+
+def _budgets_over(totals: DailyTotals, on: Callable[[date], float], campaigns: tuple[str, ...] | None,
+                  first: date, last: date) -> list[tuple[str, float | None]]:
+    """The daily budgets in force added up over one range, and what ``campaigns`` (else the account) spent of them."""
+    days = (last - first).days + 1
+    added = sum(on(first + timedelta(days=k)) for k in range(days))
+    numbers: list[tuple[str, float | None]] = [(f"daily budget in force, added up over {first} to {last}", added)]
+    if added and last > first:  # a day's use is the index's "cost over daily budget on <day>"
+        spent = sum(window_sums(totals, cid, first, last)[0][COST] for cid in (campaigns or ("account",)))
+        numbers.append((f"cost over daily budget added up, {first} to {last}", spent / added))
+    return numbers
 
 
 def _budgets_paying_for_each(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -216,17 +226,22 @@ def _amounts_in_force(paying: list[dict[str, Any]], days_in_month: int | None) -
     return on
 
 
-def _schedule_table(data: dict[str, Any], totals: DailyTotals, windows: Iterable[tuple[date, date]]) -> RangeValues | None:
+def _schedule_table(data: dict[str, Any], totals: DailyTotals, windows: Iterable[tuple[date, date]],
+                    cache: dict[Any, Any]) -> RangeValues | None:
     period = totals.period
     if not (period.start and period.days):
         return None
     account, _ = schedule_of(data, period)
     month_end = period.start + timedelta(days=period.days - 1)
-    month = sum(v for d, v in account.items() if period.start <= d <= month_end)
+    month = cache.get(("planned", period.start, month_end))
+    if month is None:
+        month = cache[("planned", period.start, month_end)] = sum(v for d, v in account.items() if period.start <= d <= month_end)
     monthly = number(_dict(data.get("targets")).get("monthly_budget"))
     numbers: list[tuple[str, float | None]] = []
     for first, last in windows:
-        planned = sum(v for d, v in account.items() if first <= d <= last)
+        planned = cache.get(("planned", first, last))  # the schedule's days added up in its own order, once a range
+        if planned is None:
+            planned = cache[("planned", first, last)] = sum(v for d, v in account.items() if first <= d <= last)
         numbers.append((f"budget schedule's planned spend, {first} to {last}", planned))
         if month and monthly is not None:
             numbers.append((f"monthly budget spread on the budget schedule, {first} to {last}", monthly * planned / month))

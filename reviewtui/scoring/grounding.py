@@ -198,26 +198,56 @@ class _DerivedPart:
     def __init__(self, snapshot_entries: list[Entry], data: dict[str, Any] | None) -> None:
         account = list(snapshot_entries)
         self.sources: dict[str, list] = {}
-        self.by_owner: dict[str, list[tuple[Entry, date | None]]] = {}
-        self.values = 0
+        # The names of each campaign and budget (most of the index: every budget's figure on every
+        # day), made entries only when a finding names the owner (``owned``).
+        self._names_of: dict[str, list[tuple[str, float]]] = {}
+        self._by_owner: dict[str, list[tuple[Entry, date | None]]] = {}
+        self._account_values = 0
         self.pacing_days: set[int] = set()
         if data is not None:
             named = grounding_named(data)
             self.sources = named.sources
+            names_of = self._names_of
             for name, value in named.values.items():
+                owner = _owner(name)
+                if owner is not None:
+                    names = names_of.get(owner)
+                    if names is None:
+                        names = names_of[owner] = []
+                    names.append((name, value))
+                    continue
                 if _WINDOWED.match(name):
                     continue
-                self.values += 1
-                entry: Entry = (abs(value), value_unit(name), value_metric(name), "derived", name)
-                owner = _owner(name)
-                if owner is None:
-                    account.append(entry)
-                    if _PACING_DAYS.match(name) and "as_of" not in name and value == int(value):
-                        self.pacing_days.add(int(value))  # counted to the last complete day, as pacing is
-                else:
-                    day = _DAY_IN_NAME.search(name)
-                    self.by_owner.setdefault(owner, []).append((entry, parse_day(day.group(1)) if day else None))
+                self._account_values += 1
+                account.append((abs(value), value_unit(name), value_metric(name), "derived", name))
+                if _PACING_DAYS.match(name) and "as_of" not in name and value == int(value):
+                    self.pacing_days.add(int(value))  # counted to the last complete day, as pacing is
         self.account = _Table(account)
+
+    def owned(self, owner: str) -> list[tuple[Entry, date | None]]:
+        """The derived figures of ``owner`` (``campaign 333``, ``budget b1``) with the day each is on,
+        in the index's order; made once (two threads may both make them: the same list)."""
+        made = self._by_owner.get(owner)
+        if made is None:
+            made = []
+            for name, value in self._names_of.get(owner, ()):
+                if not _WINDOWED.match(name):
+                    day = _DAY_IN_NAME.search(name)
+                    made.append(((abs(value), value_unit(name), value_metric(name), "derived", name),
+                                 _day_of(day.group(1)) if day else None))
+            self._by_owner[owner] = made
+        return made
+
+    @property
+    def values(self) -> int:
+        """How many values of the derived index the prose rules may ground on (every owner's made)."""
+        return self._account_values + sum(len(self.owned(owner)) for owner in self._names_of)
+
+
+@functools.lru_cache(maxsize=1024)
+def _day_of(text: str) -> date | None:
+    """A day written in a derived name (a budget's figure on each day of the month repeats a few)."""
+    return parse_day(text)
 
 
 class GroundingIndex:
@@ -288,10 +318,6 @@ class GroundingIndex:
     @property
     def _derived_sources(self) -> dict[str, list]:
         return self._derived_part().sources
-
-    @property
-    def _derived_by_owner(self) -> dict[str, list[tuple[Entry, date | None]]]:
-        return self._derived_part().by_owner
 
     @property
     def _pacing_days(self) -> set[int]:
@@ -431,8 +457,9 @@ class GroundingIndex:
         if self.mode != "derived":
             return _Table(entries)
         budgets = {b for cid in owners for b in self._budgets_of.get(cid, ())}
+        derived = self._derived_part()
         for owner in [*(f"campaign {cid}" for cid in owners), *(f"budget {b}" for b in budgets)]:
-            for entry, day in self._derived_by_owner.get(owner, ()):
+            for entry, day in derived.owned(owner):
                 if day is None or day in named.dates:  # a budget's day figure: on a date the finding names
                     entries.append(entry)
         for table in self._ranges(named):
@@ -758,10 +785,9 @@ def _source_of(hit: Entry) -> tuple[str, Any]:
 
 def _owner(name: str) -> str | None:
     """``campaign <id>`` or ``budget <id>`` for a derived name about one of them; None for the account's."""
-    for prefix in ("campaign ", "budget "):
-        if name.startswith(prefix):
-            head = name.split(": ", 1)[0]
-            return head
+    if name.startswith(("campaign ", "budget ")):
+        end = name.find(": ")
+        return name if end < 0 else name[:end]
     return None
 
 
@@ -770,13 +796,28 @@ def _row_entries(row: Any, i: int) -> list[Entry]:
     if not isinstance(row, dict):
         return []
     out: list[Entry] = []
+    place = (_DAILY, i)
     for key, raw in row.items():
-        if _is_id_key(key):
+        tags = _ROW_KEY_TAGS.get(key)
+        if tags is None:
+            tags = _row_key_tags(key)
+        if tags is _ID_KEY:
             continue
         value = number(raw)  # a numeric string counts as its number, as every reader reads it
         if value is not None:
-            out.append((abs(value), _key_unit(key), value_metric(str(key)), "snapshot", ((_DAILY, i), key)))
+            out.append((abs(value), tags[0], tags[1], "snapshot", (place, key)))
     return out
+
+
+_ID_KEY = ("", "")  # the tags of a key whose values name things
+_ROW_KEY_TAGS: dict[Any, tuple[str, str]] = {}  # a daily row's key -> (unit, metric): rows repeat their few keys
+
+
+def _row_key_tags(key: Any) -> tuple[str, str]:
+    tags = _ID_KEY if _is_id_key(key) else (_key_unit(key), value_metric(str(key)))
+    if len(_ROW_KEY_TAGS) < 10_000:
+        _ROW_KEY_TAGS[key] = tags
+    return tags
 
 
 def _budgets_by_campaign(data: dict[str, Any]) -> dict[str, list[str]]:
@@ -1285,8 +1326,12 @@ class _Collector:
             return
         for row in rows:
             if isinstance(row, dict):
-                if row.get("campaign_id") is not None:
-                    self.ids.add(str(row.get("campaign_id")))
+                cid = row.get("campaign_id")
+                if cid is not None:
+                    self.ids.add(str(cid))
+                # most rows hold no text but their date and campaign: their values need no look
+                if list(map(type, row.values())).count(str) == (type(row.get("date")) is str) + (type(cid) is str):
+                    continue
                 for key, value in row.items():
                     if type(value) is str and key not in ("date", "campaign_id") and _HAS_DIGIT.search(value) \
                             and number(value) is None and not is_date_or_time(value):

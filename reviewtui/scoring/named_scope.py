@@ -10,6 +10,7 @@ collects them from a finding's text once, for every figure of the finding.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -92,6 +93,7 @@ class NamedScope:
     scoped: bool = False  # the finding is about one campaign (its scope)
     # where each range is written out: (field text, start, end, first, last)
     written: list[tuple[str, int, int, date, date]] = field(default_factory=list)
+    _sentence_ends: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def read(cls, fields: list[tuple[str, list[Figure], list[Skipped]]], totals: DailyTotals,
@@ -158,23 +160,22 @@ class NamedScope:
     def lengths_near(self, text: str, position: int) -> set[int]:
         """The lengths in days of the ranges written out in the sentence of ``text`` at
         ``position`` or the two before it ("2025-02-12 to 2025-02-19, 8 complete days")."""
-        begin, end = _sentence_around(text, position, before=2)
+        if not self.written:
+            return set()
+        ends = self._sentence_ends.get(text)
+        if ends is None:  # read once a text, for each of its figures
+            ends = self._sentence_ends[text] = [m.start() for m in SENTENCE_END.finditer(text)]
+        begin, end = _sentence_around(ends, len(text), position, before=2)
         return {(last - first).days + 1 for field_text, start, stop, first, last in self.written
                 if field_text is text and begin <= start and stop <= end}
 
 
-
-
-def _sentence_around(text: str, position: int, before: int = 0) -> tuple[int, int]:
-    """(start, end) of the sentence of ``text`` at ``position``, with ``before`` sentences more."""
-    starts, end = [0], len(text)
-    for m in SENTENCE_END.finditer(text):
-        if m.end() <= position:
-            starts.append(m.end())
-        elif m.start() >= position:
-            end = m.start()
-            break
-    return starts[max(0, len(starts) - 1 - before)], end
+def _sentence_around(ends: list[int], length: int, position: int, before: int = 0) -> tuple[int, int]:
+    """(start, end) of the sentence at ``position`` of a text of ``length`` whose sentences end
+    at ``ends`` (where each ``SENTENCE_END``, one character, is), with ``before`` sentences more."""
+    k = bisect.bisect_left(ends, position)  # the sentence ends before the position
+    end = ends[k] if k < len(ends) else length
+    return (ends[k - before - 1] + 1 if k > before else 0), end
 
 
 def _lists(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[str, ...]]:

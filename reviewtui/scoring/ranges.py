@@ -10,6 +10,7 @@ and with weekdays named, the average day of each weekday.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Iterable
@@ -31,7 +32,8 @@ class RangeValues:
 
     @classmethod
     def of(cls, scope: str, label: str, numbers: Iterable[tuple[str, float | None]], rows: tuple = ()) -> "RangeValues":
-        amounts = sorted((abs(v), metric) for metric, v in numbers if v is not None and math.isfinite(v))
+        amounts = [(abs(v), metric) for metric, v in numbers if v is not None and math.isfinite(v)]
+        amounts.sort()
         return cls(scope, label, amounts, rows)
 
     def name(self, metric: str) -> str:
@@ -70,13 +72,31 @@ def range_values(
     return tables
 
 
+# Each reading's sums over the ranges findings have named, by (scope, first, last): the account's
+# sums over a range recur in every finding about one of its campaigns, a campaign's in its budget's use.
+_KEPT_SUMS: "weakref.WeakKeyDictionary[DailyTotals, dict[tuple[str, date, date], tuple[list[float], int]]]" = (
+    weakref.WeakKeyDictionary())
+
+
+def window_sums(totals: DailyTotals, scope: str, first: date, last: date) -> tuple[list[float], int]:
+    """``totals.window(scope, first, last)``, kept while ``totals`` lives; callers read the sums, never change them."""
+    kept = _KEPT_SUMS.get(totals)
+    if kept is None:
+        kept = _KEPT_SUMS[totals] = {}
+    key = (scope, first, last)
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = totals.window(scope, first, last)
+    return found
+
+
 def _window_values(
     totals: DailyTotals, scope: str, first: date, last: date, label: str,
     target_cpa: float | None, target_roas: float | None,
 ) -> RangeValues:
     """Every figure of one scope over one window."""
-    sums, active = totals.window(scope, first, last)
-    account = None if scope == "account" else totals.window("account", first, last)[0]
+    sums, active = window_sums(totals, scope, first, last)
+    account = None if scope == "account" else window_sums(totals, "account", first, last)[0]
     numbers = window_numbers(sums, active, calendar_days(first, last, totals.last_row), target_cpa, target_roas, account)
     if first < last:
         numbers += _day_extremes(totals, scope, first, last)
