@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from .. import __version__, taxonomy
@@ -73,12 +71,11 @@ class AuditCache:
         computed once per distinct content and thresholds in force. Once ``cancel`` is set, a wait for
         another caller's audit or this caller's own audit stops with ``cancellation.Cancelled``, and
         nothing is kept for it, in memory or on disk."""
-        data = getattr(snapshot, "data", snapshot)
-        text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
+        content = content_sha256(snapshot)
         # Audits under other thresholds (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits: their digest is in the key
         digest = thresholds.digest() if thresholds is not None else _default_digest()
         tag = "" if digest == _default_digest() else f"|thresholds {digest}"
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest() + tag
+        key = content + tag
         with self._guard:
             if key in self._results:
                 self._results.move_to_end(key)
@@ -92,11 +89,12 @@ class AuditCache:
                     return self._results[key]
             # On disk too: `reviewtui check` and every eval ask about the same fifty snapshots, and auditing
             # them all is most of an eval's start-up before its first request
-            raw, salt = text.encode("utf-8"), _disk_salt()
+            raw, salt = content.encode(), _disk_salt()
             salt = salt + tag if salt else salt
             result = parse_cache.load(raw, salt, folder="audits") if salt else None
             if not isinstance(result, AuditResult):
-                result = audit(data, thresholds, cancel=cancel)  # stopped, it raises before anything is stored
+                # the rows are read only now: a snapshot audited before (ParsedBefore) is not parsed for its key
+                result = audit(getattr(snapshot, "data", snapshot), thresholds, cancel=cancel)  # stopped, it raises before anything is stored
                 if salt:
                     parse_cache.store(raw, result, salt, folder="audits")
             with self._guard:
@@ -109,6 +107,15 @@ class AuditCache:
             return result
         finally:
             running.release()
+
+
+def content_sha256(snapshot: Any) -> str:
+    """What an audit is kept under: the SHA-256 of a ``Snapshot``'s file bytes (kept on it), or of the
+    canonical JSON of a parsed dict or of a snapshot built in memory without a text."""
+    if getattr(snapshot, "text", ""):
+        return str(snapshot.sha256)
+    data = getattr(snapshot, "data", snapshot)
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 AUDITS = AuditCache()  # the process's audits: the check, the eval's rules backend and the app share them
@@ -131,25 +138,11 @@ def _default_digest() -> str:
 @lru_cache(maxsize=1)
 def _disk_salt() -> str | None:
     """What an audit kept on disk was computed by: the package version, the auditor's version and the
-    content of every core source and data file (the detectors, the derived index they quote, the
-    taxonomy and its thresholds), so an edited checkout, editable install included, audits again.
-    None when the sources cannot be read: then nothing is kept on disk."""
-    digest = sources_digest(Path(str(sys.modules[__package__.split(".")[0]].__file__)).parent)
+    content of every core source and data file (``parse_cache.package_digest``: the detectors, the
+    derived index they quote, the taxonomy and its thresholds), so an edited checkout, editable install
+    included, audits again. None when the sources cannot be read: then nothing is kept on disk."""
+    digest = parse_cache.package_digest()
     return f"audit|{__version__}|{AUDITOR_VERSION}|{digest}" if digest else None
-
-
-def sources_digest(package: Path) -> str | None:
-    """SHA-256 over the names and bytes of a package's .py and .yaml files, its ``tui`` folder left out
-    (the app never changes an audit); None when one cannot be read."""
-    digest = hashlib.sha256()
-    try:
-        for path in sorted(package.rglob("*")):
-            relative = path.relative_to(package)
-            if path.suffix in (".py", ".yaml") and relative.parts[0] != "tui":
-                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
-    except OSError:
-        return None
-    return digest.hexdigest()
 
 
 def check_support(snapshot: Any, finding_id: str, *, result: AuditResult | None = None,

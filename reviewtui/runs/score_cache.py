@@ -131,11 +131,11 @@ class ScoreCache:
         memo = (case.case_id, id(case.doc))
         digest = self._case_digests.get(memo)
         if digest is None:
-            snapshot = (case.snapshot.text.encode("utf-8") if case.snapshot is not None
-                        else case.snapshot_path.read_bytes())
+            snapshot = (bytes.fromhex(case.snapshot.sha256) if case.snapshot is not None
+                        else hashlib.sha256(case.snapshot_path.read_bytes()).digest())
             h = hashlib.sha256(case.case_id.encode())
-            for data in (case.doc.raw, snapshot):
-                h.update(b"\0" + hashlib.sha256(data).digest())
+            h.update(b"\0" + hashlib.sha256(case.doc.raw).digest())
+            h.update(b"\0" + snapshot)
             digest = self._case_digests[memo] = h.hexdigest()
         return digest
 

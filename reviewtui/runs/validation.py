@@ -58,12 +58,12 @@ def validate(root: str | Path, *, hold: bool = False) -> tuple[CaseSet, list[Pro
     every object of them to free nothing (0.5 s after the audit of a 100,000-row snapshot). Cycles
     made meanwhile are freed with the process."""
     if not hold:
-        case_set = load_case_set(root)
+        case_set = load_case_set(root, memo=True)
         return case_set, run_checks(case_set)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        case_set = load_case_set(root)
+        case_set = load_case_set(root, memo=True)
         return case_set, run_checks(case_set)
     finally:
         gc.freeze()
