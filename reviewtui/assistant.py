@@ -21,6 +21,7 @@ from typing import Any
 from . import figure_vocabulary, taxonomy
 from .domain.lag import settled_after_days
 from .caseset.snapshot_compact import compact_text
+from .files import parse_cache
 from .files.untrusted import json_error
 
 PROMPT_VERSION = "audit-v4"
@@ -273,10 +274,14 @@ def threshold_words(thresholds: Any) -> str:
 @lru_cache(maxsize=1)
 def _commented_thresholds() -> dict[str, Any]:
     """Each kind's thresholds as read by ruamel, so that the comments (their meaning) come along."""
-    from ruamel.yaml import YAML
+    raw = taxonomy.TAXONOMY_PATH.read_bytes()
+    # Kept parsed by the file's bytes (``parse_cache``): the round-trip parse is most of a rerun's prompt hash
+    doc = parse_cache.load(raw, salt="taxonomy round-trip", folder="taxonomy")
+    if doc is None:
+        from ruamel.yaml import YAML
 
-    with taxonomy.TAXONOMY_PATH.open(encoding="utf-8") as fh:
-        doc = YAML(typ="rt").load(fh)
+        doc = YAML(typ="rt").load(taxonomy.TAXONOMY_PATH.read_text(encoding="utf-8"))
+        parse_cache.store(raw, doc, salt="taxonomy round-trip", folder="taxonomy")
     return {entry["id"]: entry.get("thresholds") or {} for entry in doc["kinds"]}
 
 
