@@ -71,10 +71,7 @@ class AuditCache:
         computed once per distinct content and thresholds in force. Once ``cancel`` is set, a wait for
         another caller's audit or this caller's own audit stops with ``cancellation.Cancelled``, and
         nothing is kept for it, in memory or on disk."""
-        content = content_sha256(snapshot)
-        # Audits under other thresholds (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits: their digest is in the key
-        digest = thresholds.digest() if thresholds is not None else _default_digest()
-        tag = "" if digest == _default_digest() else f"|thresholds {digest}"
+        content, tag = _audit_key(snapshot, thresholds)
         key = content + tag
         with self._guard:
             if key in self._results:
@@ -107,6 +104,40 @@ class AuditCache:
             return result
         finally:
             running.release()
+
+
+def _audit_key(snapshot: Any, thresholds: Thresholds | None) -> tuple[str, str]:
+    """The content an audit is of and the tag of its thresholds: audits under other thresholds than
+    taxonomy.yaml's (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits, their digest in the key."""
+    digest = thresholds.digest() if thresholds is not None else _default_digest()
+    return content_sha256(snapshot), "" if digest == _default_digest() else f"|thresholds {digest}"
+
+
+@dataclass(frozen=True)
+class AuditAnswer:
+    """What the rules backend answers from an audit: its findings as the assistant's JSON text, and what it
+    logs (the data worked around, what could not be assessed)."""
+
+    text: str
+    data_notes: list[str]
+    not_assessed: list[str]
+
+
+def audit_answer(snapshot: Any, thresholds: Thresholds | None = None) -> AuditAnswer:
+    """The rules backend's answer for a snapshot under ``thresholds``: kept on disk beside the audit, under
+    the same key and salt (``audit-answers/``), so a rerun reads a few kilobytes instead of the whole
+    audit; computed from ``audit_cached`` otherwise."""
+    content, tag = _audit_key(snapshot, thresholds)
+    salt = _disk_salt()
+    raw, salt = content.encode(), (salt + tag if salt else salt)
+    kept = parse_cache.load(raw, salt, folder="audit-answers") if salt else None
+    if isinstance(kept, AuditAnswer):
+        return kept
+    result = audit_cached(snapshot, thresholds)
+    answer = AuditAnswer(result.to_json(), list(result.data_notes), list(result.not_assessed))
+    if salt:
+        parse_cache.store(raw, answer, salt, folder="audit-answers")
+    return answer
 
 
 def content_sha256(snapshot: Any) -> str:
@@ -213,29 +244,35 @@ def support_problems(case_set: Any) -> list[Any]:
 
     problems: list[Problem] = []
     for case in case_set.cases:
-        if case.snapshot is None:
-            continue
-        result = audit_cached(case.snapshot)
-        for entry in case.must_find:
-            answer = check_support(case.snapshot, entry.id, result=result)
-            if answer.supported is False:
-                problems.append(
-                    Problem(
-                        case.expected_path,
-                        entry.line,
-                        f"must_find {entry.id}: the reference auditor finds the rows do not support it ({answer.explanation})",
-                        "warning",
-                    )
-                )
-        for entry in case.must_not_say:
-            answer = check_support(case.snapshot, entry.id, result=result)
-            if answer.supported:
-                problems.append(
-                    Problem(
-                        case.expected_path,
-                        entry.line,
-                        f"must_not_say {entry.id}: the reference auditor finds the rows support it ({answer.figures})",
-                        "warning",
-                    )
-                )
+        if case.snapshot is not None:
+            problems += [Problem(case.expected_path, line, message, "warning")
+                         for line, message in _case_support_warnings(case)]
     return problems
+
+
+def _case_support_warnings(case: Any) -> list[tuple[int, str]]:
+    """The case's support warnings as (line, message), kept on disk (``support/``) by the snapshot's content
+    and the checked entries (list, id, line: what the warnings say), salted as the audits are; so a rerun
+    of the check does not read the whole audit back. The entries, not expected.yaml's bytes: the app
+    checks a case edited in memory."""
+    entries = [(entry.list_name, entry.id, entry.line) for entry in (*case.must_find, *case.must_not_say)]
+    salt = _disk_salt()
+    raw = json.dumps([content_sha256(case.snapshot), entries]).encode("utf-8")
+    kept = parse_cache.load(raw, salt, folder="support") if salt else None
+    if isinstance(kept, list):
+        return kept
+    warnings: list[tuple[int, str]] = []
+    result = audit_cached(case.snapshot)
+    for entry in case.must_find:
+        answer = check_support(case.snapshot, entry.id, result=result)
+        if answer.supported is False:
+            warnings.append((entry.line, f"must_find {entry.id}: the reference auditor finds the rows do not "
+                                         f"support it ({answer.explanation})"))
+    for entry in case.must_not_say:
+        answer = check_support(case.snapshot, entry.id, result=result)
+        if answer.supported:
+            warnings.append((entry.line, f"must_not_say {entry.id}: the reference auditor finds the rows support "
+                                         f"it ({answer.figures})"))
+    if salt:
+        parse_cache.store(raw, warnings, salt, folder="support")
+    return warnings
