@@ -10,8 +10,10 @@ numbers), and a fresh copy each time.
 
 The folder is ``$REVIEWTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/reviewtui``,
 else ``~/.cache/reviewtui``, under ``expected/``; safe to delete. Other
-results computed from a file's bytes alone use the same store in their own
-folder (the reference auditor's audits under ``audits/``). It holds only
+results computed from files' bytes use the same store in their own folder
+(the validation memo, the reference auditor's audits, the scores: the list is
+in docs/formats.md); those that follow from this package's code too are
+salted with ``package_digest``. It holds only
 what this code wrote for the user's own files (pickles are code: the folder
 is as trusted as the user's home). A read or write that fails is ignored:
 the file is parsed as without the cache.
