@@ -143,7 +143,7 @@ def audit_answer(snapshot: Any, thresholds: Thresholds | None = None) -> AuditAn
 def content_sha256(snapshot: Any) -> str:
     """What an audit is kept under: the SHA-256 of a ``Snapshot``'s file bytes (kept on it), or of the
     canonical JSON of a parsed dict or of a snapshot built in memory without a text."""
-    if getattr(snapshot, "text", ""):
+    if getattr(snapshot, "raw", b""):  # a Snapshot with its file's bytes (one built in memory has none)
         return str(snapshot.sha256)
     data = getattr(snapshot, "data", snapshot)
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()

@@ -26,8 +26,8 @@ from ..files import parse_cache
 from . import yaml_comments
 from ..files.atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
-from .snapshot import (ParsedBefore, Snapshot, SnapshotError, period_problems, read_snapshot_bytes, required_field_problems,
-                       snapshot_text)
+from .snapshot import (ParsedBefore, Snapshot, SnapshotError, period_problems, read_snapshot_bytes,
+                       required_field_problems)
 from .snapshot_reader import PointerError
 from ..files.untrusted import LimitError, Limits, inside, printable, read_bytes_limited, says_problem
 
@@ -716,7 +716,7 @@ def _load_validated(case_dir: Path) -> tuple[Case, list[Problem]]:
     key = f"{sha256(doc.raw)}|{snapshot_sha256}".encode()
     kept = parse_cache.load(key, salt, folder=MEMO_FOLDER) if salt else None
     if isinstance(kept, dict) and kept.get("format") == MEMO_FORMAT:
-        snapshot: Snapshot = ParsedBefore(snapshot_path, raw, snapshot_text(snapshot_path, raw), kept["sections"])
+        snapshot: Snapshot = ParsedBefore(snapshot_path, raw, kept["sections"])
         snapshot.sha256 = snapshot_sha256
         case = _case(case_dir, doc, snapshot)
         paths = {"expected": case.expected_path, "snapshot": snapshot_path}

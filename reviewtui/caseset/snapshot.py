@@ -213,13 +213,17 @@ class ParsedBefore(Snapshot):
     scores kept for its content) never pays it. ``sections``: top-level values kept from that parse
     (``section``), answered without parsing."""
 
-    def __init__(self, path: Path, raw: bytes, text: str, sections: dict[str, Any]) -> None:
+    def __init__(self, path: Path, raw: bytes, sections: dict[str, Any]) -> None:
         self.path = path
-        self.text = text
         self.raw = raw
         self._sections = sections
         self._data: Any = _UNREAD
         self._parsing = threading.Lock()
+
+    @cached_property
+    def text(self) -> str:  # type: ignore[override]
+        """The bytes decoded when something reads them (they decoded before)."""
+        return snapshot_text(self.path, self.raw)
 
     @property
     def data(self) -> Any:
