@@ -158,6 +158,10 @@ class Snapshot:
         caches are keyed by it."""
         return hashlib.sha256(self.raw).hexdigest()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to the scoring worker without ``raw``: the text encodes back to it
+        return {key: value for key, value in self.__dict__.items() if key != "raw"}
+
     def section(self, key: str) -> Any:
         """The top-level value under ``key``; None when absent, or when the snapshot is not a JSON object."""
         return self.data.get(key) if isinstance(self.data, dict) else None
@@ -239,6 +243,10 @@ class ParsedBefore(Snapshot):
     @data.setter
     def data(self, value: Any) -> None:
         self._data = snapshot_data(value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy (the scoring worker's) is one more snapshot parsed when read: the file's bytes travel, not rows
+        return (ParsedBefore, (self.path, self.raw, self._sections))
 
     @property
     def parsed(self) -> bool:

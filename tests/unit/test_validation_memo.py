@@ -93,3 +93,22 @@ def test_the_memo_keeps_what_the_checks_read_without_the_rows(case_root):
     assert lines(again) == lines(first)
     assert any("was not redacted" in line for line in lines(again))
     assert not case_set.by_id("c01-outdoor-retail").snapshot.parsed
+
+
+def test_a_snapshot_taken_from_the_memo_travels_to_the_scoring_worker(case_root):
+    """The scoring worker receives its cases pickled: a snapshot taken from the memo goes as its bytes, and is
+    parsed there when read; a parsed one too. The same rows either way."""
+    import pickle
+
+    first_set, _ = validate(case_root)
+    again_set, _ = validate(case_root)
+    snapshot = again_set.cases[0].snapshot
+    copy = pickle.loads(pickle.dumps(again_set.cases[0]))
+    assert isinstance(copy.snapshot, ParsedBefore) and not copy.snapshot.parsed and not snapshot.parsed
+    assert copy.snapshot.data == first_set.cases[0].snapshot.data
+    assert copy.snapshot.sha256 == snapshot.sha256 and copy.snapshot.text == first_set.cases[0].snapshot.text
+    assert snapshot.data and snapshot.parsed  # parsed here: it still travels as its bytes
+    assert pickle.loads(pickle.dumps(snapshot)).data == snapshot.data
+    plain = pickle.loads(pickle.dumps(first_set.cases[0].snapshot))
+    assert plain.data == first_set.cases[0].snapshot.data and plain.raw == first_set.cases[0].snapshot.raw
+    assert "raw" not in pickle.loads(pickle.dumps(first_set.cases[0].snapshot)).__dict__
