@@ -263,3 +263,22 @@ async def test_plan_prepares_the_requests_and_counts_those_the_cache_cannot_answ
             assert out.cached and not second.connected and len(api.requests) == 1
         finally:
             await second.aclose()
+
+
+def test_a_record_written_from_stored_scores_is_the_records_json(tmp_path):
+    """The record file is ``json_text(to_file_dict())`` whether its scores' JSON comes from the score cache or
+    is encoded now, for one answer and for repeats; a rerun writes the same bytes."""
+    from reviewtui.runs.result_files import json_text
+
+    case = load_case(write_case(tmp_path / "cases", "c03-made-up", "ACCT-3"))
+    made_up = CaseOutput(case.case_id, ANSWERS["c03-made-up"], input_tokens=10, output_tokens=20, model="m",
+                         stop_reason="end_turn")
+    found = CaseOutput(case.case_id, ANSWERS["c01-found"], error=None, model="m \u00e9 <x>")
+    for outputs in ([], [made_up], [made_up, found, made_up]):
+        first = score_cache.reusing_scores(case_records.score_record)(case, list(outputs), figures="derived")
+        again = score_cache.reusing_scores(case_records.score_record)(case, list(outputs), figures="derived")
+        plain = case_records.CaseRecord(first.case_id, first.kind, first.outputs, first.scores)  # no kept texts
+        assert len(again.score_texts) == len(outputs)
+        assert first.file_text() == again.file_text() == plain.file_text() == json_text(first.to_file_dict())
+    empty = case_records.CaseRecord(case.case_id, case.kind, [made_up], [])
+    assert empty.file_text() == json_text(empty.to_file_dict())

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from .. import __version__, taxonomy
@@ -73,12 +71,8 @@ class AuditCache:
         computed once per distinct content and thresholds in force. Once ``cancel`` is set, a wait for
         another caller's audit or this caller's own audit stops with ``cancellation.Cancelled``, and
         nothing is kept for it, in memory or on disk."""
-        data = getattr(snapshot, "data", snapshot)
-        text = getattr(snapshot, "text", "") or json.dumps(data, sort_keys=True, default=str)
-        # Audits under other thresholds (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits: their digest is in the key
-        digest = thresholds.digest() if thresholds is not None else _default_digest()
-        tag = "" if digest == _default_digest() else f"|thresholds {digest}"
-        key = hashlib.sha256(text.encode("utf-8")).hexdigest() + tag
+        content, tag = _audit_key(snapshot, thresholds)
+        key = content + tag
         with self._guard:
             if key in self._results:
                 self._results.move_to_end(key)
@@ -92,11 +86,12 @@ class AuditCache:
                     return self._results[key]
             # On disk too: `reviewtui check` and every eval ask about the same fifty snapshots, and auditing
             # them all is most of an eval's start-up before its first request
-            raw, salt = text.encode("utf-8"), _disk_salt()
+            raw, salt = content.encode(), _disk_salt()
             salt = salt + tag if salt else salt
             result = parse_cache.load(raw, salt, folder="audits") if salt else None
             if not isinstance(result, AuditResult):
-                result = audit(data, thresholds, cancel=cancel)  # stopped, it raises before anything is stored
+                # the rows are read only now: a snapshot audited before (ParsedBefore) is not parsed for its key
+                result = audit(getattr(snapshot, "data", snapshot), thresholds, cancel=cancel)  # stopped, it raises before anything is stored
                 if salt:
                     parse_cache.store(raw, result, salt, folder="audits")
             with self._guard:
@@ -109,6 +104,49 @@ class AuditCache:
             return result
         finally:
             running.release()
+
+
+def _audit_key(snapshot: Any, thresholds: Thresholds | None) -> tuple[str, str]:
+    """The content an audit is of and the tag of its thresholds: audits under other thresholds than
+    taxonomy.yaml's (REVIEWTUI_AUDITOR_THRESHOLDS) are other audits, their digest in the key."""
+    digest = thresholds.digest() if thresholds is not None else _default_digest()
+    return content_sha256(snapshot), "" if digest == _default_digest() else f"|thresholds {digest}"
+
+
+@dataclass(frozen=True)
+class AuditAnswer:
+    """What the rules backend answers from an audit: its findings as the assistant's JSON text, and what it
+    logs (the data worked around, what could not be assessed)."""
+
+    text: str
+    data_notes: list[str]
+    not_assessed: list[str]
+
+
+def audit_answer(snapshot: Any, thresholds: Thresholds | None = None) -> AuditAnswer:
+    """The rules backend's answer for a snapshot under ``thresholds``: kept on disk beside the audit, under
+    the same key and salt (``audit-answers/``), so a rerun reads a few kilobytes instead of the whole
+    audit; computed from ``audit_cached`` otherwise."""
+    content, tag = _audit_key(snapshot, thresholds)
+    salt = _disk_salt()
+    raw, salt = content.encode(), (salt + tag if salt else salt)
+    kept = parse_cache.load(raw, salt, folder="audit-answers") if salt else None
+    if isinstance(kept, AuditAnswer):
+        return kept
+    result = audit_cached(snapshot, thresholds)
+    answer = AuditAnswer(result.to_json(), list(result.data_notes), list(result.not_assessed))
+    if salt:
+        parse_cache.store(raw, answer, salt, folder="audit-answers")
+    return answer
+
+
+def content_sha256(snapshot: Any) -> str:
+    """What an audit is kept under: the SHA-256 of a ``Snapshot``'s file bytes (kept on it), or of the
+    canonical JSON of a parsed dict or of a snapshot built in memory without a text."""
+    if getattr(snapshot, "raw", b""):  # a Snapshot with its file's bytes (one built in memory has none)
+        return str(snapshot.sha256)
+    data = getattr(snapshot, "data", snapshot)
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
 AUDITS = AuditCache()  # the process's audits: the check, the eval's rules backend and the app share them
@@ -131,25 +169,11 @@ def _default_digest() -> str:
 @lru_cache(maxsize=1)
 def _disk_salt() -> str | None:
     """What an audit kept on disk was computed by: the package version, the auditor's version and the
-    content of every core source and data file (the detectors, the derived index they quote, the
-    taxonomy and its thresholds), so an edited checkout, editable install included, audits again.
-    None when the sources cannot be read: then nothing is kept on disk."""
-    digest = sources_digest(Path(str(sys.modules[__package__.split(".")[0]].__file__)).parent)
+    content of every core source and data file (``parse_cache.package_digest``: the detectors, the
+    derived index they quote, the taxonomy and its thresholds), so an edited checkout, editable install
+    included, audits again. None when the sources cannot be read: then nothing is kept on disk."""
+    digest = parse_cache.package_digest()
     return f"audit|{__version__}|{AUDITOR_VERSION}|{digest}" if digest else None
-
-
-def sources_digest(package: Path) -> str | None:
-    """SHA-256 over the names and bytes of a package's .py and .yaml files, its ``tui`` folder left out
-    (the app never changes an audit); None when one cannot be read."""
-    digest = hashlib.sha256()
-    try:
-        for path in sorted(package.rglob("*")):
-            relative = path.relative_to(package)
-            if path.suffix in (".py", ".yaml") and relative.parts[0] != "tui":
-                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
-    except OSError:
-        return None
-    return digest.hexdigest()
 
 
 def check_support(snapshot: Any, finding_id: str, *, result: AuditResult | None = None,
@@ -220,29 +244,35 @@ def support_problems(case_set: Any) -> list[Any]:
 
     problems: list[Problem] = []
     for case in case_set.cases:
-        if case.snapshot is None:
-            continue
-        result = audit_cached(case.snapshot)
-        for entry in case.must_find:
-            answer = check_support(case.snapshot, entry.id, result=result)
-            if answer.supported is False:
-                problems.append(
-                    Problem(
-                        case.expected_path,
-                        entry.line,
-                        f"must_find {entry.id}: the reference auditor finds the rows do not support it ({answer.explanation})",
-                        "warning",
-                    )
-                )
-        for entry in case.must_not_say:
-            answer = check_support(case.snapshot, entry.id, result=result)
-            if answer.supported:
-                problems.append(
-                    Problem(
-                        case.expected_path,
-                        entry.line,
-                        f"must_not_say {entry.id}: the reference auditor finds the rows support it ({answer.figures})",
-                        "warning",
-                    )
-                )
+        if case.snapshot is not None:
+            problems += [Problem(case.expected_path, line, message, "warning")
+                         for line, message in _case_support_warnings(case)]
     return problems
+
+
+def _case_support_warnings(case: Any) -> list[tuple[int, str]]:
+    """The case's support warnings as (line, message), kept on disk (``support/``) by the snapshot's content
+    and the checked entries (list, id, line: what the warnings say), salted as the audits are; so a rerun
+    of the check does not read the whole audit back. The entries, not expected.yaml's bytes: the app
+    checks a case edited in memory."""
+    entries = [(entry.list_name, entry.id, entry.line) for entry in (*case.must_find, *case.must_not_say)]
+    salt = _disk_salt()
+    raw = json.dumps([content_sha256(case.snapshot), entries]).encode("utf-8")
+    kept = parse_cache.load(raw, salt, folder="support") if salt else None
+    if isinstance(kept, list):
+        return kept
+    warnings: list[tuple[int, str]] = []
+    result = audit_cached(case.snapshot)
+    for entry in case.must_find:
+        answer = check_support(case.snapshot, entry.id, result=result)
+        if answer.supported is False:
+            warnings.append((entry.line, f"must_find {entry.id}: the reference auditor finds the rows do not "
+                                         f"support it ({answer.explanation})"))
+    for entry in case.must_not_say:
+        answer = check_support(case.snapshot, entry.id, result=result)
+        if answer.supported:
+            warnings.append((entry.line, f"must_not_say {entry.id}: the reference auditor finds the rows support "
+                                         f"it ({answer.figures})"))
+    if salt:
+        parse_cache.store(raw, warnings, salt, folder="support")
+    return warnings

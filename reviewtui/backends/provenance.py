@@ -135,8 +135,9 @@ def scrub_url_credentials(text: str, url: str | None = None) -> str:
 
 def snapshot_sha256(case: Case) -> str:
     """SHA-256 of the snapshot bytes the case was read with (the file's, when it was not loaded)."""
-    data = case.snapshot.text.encode("utf-8") if case.snapshot is not None else case.snapshot_path.read_bytes()
-    return hashlib.sha256(data).hexdigest()
+    if case.snapshot is not None:
+        return case.snapshot.sha256
+    return hashlib.sha256(case.snapshot_path.read_bytes()).hexdigest()
 
 
 def text_sha256(text: str) -> str:

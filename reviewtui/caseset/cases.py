@@ -26,7 +26,8 @@ from ..files import parse_cache
 from . import yaml_comments
 from ..files.atomic import FileChangedError, create_numbered, decode_text, encode_text, sha256, update_file
 from .rowcheck import daily_problems
-from .snapshot import Snapshot, SnapshotError, period_problems, required_field_problems
+from .snapshot import (ParsedBefore, Snapshot, SnapshotError, period_problems, read_snapshot_bytes,
+                       required_field_problems)
 from .snapshot_reader import PointerError
 from ..files.untrusted import LimitError, Limits, inside, printable, read_bytes_limited, says_problem
 
@@ -458,11 +459,19 @@ def load_case(case_dir: str | Path, *, with_snapshot: bool = True) -> Case:
     The folder holding ``case_dir`` is its case root: a case linked out of it is refused.
     """
     case_dir = Path(case_dir)
+    doc = _load_doc(case_dir)
+    return _case(case_dir, doc, Snapshot.load(case_dir / SNAPSHOT_FILE) if with_snapshot else None)
+
+
+def _load_doc(case_dir: Path) -> ExpectedDoc:
+    """The case's expected.yaml, once its folder and files are known to be inside the case root."""
     outside = outside_root_problem(case_dir, case_dir.parent)
     if outside is not None:
         raise CaseFileError(outside)
-    doc = ExpectedDoc.load(case_dir / EXPECTED_FILE)
-    snapshot = Snapshot.load(case_dir / SNAPSHOT_FILE) if with_snapshot else None
+    return ExpectedDoc.load(case_dir / EXPECTED_FILE)
+
+
+def _case(case_dir: Path, doc: ExpectedDoc, snapshot: Snapshot | None) -> Case:
     data = doc.data
     case = Case(
         case_id=case_dir.name,
@@ -487,6 +496,12 @@ def load_case(case_dir: str | Path, *, with_snapshot: bool = True) -> Case:
 
 def validate_case(case: Case) -> list[Problem]:
     """Every structural problem of a loaded case (the snapshot must be loaded)."""
+    return _file_problems(case) + content_problems(case)
+
+
+def _file_problems(case: Case) -> list[Problem]:
+    """The problems of expected.yaml that depend on more than the two files' bytes: the case's folder name
+    and the write-up it names."""
     path = case.expected_path
     data = case.doc.data
     problems: list[Problem] = []
@@ -515,6 +530,18 @@ def validate_case(case: Case) -> list[Problem]:
             # Scoring does not need the write-up, so a case set copied on its own still runs;
             # `reviewtui check` on the shipped set fails on it through the write-up checks.
             problems.append(Problem(path, _line(data, "source"), f"source write-up {case.source!r} not found next to the cases folder", "warning"))
+    return problems
+
+
+def content_problems(case: Case) -> list[Problem]:
+    """The problems that follow from the bytes of the case's two files alone (``_file_problems`` has the
+    others): the snapshot's, and each entry's of expected.yaml against it. What the validation memo keeps."""
+    path = case.expected_path
+    data = case.doc.data
+    problems: list[Problem] = []
+
+    def err(line: int, msg: str) -> None:
+        problems.append(Problem(path, line, msg))
 
     snapshot = case.snapshot
     if snapshot is not None:
@@ -610,7 +637,7 @@ class CaseSet:
         h = hashlib.sha256()
         for case in sorted(self.cases, key=lambda c: c.case_id):
             h.update(case.case_id.encode())
-            snapshot = case.snapshot.text.encode("utf-8") if case.snapshot is not None else case.snapshot_path.read_bytes()
+            snapshot = case.snapshot.raw if case.snapshot is not None else case.snapshot_path.read_bytes()
             for data in (case.doc.raw, snapshot):
                 h.update(b"\0")
                 h.update(data)
@@ -637,8 +664,12 @@ def outside_root_problem(case_dir: Path, root: Path) -> Problem | None:
     return None
 
 
-def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:
-    """Load and validate every case under ``root``; unparseable files become problems."""
+def load_case_set(root: str | Path, *, with_snapshots: bool = True, memo: bool = False) -> CaseSet:
+    """Load and validate every case under ``root``; unparseable files become problems.
+
+    ``memo``: a case whose two files this code validated before (the same bytes) takes its problems
+    from the validation memo (``_load_validated``) and its snapshot as ``ParsedBefore``, parsed only
+    if something reads its rows."""
     root = Path(root)
     cases: list[Case] = []
     problems: list[Problem] = []
@@ -647,7 +678,11 @@ def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:
         return CaseSet(root, cases, problems)
     for case_dir in case_dirs(root):
         try:
-            case = load_case(case_dir, with_snapshot=with_snapshots)
+            if memo and with_snapshots:
+                case, found = _load_validated(case_dir)
+            else:
+                case = load_case(case_dir, with_snapshot=with_snapshots)
+                found = validate_case(case)
         except CaseFileError as exc:
             problems.append(exc.problem)
             continue
@@ -655,7 +690,45 @@ def load_case_set(root: str | Path, *, with_snapshots: bool = True) -> CaseSet:
             problems.append(Problem(exc.path, exc.line, exc.message))
             continue
         cases.append(case)
-        problems.extend(validate_case(case))
+        problems.extend(found)
     if not cases and not problems:
         problems.append(Problem(root, 1, "no cases found: each case is a folder with snapshot.json and expected.yaml"))
     return CaseSet(root, cases, problems)
+
+
+# The validation memo: what ``content_problems`` found for a pair of files, by their bytes, in
+# ``parse_cache``'s ``validation/`` folder, salted with this package's sources (``package_digest``),
+# so an edited validation validates again. A pair whose snapshot did not parse is never kept.
+MEMO_FOLDER = "validation"
+MEMO_FORMAT = 1
+# The top-level values of a snapshot the checks read without its rows (``Snapshot.section``).
+KEPT_SECTIONS = ("source",)
+
+
+def _load_validated(case_dir: Path) -> tuple[Case, list[Problem]]:
+    """``load_case`` and ``validate_case`` of ``case_dir``, through the validation memo."""
+    doc = _load_doc(case_dir)
+    snapshot_path = case_dir / SNAPSHOT_FILE
+    raw = read_snapshot_bytes(snapshot_path)
+    digest = parse_cache.package_digest()
+    salt = f"validation|{MEMO_FORMAT}|{digest}" if digest else ""
+    snapshot_sha256 = hashlib.sha256(raw).hexdigest()
+    key = f"{sha256(doc.raw)}|{snapshot_sha256}".encode()
+    kept = parse_cache.load(key, salt, folder=MEMO_FOLDER) if salt else None
+    if isinstance(kept, dict) and kept.get("format") == MEMO_FORMAT:
+        snapshot: Snapshot = ParsedBefore(snapshot_path, raw, kept["sections"])
+        snapshot.sha256 = snapshot_sha256
+        case = _case(case_dir, doc, snapshot)
+        paths = {"expected": case.expected_path, "snapshot": snapshot_path}
+        found = [Problem(paths[where], line, message, severity) for where, line, message, severity in kept["problems"]]
+        return case, _file_problems(case) + found
+    snapshot = Snapshot.parse(snapshot_path, raw)
+    snapshot.sha256 = snapshot_sha256
+    case = _case(case_dir, doc, snapshot)
+    found = content_problems(case)
+    if salt:
+        where = {case.expected_path: "expected", snapshot_path: "snapshot"}
+        kept = {"format": MEMO_FORMAT, "sections": {name: snapshot.section(name) for name in KEPT_SECTIONS},
+                "problems": [(where[p.path], p.line, p.message, p.severity) for p in found]}
+        parse_cache.store(key, kept, salt, folder=MEMO_FOLDER)
+    return case, _file_problems(case) + found

@@ -233,8 +233,7 @@ def check_disputes(case_set: CaseSet) -> list[Problem]:
 def check_redacted_imports(case_set: CaseSet) -> list[Problem]:
     problems = []
     for case in case_set.cases:
-        data = case.snapshot.data if case.snapshot is not None else None
-        source = data.get("source") if isinstance(data, dict) else None
+        source = case.snapshot.section("source") if case.snapshot is not None else None
         if isinstance(source, dict) and "format" in source and source.get("redacted") is not True:
             problems.append(Problem(case.snapshot_path, 1, "an account imported by `reviewtui import` (source.format "
                                     f"{source['format']!r}) that was not redacted: the case set would ship its names "

@@ -9,7 +9,9 @@ fields are kept and shown, never rejected. Tools never modify snapshot.json.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -75,6 +77,26 @@ def required_field_problems(data: Any) -> list[str]:
     return problems
 
 
+def read_snapshot_bytes(path: Path) -> bytes:
+    """The bytes of a snapshot.json within the size limit; SnapshotError saying why not."""
+    try:
+        return read_bytes_limited(path, LIMITS)
+    except FileNotFoundError:
+        raise SnapshotError(path, 1, "file not found: every case needs a snapshot.json") from None
+    except LimitError as exc:
+        raise SnapshotError(path, 1, f"{exc}; a snapshot is one account's month") from None
+    except OSError as exc:
+        raise SnapshotError(path, 1, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def snapshot_text(path: Path, raw: bytes) -> str:
+    """``raw`` decoded as it is (no newline translation: the text encodes back to the file's bytes)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
+
+
 def period_problems(period: dict[str, Any]) -> list[str]:
     """The period's dates must be real dates, in order, spanning at most MAX_PERIOD_DAYS."""
     days = {k: parse_day(period.get(k)) for k in REQUIRED_PERIOD}
@@ -110,22 +132,40 @@ class Snapshot:
     @classmethod
     def load(cls, path: str | Path) -> "Snapshot":
         path = Path(path)
-        try:
-            # Bytes decoded as they are (no newline translation): ``text`` encodes back to the file's bytes.
-            text = read_bytes_limited(path, LIMITS).decode("utf-8")
-        except FileNotFoundError:
-            raise SnapshotError(path, 1, "file not found: every case needs a snapshot.json") from None
-        except UnicodeDecodeError as exc:
-            raise SnapshotError(path, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
-        except LimitError as exc:
-            raise SnapshotError(path, 1, f"{exc}; a snapshot is one account's month") from None
-        except OSError as exc:
-            raise SnapshotError(path, 1, f"cannot read the file ({exc.strerror or exc})") from None
+        raw = read_snapshot_bytes(path)
+        return cls.parse(path, raw)
+
+    @classmethod
+    def parse(cls, path: Path, raw: bytes) -> "Snapshot":
+        """The snapshot of ``raw``, the bytes of ``path`` (``read_snapshot_bytes``); SnapshotError when it
+        is not a JSON document within the limits."""
+        text = snapshot_text(path, raw)
         try:
             data = load_json(text, LIMITS)
         except BadInput as exc:
             raise SnapshotError(path, exc.line, exc.message) from None
-        return cls(path=path, data=data, text=text)
+        snapshot = cls(path=path, data=data, text=text)
+        snapshot.raw = raw
+        return snapshot
+
+    @cached_property
+    def raw(self) -> bytes:
+        """The file's bytes (``text`` encodes back to them)."""
+        return self.text.encode("utf-8")
+
+    @cached_property
+    def sha256(self) -> str:
+        """The SHA-256 of the file's bytes, computed once: the audit's, the scores' and the validation's
+        caches are keyed by it."""
+        return hashlib.sha256(self.raw).hexdigest()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to the scoring worker without ``raw``: the text encodes back to it
+        return {key: value for key, value in self.__dict__.items() if key != "raw"}
+
+    def section(self, key: str) -> Any:
+        """The top-level value under ``key``; None when absent, or when the snapshot is not a JSON object."""
+        return self.data.get(key) if isinstance(self.data, dict) else None
 
     def resolve(self, pointer: str) -> Any:
         return resolve_pointer(self.data, pointer)
@@ -168,3 +208,55 @@ class Snapshot:
                 break
             pos = found
         return self.text.count("\n", 0, pos) + 1
+
+
+_UNREAD = object()  # ParsedBefore's data before it is parsed
+
+
+class ParsedBefore(Snapshot):
+    """A snapshot whose very bytes were parsed and validated before, by this code (the validation's
+    memo, ``cases.load_case_set``): the same bytes parse the same, so the parse (seconds on 100,000
+    rows) waits until something reads ``data``, and a rerun that reads nothing of it (answers and
+    scores kept for its content) never pays it. ``sections``: top-level values kept from that parse
+    (``section``), answered without parsing."""
+
+    def __init__(self, path: Path, raw: bytes, sections: dict[str, Any]) -> None:
+        self.path = path
+        self.raw = raw
+        self._sections = sections
+        self._data: Any = _UNREAD
+        self._parsing = threading.Lock()
+
+    @cached_property
+    def text(self) -> str:  # type: ignore[override]
+        """The bytes decoded when something reads them (they decoded before)."""
+        return snapshot_text(self.path, self.raw)
+
+    @property
+    def data(self) -> Any:
+        if self._data is _UNREAD:
+            with self._parsing:
+                if self._data is _UNREAD:
+                    try:
+                        self._data = snapshot_data(load_json(self.text, LIMITS))
+                    except BadInput as exc:  # the file's bytes are those that parsed before: not expected
+                        raise SnapshotError(self.path, exc.line, exc.message) from None
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self._data = snapshot_data(value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy (the scoring worker's) is one more snapshot parsed when read: the file's bytes travel, not rows
+        return (ParsedBefore, (self.path, self.raw, self._sections))
+
+    @property
+    def parsed(self) -> bool:
+        """Whether ``data`` was read (for tests and diagnostics)."""
+        return self._data is not _UNREAD
+
+    def section(self, key: str) -> Any:
+        if key in self._sections:
+            return self._sections[key]
+        return super().section(key)

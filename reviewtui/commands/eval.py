@@ -194,7 +194,8 @@ def _run(argv: list[str] | None, backend: Backend | None) -> int:
                 preload_sdk()
         else:
             emit([f"backend {backend.name}: supplied by the caller"], info)
-        case_set, problems = validate(settings.cases_dir)
+        # the run holds the cases to its end, as the check does: no collection walks a large audit meanwhile
+        case_set, problems = validate(settings.cases_dir, hold=True)
         if has_errors(problems):
             for problem in problems:
                 print(problem, file=sys.stderr)

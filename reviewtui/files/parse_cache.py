@@ -10,8 +10,10 @@ numbers), and a fresh copy each time.
 
 The folder is ``$REVIEWTUI_CACHE_DIR``, else ``$XDG_CACHE_HOME/reviewtui``,
 else ``~/.cache/reviewtui``, under ``expected/``; safe to delete. Other
-results computed from a file's bytes alone use the same store in their own
-folder (the reference auditor's audits under ``audits/``). It holds only
+results computed from files' bytes use the same store in their own folder
+(the validation memo, the reference auditor's audits, the scores: the list is
+in docs/formats.md); those that follow from this package's code too are
+salted with ``package_digest``. It holds only
 what this code wrote for the user's own files (pickles are code: the folder
 is as trusted as the user's home). A read or write that fails is ignored:
 the file is parsed as without the cache.
@@ -23,6 +25,7 @@ import hashlib
 import os
 import pickle
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +65,24 @@ def store(raw: bytes, tree: Any, salt: str = "", folder: str = "expected") -> No
         os.replace(tmp, path)
     except Exception:
         tmp.unlink(missing_ok=True)
+
+
+def sources_digest(package: Path) -> str | None:
+    """SHA-256 over the names and bytes of a package's .py and .yaml files, its ``tui`` folder left out
+    (the app never changes an audit or a validation); None when one cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(package.rglob("*")):
+            relative = path.relative_to(package)
+            if path.suffix in (".py", ".yaml") and relative.parts[0] != "tui":
+                digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def package_digest() -> str | None:
+    """``sources_digest`` of this package, once a process: the salt of what is kept for results its code
+    computes (the audits, the validation's memo), so an edited checkout computes them again."""
+    return sources_digest(Path(__file__).resolve().parents[1])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from statistics import fmean
@@ -20,7 +21,7 @@ from ..files.atomic import atomic_write_text
 from ..backends.base import CaseOutput
 from ..caseset.cases import CASE_ID_RE, Case
 from ..scoring.score import FIGURE_STATUSES, UNTRACEABLE, CaseScore, figure_status, score_case
-from .result_files import CASE_RECORD_SHAPE, ResultsError, RunPaths, json_text, read_result_json
+from .result_files import CASE_RECORD_SHAPE, ResultsError, RunPaths, read_result_json
 
 CSV_FIRST_COLUMNS = ("case_id", "recall", "precision", "fabrication", "missed_ids")
 CSV_EXTRA_COLUMNS = ("kind", "status", "extra_ids", "fabricated_figures", "must_not_say_hits", "error", "runs",
@@ -54,6 +55,9 @@ class CaseRecord:
     kind: str
     outputs: list[CaseOutput] = field(default_factory=list)
     scores: list[CaseScore] = field(default_factory=list)
+    # Each score's JSON (``score_json``) when known already: the score cache keeps it beside the score,
+    # so a rerun does not encode a large score again to write the record (``file_text``).
+    score_texts: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def runs(self) -> int:
@@ -171,6 +175,21 @@ class CaseRecord:
             data["repeats"] = [{"output": o.to_dict(), "score": s.to_dict()} for o, s in zip(self.outputs, self.scores)]
         return data
 
+    def file_text(self) -> str:
+        """The record's file: ``result_files.json_text(self.to_file_dict())``, with the scores' JSON taken
+        from ``score_texts`` when they are there. A nested value's indented JSON is its own indented JSON
+        with each line moved right by its depth (a JSON string holds no newline), so the parts join into
+        the same text."""
+        texts = self.score_texts if len(self.score_texts) == len(self.scores) else [score_json(s) for s in self.scores]
+        items = [("case_id", _nested(self.case_id, 1)), ("kind", _nested(self.kind, 1)),
+                 ("output", _nested(self.outputs[0].to_dict() if self.outputs else None, 1)),
+                 ("score", _moved(texts[0], 1) if texts else "null")]
+        if self.runs > 1:
+            pairs = [_object([("output", _nested(o.to_dict(), 3)), ("score", _moved(t, 3))], 2)
+                     for o, t in zip(self.outputs, texts)]
+            items.append(("repeats", "[\n    " + ",\n    ".join(pairs) + "\n  ]"))
+        return _object(items, 0) + "\n"
+
     @classmethod
     def from_file_dict(cls, data: dict[str, Any]) -> "CaseRecord":
         pairs = data.get("repeats") or [{"output": data.get("output"), "score": data.get("score")}]
@@ -209,6 +228,26 @@ class CaseRecord:
         }
 
 
+def score_json(score: CaseScore) -> str:
+    """A score's JSON as the record file holds it, at the outer level (``CaseRecord.file_text``)."""
+    return json.dumps(score.to_dict(), indent=2, ensure_ascii=False)
+
+
+def _moved(text: str, depth: int) -> str:
+    """Indented JSON written at the outer level, moved to ``depth``."""
+    return text.replace("\n", "\n" + "  " * depth)
+
+
+def _nested(value: Any, depth: int) -> str:
+    return _moved(json.dumps(value, indent=2, ensure_ascii=False), depth)
+
+
+def _object(items: list[tuple[str, str]], depth: int) -> str:
+    """An object of values already written at ``depth + 1``, as ``json.dumps(indent=2)`` writes it."""
+    inner = "\n" + "  " * (depth + 1)
+    return "{" + ",".join(f"{inner}{json.dumps(key)}: {text}" for key, text in items) + "\n" + "  " * depth + "}"
+
+
 def _number(value: float) -> str:
     """4 decimals without trailing zeros: 1, 0.5, 0.6667."""
     text = f"{value:.4f}".rstrip("0").rstrip(".")
@@ -228,7 +267,7 @@ def score_record(case: Case, outputs: list[CaseOutput], *, figures: str) -> Case
 
 
 def write_case_record(paths: RunPaths, record: CaseRecord) -> None:
-    atomic_write_text(paths.case_file(record.case_id), json_text(record.to_file_dict()))
+    atomic_write_text(paths.case_file(record.case_id), record.file_text())
 
 
 def read_case_record(path: str | Path) -> CaseRecord:

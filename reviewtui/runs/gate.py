@@ -80,6 +80,7 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
     """The manifest's summary: means over the scored cases, fabrications, failures."""
     scored = [r for r in records if r.obtained]
     fabricating = sorted((r for r in records if r.fabrication), key=lambda r: (-r.fabrication, r.case_id))
+    counts = [r.figure_counts() for r in records]  # once a record: a large answer has thousands of figures
     return {
         "cases": cases_total,
         "scored": len(scored),
@@ -96,7 +97,7 @@ def summarize(records: list[CaseRecord], *, cases_total: int, not_run: list[str]
         "unparseable_cases": [{"case_id": r.case_id, "reason": r.error} for r in records if r.status == "unparseable"],
         "error_cases": [{"case_id": r.case_id, "reason": r.error} for r in records if r.status == "error"],
         "not_run_cases": list(not_run),
-        "figures": cast("FigureCounts", {status: sum(r.figure_counts()[status] for r in records) for status in FIGURE_STATUSES}),
+        "figures": cast("FigureCounts", {status: sum(c[status] for c in counts) for status in FIGURE_STATUSES}),
         "untraceable_cases": [
             {"case_id": r.case_id, "untraceable": len(items), "items": items}
             for r in records for items in [r.untraceable_items()] if items

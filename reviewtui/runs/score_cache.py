@@ -38,9 +38,9 @@ from ..backends.base import CaseOutput
 from ..files import parse_cache
 from ..caseset.cases import Case
 from ..scoring.score import CaseScore
-from .case_records import CaseRecord
+from .case_records import CaseRecord, score_json
 
-FORMAT = 1
+FORMAT = 2  # 2: the score's JSON kept beside it
 FOLDER = "scores"
 PACKAGE = Path(__file__).resolve().parents[1]  # reviewtui/
 SCORER_ENTRY = "runs/case_records.py"  # score_record, where every run's scoring starts
@@ -131,11 +131,11 @@ class ScoreCache:
         memo = (case.case_id, id(case.doc))
         digest = self._case_digests.get(memo)
         if digest is None:
-            snapshot = (case.snapshot.text.encode("utf-8") if case.snapshot is not None
-                        else case.snapshot_path.read_bytes())
+            snapshot = (bytes.fromhex(case.snapshot.sha256) if case.snapshot is not None
+                        else hashlib.sha256(case.snapshot_path.read_bytes()).digest())
             h = hashlib.sha256(case.case_id.encode())
-            for data in (case.doc.raw, snapshot):
-                h.update(b"\0" + hashlib.sha256(data).digest())
+            h.update(b"\0" + hashlib.sha256(case.doc.raw).digest())
+            h.update(b"\0" + snapshot)
             digest = self._case_digests[memo] = h.hexdigest()
         return digest
 
@@ -143,13 +143,17 @@ class ScoreCache:
         answer = json.dumps([getattr(output, name) for name in ANSWER_FIELDS], ensure_ascii=False)
         return "|".join((scorer_digest(), figures, self._case_digest(case), answer)).encode("utf-8")
 
-    def get(self, case: Case, output: CaseOutput, figures: str) -> CaseScore | None:
+    def get(self, case: Case, output: CaseOutput, figures: str) -> tuple[CaseScore, str] | None:
+        """The stored score of this answer and its JSON (``case_records.score_json``), or None."""
         found = parse_cache.load(self.key(case, output, figures), folder=FOLDER)
-        return found if isinstance(found, CaseScore) else None
+        if isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], CaseScore) and isinstance(found[1], str):
+            return found
+        return None
 
-    def put(self, case: Case, output: CaseOutput, figures: str, score: CaseScore) -> None:
+    def put(self, case: Case, output: CaseOutput, figures: str, score: CaseScore, text: str) -> None:
+        """Keep ``score`` and its JSON ``text``, unless a scoring failure made it."""
         if not (score.error or "").startswith(FAILED):
-            parse_cache.store(self.key(case, output, figures), score, folder=FOLDER)
+            parse_cache.store(self.key(case, output, figures), (score, text), folder=FOLDER)
 
 
 def reusing_scores(score: Scorer, cache: ScoreCache | None = None) -> Scorer:
@@ -160,12 +164,14 @@ def reusing_scores(score: Scorer, cache: ScoreCache | None = None) -> Scorer:
         stored = [cache.get(case, output, figures) for output in outputs]
         missing = [output for output, found in zip(outputs, stored) if found is None]
         fresh = iter(score(case, missing, figures=figures).scores if missing else [])
-        scores = []
+        scores, texts = [], []
         for output, found in zip(outputs, stored):
             if found is None:
-                found = next(fresh)
-                cache.put(case, output, figures, found)
-            scores.append(found)
-        return CaseRecord(case.case_id, case.kind, list(outputs), scores)
+                made = next(fresh)
+                found = made, score_json(made)  # encoded once: kept, and written in the record
+                cache.put(case, output, figures, *found)
+            scores.append(found[0])
+            texts.append(found[1])
+        return CaseRecord(case.case_id, case.kind, list(outputs), scores, texts)
 
     return score_record

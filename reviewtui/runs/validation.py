@@ -53,17 +53,17 @@ def validate(root: str | Path, *, hold: bool = False) -> tuple[CaseSet, list[Pro
     behind both ``reviewtui check`` and ``reviewtui eval``, so they never disagree.
 
     ``hold``: for a command whose process keeps what it loads to its end and then exits
-    (``reviewtui check``). The cases, their snapshots and their audits are taken out of the cyclic
+    (``reviewtui check``, ``reviewtui eval``). The cases, their snapshots and their audits are taken out of the cyclic
     collector (``gc.freeze``) as the validation ends, and it does not run meanwhile: it would walk
     every object of them to free nothing (0.5 s after the audit of a 100,000-row snapshot). Cycles
     made meanwhile are freed with the process."""
     if not hold:
-        case_set = load_case_set(root)
+        case_set = load_case_set(root, memo=True)
         return case_set, run_checks(case_set)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        case_set = load_case_set(root)
+        case_set = load_case_set(root, memo=True)
         return case_set, run_checks(case_set)
     finally:
         gc.freeze()

@@ -162,3 +162,55 @@ def test_eval_under_a_thresholds_override_audits_apart_from_the_check(tmp_path, 
     [record] = (tmp_path / "results" / "reference").glob("*/cases/c-overspend.json")
     answer = json.loads(record.read_text(encoding="utf-8"))["output"]["raw_text"]
     assert [f.id for f in parse_output(answer)] == ["summary.no_material_issues"]
+
+
+def test_a_rerun_reads_the_rules_answer_and_the_support_warnings_without_the_audit(tmp_path, monkeypatch, capsys):
+    """A warm rerun of the check and the eval reads the support warnings and the rules backend's answer kept
+    on disk, never the audit; the same output and the same records as the first run."""
+    from reviewtui.auditor import support
+    from reviewtui.commands.check import main as check_main
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv(OVERRIDE_ENV, raising=False)
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "disk-cache"))
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
+    cases = tmp_path / "cases"
+    for kind, name in CASES[:3]:
+        write_case(cases, kind, name)
+
+    def run(results: str) -> tuple[str, dict[str, str]]:
+        check_main(["--cases", str(cases)])
+        eval_main(["--backend", "rules", "--cases", str(cases), "--results-dir", str(tmp_path / results)])
+        out = capsys.readouterr().out.replace(results, "RESULTS")
+        records = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / results).glob("*/*/cases/*.json")}
+        return out, records
+
+    first = run("results-a")
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())  # a new process
+    monkeypatch.setattr(support.AuditCache, "get", lambda *a, **k: (_ for _ in ()).throw(AssertionError("audit read")))
+    second = run("results-b")
+    assert second[0].splitlines() == first[0].splitlines()
+    assert second[1] == first[1] and len(first[1]) == 3
+
+
+def test_the_support_warnings_follow_the_entries_and_the_rules_answer_the_thresholds(tmp_path, monkeypatch):
+    """The kept support warnings are keyed by the entries checked (a case edited in the app, not saved, is
+    checked again) and the kept rules answer by the thresholds in force."""
+    from reviewtui.auditor import support
+    from reviewtui.domain.thresholds import Thresholds
+
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "disk-cache"))
+    monkeypatch.setattr(support, "AUDITS", support.AuditCache())
+    case = load_case(write_case(tmp_path / "cases", "trap", "overspend"))
+    assert support._case_support_warnings(case) == []
+    entry = case.must_find[0]
+    entry.id, entry.line = "summary.no_material_issues", 9
+    assert [line for line, _ in support._case_support_warnings(case)] == [9]
+
+    default = support.audit_answer(case.snapshot)
+    override = tmp_path / "thresholds.yaml"
+    override.write_text("pacing.overspend:\n  projection_share_of_tolerance: 9.0\n", encoding="utf-8")
+    other = support.audit_answer(case.snapshot, Thresholds.load(override))
+    assert [f.id for f in parse_output(other.text)] == ["summary.no_material_issues"]
+    assert [f.id for f in parse_output(default.text)] != ["summary.no_material_issues"]
+    assert support.audit_answer(case.snapshot) == default

@@ -138,7 +138,7 @@ def test_a_damaged_audit_on_disk_is_audited_again_and_replaced(tmp_path, monkeyp
 
 
 def test_the_disk_key_follows_every_core_source_but_not_the_app(tmp_path):
-    from reviewtui.auditor.support import sources_digest
+    from reviewtui.files.parse_cache import sources_digest
 
     (tmp_path / "auditor").mkdir()
     (tmp_path / "tui").mkdir()

@@ -350,14 +350,14 @@ def test_the_parser_reads_the_schema_the_api_is_sent(monkeypatch):
     text = answer(declared_finding([]))
     assert parse_output(text)
     monkeypatch.setattr(assistant, "SEVERITIES", ("high", "low"))
-    for cached in (assistant.output_schema, assistant._validator, assistant._figure_validators):
+    for cached in (assistant.output_schema, assistant._answer_schema, assistant._validator, assistant._figure_validators):
         cached.cache_clear()
     try:
         with pytest.raises(OutputError, match="'medium' is not one of"):
             parse_output(text)
     finally:
         monkeypatch.undo()
-        for cached in (assistant.output_schema, assistant._validator, assistant._figure_validators):
+        for cached in (assistant.output_schema, assistant._answer_schema, assistant._validator, assistant._figure_validators):
             cached.cache_clear()
 
 

@@ -40,3 +40,36 @@ def test_an_edit_misses_and_a_bad_entry_is_parsed_again(tmp_path, monkeypatch):
     doc = ExpectedDoc.load(path)
     assert doc.data["kind"] == "clean" and "# a comment" in dumped(doc)
     assert parse_cache.load(path.read_bytes(), salt=repr(LIMITS)) is not None  # written again
+
+
+def test_the_prompts_taxonomy_tree_is_kept_by_the_files_bytes(tmp_path, monkeypatch):
+    """The system prompt's commented thresholds come from the round-trip tree of taxonomy.yaml, kept by its
+    bytes: a rerun reads the tree back (the same prompt, no parse), an edited file is parsed again."""
+    import ruamel.yaml
+
+    from reviewtui import assistant, taxonomy
+
+    monkeypatch.setenv("REVIEWTUI_CACHE_DIR", str(tmp_path / "cache"))
+    copy = tmp_path / "taxonomy.yaml"
+    copy.write_bytes(taxonomy.TAXONOMY_PATH.read_bytes())
+    monkeypatch.setattr(taxonomy, "TAXONOMY_PATH", copy)
+    assistant._commented_thresholds.cache_clear()
+    parsed = dict(assistant._commented_thresholds())
+    assert list((tmp_path / "cache" / "taxonomy").glob("*.pickle"))
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("taxonomy.yaml parsed although its tree was kept")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ruamel.yaml.YAML, "load", no_parse)
+        assistant._commented_thresholds.cache_clear()
+        kept = assistant._commented_thresholds()
+        assert {k: dict(v) for k, v in kept.items()} == {k: dict(v) for k, v in parsed.items()}
+        assert str(kept["pacing.overspend"].ca.items) == str(parsed["pacing.overspend"].ca.items)
+        assert "targets.pacing_tolerance is absent" in str(kept["pacing.overspend"].ca.items)
+    copy.write_text(copy.read_text(encoding="utf-8").replace("# used when targets.pacing_tolerance is absent",
+                                                             "# an edited comment"), encoding="utf-8")
+    assistant._commented_thresholds.cache_clear()
+    edited = assistant._commented_thresholds()
+    assert "an edited comment" in str(edited["pacing.overspend"].ca.items)
+    assistant._commented_thresholds.cache_clear()
