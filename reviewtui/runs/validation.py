@@ -41,9 +41,11 @@ def all_reports() -> list[Report]:
 
 
 def run_checks(case_set: CaseSet, checks: list[Check] | None = None) -> list[Problem]:
-    """The case set's own problems plus every check's, sorted by file and line."""
+    """The case set's own problems plus every check's, sorted by file and line. A folder that is not
+    there gets its own error alone: the set checks' warnings of an empty set would only bury it."""
     problems = list(case_set.problems)
-    for check in all_checks() if checks is None else checks:
+    missing = not Path(case_set.root).is_dir()
+    for check in [] if missing else all_checks() if checks is None else checks:
         problems.extend(check(case_set))
     return sorted(problems, key=lambda p: (str(p.path), p.line, p.severity != "error", p.message))
 

@@ -69,6 +69,15 @@ def test_missing_cases_folder(no_extra_checks, tmp_path, capsys):
     assert f"{tmp_path / 'nope'}:1: cases folder not found" in capsys.readouterr().out
 
 
+def test_a_missing_cases_folder_is_one_error_without_the_case_mix_warning(tmp_path, capsys):
+    """The real checks run: an empty set would warn of its case mix, which only buries the one error."""
+    assert check.main(["--cases", str(tmp_path / "nope")]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{tmp_path / 'nope'}:1: cases folder not found; pass --cases DIR"
+    assert not any("case mix" in line and "warning" in line for line in lines), lines
+    assert "1 error(s), 0 warning(s)" in lines[-1]
+
+
 @pytest.mark.parametrize("make", ["missing", "a file"])
 def test_eval_on_a_cases_folder_that_is_not_there_gives_one_error(tmp_path, capsys, monkeypatch, make):
     """One line naming the folder and the fix, exit 2: no backend line, no case-mix warning of an empty set."""
