@@ -57,8 +57,9 @@ class Totals:
 
     def add_values(self, impressions: float | None, clicks: float | None, cost: float | None,
                    conversions: float | None, conversions_value: float | None, all_conversions: float | None) -> None:
-        """One row's ``METRICS``, in order (None: the row has no number there)."""
-        # Spelled out: every row is added three times when the series is built
+        """One row's ``METRICS``, in order (None: the row has no number there). The series sums columns
+        (``_sum_totals``); this row-by-row reading is the order of additions those sums must give, and
+        tests/unit/test_daily_rows.py holds them to it."""
         if impressions is not None:
             self.impressions += impressions
         if clicks is not None:
